@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.ir;
+
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+
+/// Invariant checks for node constructors and shallow hashing. Failures here are compiler bugs or
+/// hand-written IR errors; the API layer reports user errors with better context first.
+final class Check {
+    private Check() {}
+
+    static void that(boolean condition, String format, Object... args) {
+        if (!condition) throw new IllegalArgumentException(format.formatted(args));
+    }
+
+    static <T> void same(T a, T b, Object op) {
+        that(a.equals(b), "%s: operands differ, %s vs %s", op, a, b);
+    }
+
+    static void axis(int axis, Shape shape) {
+        that(axis >= 0 && axis < shape.rank(), "axis %d out of range for %s", axis, shape);
+    }
+
+    static void axes(List<Integer> axes, Shape shape) {
+        for (int i = 0; i < axes.size(); i++) {
+            axis(axes.get(i), shape);
+            that(i == 0 || axes.get(i) > axes.get(i - 1), "axes %s must be ascending and distinct", axes);
+        }
+    }
+
+    static void permutation(List<Integer> order, int rank) {
+        that(order.size() == rank && new HashSet<>(order).size() == rank && order.stream().allMatch(a -> a >= 0 && a < rank),
+                "%s is not a permutation of %d axes", order, rank);
+    }
+
+    static void expandable(Shape from, Shape to) {
+        that(from.rank() == to.rank(), "expand from %s to %s changes the rank", from, to);
+        for (int axis = 0; axis < from.rank(); axis++)
+            that(from.dim(axis) == to.dim(axis) || from.dim(axis) == 1, "expand from %s to %s: axis %d has size %d, not 1", from, to, axis, from.dim(axis));
+    }
+
+    static boolean identical(List<Node> a, List<Node> b) {
+        if (a.size() != b.size()) return false;
+        for (int i = 0; i < a.size(); i++)
+            if (a.get(i) != b.get(i)) return false;
+        return true;
+    }
+
+    /// Hash of attributes and operands, taking operands by identity (see [Node]).
+    static int hash(Object... parts) {
+        return Arrays.stream(parts).mapToInt(p -> p instanceof Node ? System.identityHashCode(p) : p.hashCode()).reduce(17, (h, x) -> 31 * h + x);
+    }
+}

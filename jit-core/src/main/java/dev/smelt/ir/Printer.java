@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.ir;
+
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/// Writes a graph as text, one SSA line per node, in the spirit of a jaxpr:
+/// ```
+/// graph(%0: f32[2,3], %1: f32[3]) {
+///   %2 = reshape %1 : f32[1,3]
+///   %3 = expand %2 : f32[2,3]
+///   %4 = add %0 %3 : f32[2,3]
+///   %5 = sum %4 axes=[1] : f32[2,1]
+///   return %4, %5
+/// }
+/// ```
+/// Inputs are numbered by slot, the other nodes in [Graph#nodes] order, so equal graphs print
+/// equal text. [Parser] reads it back.
+public final class Printer {
+    private Printer() {}
+
+    public static String print(Graph graph) {
+        Map<Node, Integer> ids = new IdentityHashMap<>();
+        var text = new StringBuilder("graph(");
+        text.append(graph.inputs().stream().map(in -> "%" + in.slot() + ": " + type(in)).collect(Collectors.joining(", ")));
+        text.append(") {\n");
+        for (Node node : graph.nodes()) {
+            ids.put(node, ids.size());
+            if (!(node instanceof Node.Input))
+                text.append("  %").append(ids.get(node)).append(" = ").append(body(node, ids)).append(" : ").append(type(node)).append('\n');
+        }
+        text.append("  return ").append(graph.outputs().stream().map(n -> "%" + ids.get(n)).collect(Collectors.joining(", ")));
+        return text.append("\n}\n").toString();
+    }
+
+    /// `f32[2,3]`
+    public static String type(Node node) { return node.dtype() + node.shape().toString(); }
+
+    private static String body(Node node, Map<Node, Integer> ids) {
+        return switch (node) {
+            case Node.Input in -> "input " + in.slot();
+            case Node.Constant c -> "const " + c.value();
+            case Node.Iota iota -> "iota axis=" + iota.axis();
+            case Node.Unary u -> u.op() + " " + ref(u.x(), ids);
+            case Node.Binary b -> b.op() + " " + refs(b.inputs(), ids);
+            case Node.Where w -> "where " + refs(w.inputs(), ids);
+            case Node.Cast c -> "cast " + ref(c.x(), ids);
+            case Node.Reduce r -> r.op() + " " + ref(r.x(), ids) + " axes=" + list(r.axes());
+            case Node.MatMul m -> "matmul " + refs(m.inputs(), ids) + (m.transposeA() ? " transpose_a" : "") + (m.transposeB() ? " transpose_b" : "");
+            case Node.Reshape r -> "reshape " + ref(r.x(), ids);
+            case Node.Permute p -> "permute " + ref(p.x(), ids) + " order=" + list(p.order());
+            case Node.Expand e -> "expand " + ref(e.x(), ids);
+            case Node.Slice s -> "slice %s axis=%d start=%d stop=%d step=%d".formatted(ref(s.x(), ids), s.axis(), s.start(), s.stop(), s.step());
+            case Node.Concat c -> "concat " + refs(c.parts(), ids) + " axis=" + c.axis();
+        };
+    }
+
+    private static String ref(Node node, Map<Node, Integer> ids) { return "%" + ids.get(node); }
+
+    private static String refs(List<Node> nodes, Map<Node, Integer> ids) {
+        return nodes.stream().map(n -> ref(n, ids)).collect(Collectors.joining(" "));
+    }
+
+    private static String list(List<Integer> values) {
+        return values.stream().map(String::valueOf).collect(Collectors.joining(",", "[", "]"));
+    }
+}

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.ir;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/// The dimensions of a tensor, outermost first. A rank-0 shape is a scalar with one element.
+public record Shape(List<Integer> dims) {
+    public Shape {
+        dims = List.copyOf(dims);
+        for (int d : dims)
+            if (d < 0) throw new IllegalArgumentException("negative dimension in " + dims);
+        long size = 1;
+        for (int d : dims) size = Math.multiplyExact(size, d);
+        if (size > Integer.MAX_VALUE)
+            throw new IllegalArgumentException("shape " + dims + " has " + size + " elements; at most 2^31-1 are supported");
+    }
+
+    public static Shape of(int... dims) {
+        return new Shape(Arrays.stream(dims).boxed().toList());
+    }
+
+    public static final Shape SCALAR = new Shape(List.of());
+
+    public int rank() { return dims.size(); }
+
+    public int dim(int axis) { return dims.get(axis); }
+
+    /// Number of elements: the product of the dimensions (1 for a scalar).
+    public int size() {
+        int size = 1;
+        for (int d : dims) size *= d;
+        return size;
+    }
+
+    public int[] toArray() { return dims.stream().mapToInt(Integer::intValue).toArray(); }
+
+    /// Row-major strides of a contiguous tensor of this shape, in elements.
+    public int[] contiguousStrides() {
+        int[] strides = new int[rank()];
+        int stride = 1;
+        for (int axis = rank() - 1; axis >= 0; axis--) {
+            strides[axis] = stride;
+            stride *= dim(axis);
+        }
+        return strides;
+    }
+
+    /// This shape with `axis` set to `size`.
+    public Shape with(int axis, int size) {
+        var copy = new ArrayList<>(dims);
+        copy.set(axis, size);
+        return new Shape(copy);
+    }
+
+    /// This shape with the given axes set to 1, as reductions that keep their dimensions produce.
+    public Shape reduced(List<Integer> axes) {
+        var copy = new ArrayList<>(dims);
+        for (int axis : axes) copy.set(axis, 1);
+        return new Shape(copy);
+    }
+
+    /// `[2,3]`, the form the IR text uses.
+    @Override
+    public String toString() {
+        return dims.stream().map(String::valueOf).collect(Collectors.joining(",", "[", "]"));
+    }
+}

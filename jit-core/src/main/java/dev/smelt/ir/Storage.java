@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.ir;
+
+/// A flat, mutable array of one dtype: `float[]`, `double[]`, `int[]`, or `byte[]` of 0/1 for bool.
+/// Tensors view it through shape, strides and offset; the interpreter and kernels read and write it.
+/// It lives in `ir` because every layer above shares it.
+public final class Storage {
+    private final DType dtype;
+    private final Object array;
+    private final int size;
+
+    private Storage(DType dtype, Object array, int size) {
+        this.dtype = dtype;
+        this.array = array;
+        this.size = size;
+    }
+
+    /// A zero-filled storage of `size` elements.
+    public static Storage allocate(DType dtype, int size) {
+        return new Storage(dtype, switch (dtype) {
+            case BOOL -> new byte[size];
+            case I32 -> new int[size];
+            case F32 -> new float[size];
+            case F64 -> new double[size];
+        }, size);
+    }
+
+    public static Storage wrap(float[] data) { return new Storage(DType.F32, data, data.length); }
+
+    public static Storage wrap(double[] data) { return new Storage(DType.F64, data, data.length); }
+
+    public static Storage wrap(int[] data) { return new Storage(DType.I32, data, data.length); }
+
+    /// Bool storage over `data`, whose elements must be 0 or 1.
+    public static Storage wrapBool(byte[] data) { return new Storage(DType.BOOL, data, data.length); }
+
+    public DType dtype() { return dtype; }
+
+    public int size() { return size; }
+
+    /// Element `index` as a double; exact for every dtype.
+    public double get(int index) {
+        return switch (dtype) {
+            case BOOL -> ((byte[]) array)[index];
+            case I32 -> ((int[]) array)[index];
+            case F32 -> ((float[]) array)[index];
+            case F64 -> ((double[]) array)[index];
+        };
+    }
+
+    /// Stores `value` rounded to the dtype, as [DType#round] does.
+    public void set(int index, double value) {
+        switch (dtype) {
+            case BOOL -> ((byte[]) array)[index] = (byte) (value != 0 ? 1 : 0);
+            case I32 -> ((int[]) array)[index] = (int) (long) value;
+            case F32 -> ((float[]) array)[index] = (float) value;
+            case F64 -> ((double[]) array)[index] = value;
+        }
+    }
+
+    public float[] floats() { return (float[]) array; }
+
+    public double[] doubles() { return (double[]) array; }
+
+    public int[] ints() { return (int[]) array; }
+
+    public byte[] bools() { return (byte[]) array; }
+}
