@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.DType;
+import dev.smelt.ir.Node;
+import dev.smelt.ir.ReduceOp;
+import dev.smelt.ir.Shape;
+import dev.smelt.ir.UnaryOp;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.IntStream;
+
+/// Neural-network functions written in the primitives, so the compiler sees (and fuses) their parts.
+final class Composites {
+    private Composites() {}
+
+    /// exp(x - max) / Σ exp(x - max): the maximum keeps exp from overflowing.
+    static Tensor softmax(Tensor x, int axis) {
+        Ops.nonNull("softmax", x);
+        int normalized = Builder.axis("softmax", axis, Math.max(1, x.rank()));
+        return Dispatch.apply(List.of(x), (b, in) -> {
+            Node value = atLeastVector(b, b.toFloat(in.getFirst()));
+            List<Integer> axes = List.of(normalized);
+            Node exps = b.unary(UnaryOp.EXP, shifted(b, value, axes));
+            Node result = b.binary(BinaryOp.DIV, exps, b.broadcast(b.reduce(ReduceOp.SUM, exps, axes), value.shape()));
+            return b.reshape(result, x.shape());
+        });
+    }
+
+    /// (x - max) - log Σ exp(x - max).
+    static Tensor logSoftmax(Tensor x, int axis) {
+        Ops.nonNull("logSoftmax", x);
+        int normalized = Builder.axis("logSoftmax", axis, Math.max(1, x.rank()));
+        return Dispatch.apply(List.of(x), (b, in) -> b.reshape(logSoftmax(b, atLeastVector(b, b.toFloat(in.getFirst())), normalized), x.shape()));
+    }
+
+    private static Node logSoftmax(Builder b, Node value, int axis) {
+        List<Integer> axes = List.of(axis);
+        Node centred = shifted(b, value, axes);
+        Node logSum = b.unary(UnaryOp.LOG, b.reduce(ReduceOp.SUM, b.unary(UnaryOp.EXP, centred), axes));
+        return b.binary(BinaryOp.SUB, centred, b.broadcast(logSum, value.shape()));
+    }
+
+    // A 0-d tensor is a one-element vector here (PyTorch allows softmax over "axis 0" of a scalar).
+    private static Node atLeastVector(Builder b, Node value) {
+        return value.shape().rank() == 0 ? b.reshape(value, Shape.of(1)) : value;
+    }
+
+    // x - max(x); over an empty axis there is nothing to shift.
+    private static Node shifted(Builder b, Node value, List<Integer> axes) {
+        Shape reduced = value.shape().reduced(axes);
+        boolean empty = axes.stream().anyMatch(axis -> value.shape().dim(axis) == 0);
+        Node max = empty ? b.constant(0, reduced, value.dtype()) : b.reduce(ReduceOp.MAX, value, axes);
+        return b.binary(BinaryOp.SUB, value, b.broadcast(max, value.shape()));
+    }
+
+    /// (x - mean) / √(var + eps) · weight + bias over the trailing `normalizedShape` axes, with the
+    /// biased variance, as PyTorch.
+    static Tensor layerNorm(Tensor x, int[] normalizedShape, Tensor weight, Tensor bias, double eps) {
+        Ops.nonNull("layerNorm", x, normalizedShape);
+        Shape normalized = Shape.of(normalizedShape.clone());
+        int first = x.rank() - normalized.rank();
+        if (normalized.rank() == 0 || first < 0 || !x.shape().dims().subList(first, x.rank()).equals(normalized.dims()))
+            throw SmeltException.of("layerNorm", "normalized shape %s must be the trailing axes of %s", normalized, x.shape());
+        for (Tensor affine : Arrays.asList(weight, bias))
+            if (affine != null && !affine.shape().equals(normalized))
+                throw SmeltException.of("layerNorm", "weight and bias must have the normalized shape %s, got %s", normalized, affine.shape());
+        var operands = new ArrayList<>(List.of(x));
+        if (weight != null) operands.add(weight);
+        if (bias != null) operands.add(bias);
+        List<Integer> axes = IntStream.range(first, x.rank()).boxed().toList();
+        return Dispatch.apply(operands, (b, in) -> {
+            Node value = b.toFloat(in.getFirst());
+            Node centred = b.binary(BinaryOp.SUB, value, b.broadcast(Reductions.mean(b, value, axes, true), value.shape()));
+            Node variance = Reductions.var(b, value, axes, 0, true);
+            Node scale = b.unary(UnaryOp.RSQRT, b.binary(BinaryOp.ADD, variance, b.constant(eps, variance.shape(), variance.dtype())));
+            Node result = b.binary(BinaryOp.MUL, centred, b.broadcast(scale, value.shape()));
+            int next = 1;
+            if (weight != null) result = affine(b, BinaryOp.MUL, result, in.get(next++));
+            if (bias != null) result = affine(b, BinaryOp.ADD, result, in.get(next));
+            return result;
+        });
+    }
+
+    private static Node affine(Builder b, BinaryOp op, Node x, Node parameter) {
+        DType dtype = DType.promote(x.dtype(), parameter.dtype());
+        return b.binary(op, b.cast(x, dtype), b.broadcast(b.cast(parameter, dtype), x.shape()));
+    }
+
+    static Tensor crossEntropy(Tensor logits, Tensor targets) {
+        Ops.nonNull("crossEntropy", logits, targets);
+        if (targets.dtype().isFloating()) return softTargets(logits, targets);
+        return CrossEntropy.withIndices(logits, targets);
+    }
+
+    // -Σ p · log softmax(x) / N: PyTorch's class-probability form.
+    private static Tensor softTargets(Tensor logits, Tensor targets) {
+        if (!logits.shape().equals(targets.shape()) || logits.rank() < 1 || logits.rank() > 2)
+            throw SmeltException.of("crossEntropy", "class probabilities %s must have the logits' shape %s ([N, C] or [C])", targets.shape(), logits.shape());
+        return Dispatch.apply(List.of(logits, targets), (b, in) -> {
+            Node logp = logSoftmax(b, b.toFloat(in.get(0)), logits.rank() - 1);
+            DType dtype = DType.promote(logp.dtype(), in.get(1).dtype());
+            Node product = b.binary(BinaryOp.MUL, b.cast(logp, dtype), in.get(1));
+            Node total = Reductions.reduce(b, ReduceOp.SUM, product, IntStream.range(0, logits.rank()).boxed().toList(), false);
+            double rows = logits.rank() == 2 ? logits.dim(0) : 1;
+            return b.binary(BinaryOp.DIV, b.unary(UnaryOp.NEG, total), b.constant(rows, Shape.SCALAR, dtype));
+        });
+    }
+
+    static Node logSoftmaxNode(Builder b, Node value, int axis) { return logSoftmax(b, value, axis); }
+
+    /// mean((x - target)²), over equal shapes (PyTorch broadcasts with a warning; we refuse).
+    static Tensor mseLoss(Tensor x, Tensor target) {
+        Ops.nonNull("mseLoss", x, target);
+        if (!x.shape().equals(target.shape()))
+            throw SmeltException.of("mseLoss", "input %s and target %s must have the same shape", x.shape(), target.shape());
+        return Dispatch.apply(List.of(x, target), (b, in) -> {
+            DType dtype = DType.promote(b.toFloat(in.get(0)).dtype(), b.toFloat(in.get(1)).dtype());
+            Node error = b.binary(BinaryOp.SUB, b.cast(in.get(0), dtype), b.cast(in.get(1), dtype));
+            return Reductions.mean(b, b.unary(UnaryOp.SQUARE, error), IntStream.range(0, x.rank()).boxed().toList(), false);
+        });
+    }
+}

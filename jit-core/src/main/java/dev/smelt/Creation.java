@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.DType;
+import dev.smelt.ir.Node;
+import dev.smelt.ir.Shape;
+import dev.smelt.ir.Storage;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/// Tensor factories. `full`, `arange` and `linspace` are graph nodes, so inside a trace they are
+/// constants the compiler can fold; arrays and random tensors are concrete data, captured as inputs.
+final class Creation {
+    private Creation() {}
+
+    static Tensor full(DType dtype, double value, int... dims) {
+        Shape shape = shape("full", dims);
+        Objects.requireNonNull(dtype, "full: dtype is null");
+        return Dispatch.apply(List.of(), (b, in) -> b.constant(value, shape, dtype));
+    }
+
+    /// `start + i·step` for `i < ⌈(end - start) / step⌉`, in `i32`.
+    static Tensor arange(int start, int end, int step) {
+        long count = count("arange", start, end, step);
+        return Dispatch.apply(List.of(), (b, in) -> affine(b, Shape.of((int) count), DType.I32, start, step, DType.I32));
+    }
+
+    /// The same in `f32`, computed in double and rounded once, as PyTorch does.
+    static Tensor arange(double start, double end, double step) {
+        long count = count("arange", start, end, step);
+        return Dispatch.apply(List.of(), (b, in) -> b.cast(affine(b, Shape.of((int) count), DType.F64, start, step, DType.F64), DType.F32));
+    }
+
+    private static long count(String op, double start, double end, double step) {
+        if (!Double.isFinite(start) || !Double.isFinite(end) || !Double.isFinite(step) || step == 0 || (end - start) * step < 0)
+            throw SmeltException.of(op, "cannot step from %s to %s by %s; expected finite bounds and a non-zero step towards the end", start, end, step);
+        double count = Math.ceil((end - start) / step);
+        if (count > Integer.MAX_VALUE) throw SmeltException.of(op, "%s elements are too many", count);
+        return (long) count;
+    }
+
+    // start + iota · step
+    private static Node affine(Builder b, Shape shape, DType iotaType, double start, double step, DType dtype) {
+        Node scaled = b.binary(BinaryOp.MUL, b.iota(shape, 0, iotaType), b.constant(step, shape, dtype));
+        return b.binary(BinaryOp.ADD, scaled, b.constant(start, shape, dtype));
+    }
+
+    /// PyTorch's symmetric form: the first half counts up from `start`, the second down from `end`,
+    /// so both end points are exact.
+    static Tensor linspace(double start, double end, int steps) {
+        if (steps < 0 || !Double.isFinite(start) || !Double.isFinite(end))
+            throw SmeltException.of("linspace", "needs finite bounds and steps ≥ 0, got %s, %s, %d", start, end, steps);
+        double step = steps > 1 ? (end - start) / (steps - 1) : 0;
+        Shape shape = Shape.of(steps);
+        return Dispatch.apply(List.of(), (b, in) -> {
+            Node index = b.iota(shape, 0, DType.F64);
+            Node up = affine(b, shape, DType.F64, start, step, DType.F64);
+            Node fromEnd = b.binary(BinaryOp.SUB, b.constant(steps - 1, shape, DType.F64), index);
+            Node down = b.binary(BinaryOp.SUB, b.constant(end, shape, DType.F64), b.binary(BinaryOp.MUL, fromEnd, b.constant(step, shape, DType.F64)));
+            Node firstHalf = b.binary(BinaryOp.LT, index, b.constant(steps / 2, shape, DType.F64));
+            return b.cast(b.where(firstHalf, up, down), DType.F32);
+        });
+    }
+
+    static Tensor of(Storage storage, int... dims) {
+        Shape shape = dims.length == 0 ? Shape.of(storage.size()) : shape("of", dims);
+        if (shape.size() != storage.size())
+            throw SmeltException.of("of", "%d values cannot fill shape %s (%d elements)", storage.size(), shape, shape.size());
+        return new Tensor(storage, shape, shape.contiguousStrides(), 0);
+    }
+
+    static Storage bools(boolean[] data) {
+        byte[] bytes = new byte[data.length];
+        for (int i = 0; i < data.length; i++) bytes[i] = (byte) (data[i] ? 1 : 0);
+        return Storage.wrapBool(bytes);
+    }
+
+    static Tensor random(Generator generator, boolean normal, DType dtype, int... dims) {
+        String op = normal ? "randn" : "rand";
+        Ops.nonNull(op, generator, dtype);
+        if (!dtype.isFloating()) throw SmeltException.of(op, "needs a float dtype, not %s", dtype);
+        Shape shape = shape(op, dims);
+        Storage storage = Storage.allocate(dtype, shape.size());
+        double[] values = normal ? generator.normals(shape.size()) : generator.uniforms(shape.size());
+        for (int i = 0; i < values.length; i++) storage.set(i, values[i]);
+        return new Tensor(storage, shape, shape.contiguousStrides(), 0);
+    }
+
+    static Shape shape(String op, int... dims) {
+        if (dims == null) throw SmeltException.of(op, "shape is null");
+        for (int dim : dims)
+            if (dim < 0) throw SmeltException.of(op, "shape %s has a negative size", Arrays.toString(dims));
+        try {
+            return Shape.of(dims.clone());
+        } catch (ArithmeticException | IllegalArgumentException tooLarge) {
+            throw SmeltException.of(op, "shape %s has more than 2^31-1 elements", Arrays.toString(dims));
+        }
+    }
+}

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.DType;
+import dev.smelt.ir.Node;
+import dev.smelt.ir.ReduceOp;
+import dev.smelt.ir.Shape;
+import dev.smelt.ir.UnaryOp;
+import java.util.List;
+
+/// Cross-entropy against class indices, without a gather op: a one-hot mask (iota == target)
+/// selects each row's log-probability.
+final class CrossEntropy {
+    private CrossEntropy() {}
+
+    static Tensor withIndices(Tensor logits, Tensor targets) {
+        boolean batched = logits.rank() == 2;
+        if (!batched && logits.rank() != 1 || targets.rank() != (batched ? 1 : 0) || batched && targets.dim(0) != logits.dim(0))
+            throw SmeltException.of("crossEntropy", "expected logits [N, C] with targets [N], or logits [C] with a 0-d target; got %s and %s", logits.shape(), targets.shape());
+        if (targets.dtype() != DType.I32)
+            throw SmeltException.of("crossEntropy", "class indices must be i32, not %s", targets.dtype());
+        int classes = logits.dim(-1);
+        if (!Dispatch.isRecording(List.of(logits, targets))) checkRange(targets, classes);
+        return Dispatch.apply(List.of(logits, targets), (b, in) -> build(b, in.get(0), in.get(1), classes));
+    }
+
+    // Out-of-range indices cannot be checked inside a trace; there they give NaN (see build).
+    private static void checkRange(Tensor targets, int classes) {
+        int[] values = targets.toIntArray();
+        for (int i = 0; i < values.length; i++)
+            if (values[i] < 0 || values[i] >= classes)
+                throw SmeltException.of("crossEntropy", "target %d at index %d is out of range; expected 0..%d", values[i], i, classes - 1);
+    }
+
+    // loss = mean over rows of -logp[row, target]; a row whose target matches no class gives NaN.
+    private static Node build(Builder b, Node logits, Node targets, int classes) {
+        Node matrix = b.toFloat(logits.shape().rank() == 2 ? logits : b.reshape(logits, Shape.of(1, classes)));
+        Shape shape = matrix.shape();
+        Node column = b.broadcast(b.reshape(targets, Shape.of(shape.dim(0), 1)), shape);
+        Node oneHot = b.binary(BinaryOp.EQ, b.iota(shape, 1, DType.I32), column);
+        Node logp = Composites.logSoftmaxNode(b, matrix, 1);
+        Node zero = b.constant(0, shape, matrix.dtype());
+        Node picked = b.reduce(ReduceOp.SUM, b.where(oneHot, logp, zero), List.of(1));
+        Node matches = b.reduce(ReduceOp.SUM, b.cast(oneHot, DType.I32), List.of(1));
+        Node valid = b.binary(BinaryOp.EQ, matches, b.constant(1, matches.shape(), DType.I32));
+        Node loss = b.where(valid, b.unary(UnaryOp.NEG, picked), b.constant(Double.NaN, picked.shape(), picked.dtype()));
+        return Reductions.mean(b, loss, List.of(0, 1), false);
+    }
+}

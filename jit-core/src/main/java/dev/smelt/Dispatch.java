@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import dev.smelt.ir.Node;
+import dev.smelt.ir.Storage;
+import dev.smelt.ref.Interpreter;
+import dev.smelt.trace.Tracer;
+import java.util.ArrayList;
+import java.util.List;
+
+/// Runs an operation either way: inside a trace (one is bound, or an operand is traced) it records
+/// the nodes; otherwise it records them into a one-op graph and evaluates that at once. So eager
+/// and traced code share every shape rule, and eager results are the interpreter's by construction.
+final class Dispatch {
+    private Dispatch() {}
+
+    /// Builds an operation's nodes over its operands' nodes.
+    interface Op {
+        Node build(Builder builder, List<Node> operands);
+    }
+
+    static Tensor apply(List<Tensor> operands, Op op) {
+        Tracer tracer = recordingTracer(operands);
+        if (tracer != null) {
+            var builder = new Builder(tracer);
+            return new Tensor(op.build(builder, nodes(tracer, operands)), tracer);
+        }
+        var local = new Tracer();
+        List<Node> inputs = nodes(local, operands);
+        Node output = op.build(new Builder(local), inputs);
+        int same = inputs.indexOf(output);
+        if (same >= 0 && output instanceof Node.Input) return operands.get(same);
+        var graph = local.finish(List.of(output));
+        var storages = local.sources().stream().map(source -> dense((Tensor) source)).toList();
+        Storage result = Interpreter.run(graph, storages).getFirst();
+        return new Tensor(result, output.shape(), output.shape().contiguousStrides(), 0);
+    }
+
+    /// True when operations should record rather than compute.
+    static boolean isRecording(List<Tensor> operands) { return recordingTracer(operands) != null; }
+
+    /// The tracer to record into: the bound one, or that of a traced operand; null when eager.
+    private static Tracer recordingTracer(List<Tensor> operands) {
+        Tracer bound = Tracer.CURRENT.isBound() ? Tracer.CURRENT.get() : null;
+        for (Tensor operand : operands) {
+            Tracer owner = operand.tracer();
+            if (owner == null) continue;
+            if (owner.isFinished())
+                throw SmeltException.of("trace", "a tensor of a finished trace was used; traced tensors live only inside their function");
+            if (bound != null && owner != bound)
+                throw SmeltException.of("trace", "a tensor of another trace was used; nested traces cannot share tensors");
+            bound = owner;
+        }
+        return bound;
+    }
+
+    /// Each operand's node in `tracer`: its own if traced, else the input capturing it.
+    private static List<Node> nodes(Tracer tracer, List<Tensor> operands) {
+        var nodes = new ArrayList<Node>();
+        for (Tensor operand : operands)
+            nodes.add(operand.isTraced() ? operand.node() : tracer.capture(operand, operand.shape(), operand.dtype()));
+        return nodes;
+    }
+
+    /// The tensor's elements as a dense row-major storage: its own storage when already so laid
+    /// out, else a copy.
+    static Storage dense(Tensor tensor) {
+        if (tensor.isTraced()) throw SmeltException.of("values", "cannot read the values of a traced tensor %s%s", tensor.dtype(), tensor.shape());
+        Storage storage = tensor.storage();
+        if (tensor.offset() == 0 && storage.size() == tensor.size() && Views.isContiguous(tensor)) return storage;
+        Storage copy = Storage.allocate(tensor.dtype(), tensor.size());
+        var walk = new StridedWalk(tensor.shape(), tensor.strides(), tensor.offset());
+        for (int i = 0; i < copy.size(); i++) copy.set(i, storage.get(walk.next()));
+        return copy;
+    }
+}

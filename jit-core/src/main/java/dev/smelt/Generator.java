@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+/// A seeded source of random numbers for [Tensor#rand] and [Tensor#randn]. Counter-based: draw
+/// number `n` is a pure function of `(seed, n)` (SplitMix64's finaliser), so a stream can be
+/// reproduced or regenerated from its position, as dropout masks will need. Not thread-safe.
+public final class Generator {
+    private final long seed;
+    private long counter;
+
+    public Generator(long seed) { this.seed = seed; }
+
+    public long seed() { return seed; }
+
+    /// How many 64-bit draws have been taken so far.
+    public long position() { return counter; }
+
+    /// `count` values uniform in `[0, 1)`, with 53 random bits each.
+    double[] uniforms(int count) {
+        double[] values = new double[count];
+        for (int i = 0; i < count; i++) values[i] = (bits(counter++) >>> 11) * 0x1.0p-53;
+        return values;
+    }
+
+    /// `count` standard normal values (Box–Muller on pairs of uniforms).
+    double[] normals(int count) {
+        double[] values = new double[count];
+        for (int i = 0; i < count; i += 2) {
+            double u1 = ((bits(counter++) >>> 11) + 1) * 0x1.0p-53; // in (0, 1]: log stays finite
+            double u2 = (bits(counter++) >>> 11) * 0x1.0p-53;
+            double radius = Math.sqrt(-2 * Math.log(u1));
+            values[i] = radius * Math.cos(2 * Math.PI * u2);
+            if (i + 1 < count) values[i + 1] = radius * Math.sin(2 * Math.PI * u2);
+        }
+        return values;
+    }
+
+    // SplitMix64 of the n-th counter value after the seed.
+    private long bits(long n) {
+        long z = seed + (n + 1) * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+}

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.DType;
+import dev.smelt.ir.Node;
+import dev.smelt.ir.Shape;
+import dev.smelt.ir.UnaryOp;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/// Elementwise operations, `where`, `concat` and `matmul`: argument checks, promotion and
+/// broadcasting, then the graph nodes (recorded or evaluated by [Dispatch]).
+final class Ops {
+    private Ops() {}
+
+    static Tensor unary(UnaryOp op, Tensor x) {
+        return Dispatch.apply(List.of(x), (b, in) -> b.unary(op, operandFor(b, op, in.getFirst())));
+    }
+
+    // Integers keep integer-defined ops (neg, abs, …); other ops, and bool operands, convert first.
+    private static Node operandFor(Builder b, UnaryOp op, Node x) {
+        if (x.dtype().isFloating()) return x;
+        return op.acceptsIntegers() ? b.cast(x, DType.I32) : b.cast(x, DType.F32);
+    }
+
+    static Tensor cast(Tensor x, DType dtype) {
+        Objects.requireNonNull(dtype, "to: dtype is null");
+        return Dispatch.apply(List.of(x), (b, in) -> b.cast(in.getFirst(), dtype));
+    }
+
+    static Tensor binary(BinaryOp op, Tensor a, Tensor other) {
+        nonNull(op.toString(), a, other);
+        return Dispatch.apply(List.of(a, other), (b, in) -> {
+            Shape shape = Builder.broadcastShapes(op.toString(), in.get(0).shape(), in.get(1).shape());
+            DType dtype = computeType(op, DType.promote(in.get(0).dtype(), in.get(1).dtype()));
+            return b.binary(op, b.broadcast(b.cast(in.get(0), dtype), shape), b.broadcast(b.cast(in.get(1), dtype), shape));
+        });
+    }
+
+    static Tensor binary(BinaryOp op, Tensor a, Number scalar) {
+        nonNull(op.toString(), a, scalar);
+        return Dispatch.apply(List.of(a), (b, in) -> {
+            Node x = in.getFirst();
+            DType dtype = computeType(op, DType.promoteWithScalar(x.dtype(), kind(op.toString(), scalar)));
+            return b.binary(op, b.cast(x, dtype), b.constant(value(op.toString(), scalar, dtype), x.shape(), dtype));
+        });
+    }
+
+    /// The dtype an op computes in, given its promoted operand dtype: arithmetic needs at least
+    /// `i32`, and true division a float.
+    private static DType computeType(BinaryOp op, DType promoted) {
+        if (op.isComparison()) return promoted;
+        if (op == BinaryOp.DIV && !promoted.isFloating()) return DType.F32;
+        return promoted == DType.BOOL ? DType.I32 : promoted;
+    }
+
+    static Tensor where(Tensor condition, Tensor a, Tensor other) {
+        nonNull("where", condition, a, other);
+        return Dispatch.apply(List.of(condition, a, other), (b, in) -> where(b, in.get(0), in.get(1), in.get(2)));
+    }
+
+    static Tensor where(Tensor condition, Tensor a, Number other) {
+        nonNull("where", condition, a, other);
+        return Dispatch.apply(List.of(condition, a), (b, in) -> {
+            DType dtype = DType.promoteWithScalar(in.get(1).dtype(), kind("where", other));
+            return where(b, in.get(0), in.get(1), b.constant(value("where", other, dtype), Shape.SCALAR, dtype));
+        });
+    }
+
+    static Tensor where(Tensor condition, Number a, Tensor other) {
+        nonNull("where", condition, a, other);
+        return Dispatch.apply(List.of(condition, other), (b, in) -> {
+            DType dtype = DType.promoteWithScalar(in.get(1).dtype(), kind("where", a));
+            return where(b, in.get(0), b.constant(value("where", a, dtype), Shape.SCALAR, dtype), in.get(1));
+        });
+    }
+
+    static Node where(Builder b, Node condition, Node x, Node y) {
+        if (condition.dtype() != DType.BOOL)
+            throw SmeltException.of("where", "condition must be bool, not %s; compare first (for example x.gt(0))", condition.dtype());
+        Shape shape = Builder.broadcastShapes("where", Builder.broadcastShapes("where", condition.shape(), x.shape()), y.shape());
+        DType dtype = DType.promote(x.dtype(), y.dtype());
+        return b.where(b.broadcast(condition, shape), b.broadcast(b.cast(x, dtype), shape), b.broadcast(b.cast(y, dtype), shape));
+    }
+
+    static Tensor concat(List<Tensor> tensors, int axis) {
+        Objects.requireNonNull(tensors, "concat: the list of tensors is null");
+        if (tensors.isEmpty()) throw SmeltException.of("concat", "needs at least one tensor");
+        nonNull("concat", tensors.toArray());
+        return Dispatch.apply(tensors, (b, in) -> {
+            Shape first = in.getFirst().shape();
+            if (first.rank() == 0) throw SmeltException.of("concat", "cannot join 0-d tensors; unsqueeze them first");
+            int normalized = Builder.axis("concat", axis, first.rank());
+            DType dtype = in.stream().map(Node::dtype).reduce(DType.BOOL, DType::promote);
+            var parts = new ArrayList<Node>();
+            for (Node part : in) {
+                if (part.shape().rank() != first.rank() || !part.shape().with(normalized, 0).equals(first.with(normalized, 0)))
+                    throw SmeltException.of("concat", "shapes %s and %s differ outside axis %d", first, part.shape(), axis);
+                parts.add(b.cast(part, dtype));
+            }
+            return b.concat(parts, normalized);
+        });
+    }
+
+    static Tensor matmul(Tensor a, Tensor other) {
+        nonNull("matmul", a, other);
+        return Dispatch.apply(List.of(a, other), (b, in) -> MatMuls.build(b, in.get(0), in.get(1)));
+    }
+
+    static void nonNull(String op, Object... arguments) {
+        for (int i = 0; i < arguments.length; i++)
+            if (arguments[i] == null) throw SmeltException.of(op, "argument %d is null", i);
+    }
+
+    /// The dtype category of a Java scalar: integral boxes are `i32`, the rest `f32`.
+    private static DType kind(String op, Number scalar) {
+        return scalar instanceof Integer || scalar instanceof Long || scalar instanceof Short
+                || scalar instanceof Byte || scalar instanceof BigInteger ? DType.I32 : DType.F32;
+    }
+
+    private static double value(String op, Number scalar, DType dtype) {
+        if (dtype == DType.I32 && (scalar.longValue() < Integer.MIN_VALUE || scalar.longValue() > Integer.MAX_VALUE || scalar instanceof BigInteger big && big.bitLength() > 31))
+            throw SmeltException.of(op, "scalar %s does not fit i32", scalar);
+        return scalar instanceof BigDecimal decimal ? decimal.doubleValue() : scalar.doubleValue();
+    }
+}

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import dev.smelt.ir.Graph;
+import dev.smelt.ir.Node;
+import dev.smelt.ir.Storage;
+import dev.smelt.ref.Interpreter;
+import java.util.ArrayList;
+import java.util.List;
+
+/// The result of [Jit#trace]: the graph, how many of its inputs are the function's arguments, and
+/// the concrete tensors the function read, which fill the remaining inputs in order. Captures are
+/// read afresh on every [#interpret], so updating a weight in place needs no retrace.
+public record Traced(Graph graph, int arguments, List<Tensor> captures) {
+    public Traced {
+        captures = List.copyOf(captures);
+    }
+
+    /// Evaluates the graph on `arguments` with the reference interpreter: the slow, obviously
+    /// correct oracle that compiled code is tested against.
+    public List<Tensor> interpret(Tensor... arguments) {
+        if (arguments == null || arguments.length != this.arguments)
+            throw SmeltException.of("interpret", "expected %d arguments, got %d", this.arguments, arguments == null ? 0 : arguments.length);
+        var storages = new ArrayList<Storage>();
+        for (int slot = 0; slot < graph.inputs().size(); slot++) {
+            Tensor value = slot < this.arguments ? arguments[slot] : captures.get(slot - this.arguments);
+            Node.Input input = graph.inputs().get(slot);
+            Values.requireConcrete("interpret", value);
+            if (!value.shape().equals(input.shape()) || value.dtype() != input.dtype())
+                throw SmeltException.of("interpret", "input %d was traced as %s%s but is now %s%s", slot, input.dtype(), input.shape(), value.dtype(), value.shape());
+            storages.add(Dispatch.dense(value));
+        }
+        var results = Interpreter.run(graph, storages);
+        var tensors = new ArrayList<Tensor>();
+        for (int i = 0; i < results.size(); i++) {
+            var shape = graph.outputs().get(i).shape();
+            tensors.add(new Tensor(results.get(i), shape, shape.contiguousStrides(), 0));
+        }
+        return tensors;
+    }
+
+    /// The graph in its text form.
+    @Override
+    public String toString() { return graph.toString(); }
+}

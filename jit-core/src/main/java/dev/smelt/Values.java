@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import dev.smelt.ir.DType;
+import dev.smelt.ir.Shape;
+import dev.smelt.ir.Storage;
+
+/// Reading a concrete tensor's values back into Java. A traced tensor has no values: asking for
+/// them is the data-dependent control flow a trace cannot record, and is refused with that reason.
+final class Values {
+    private Values() {}
+
+    static double get(Tensor x, int... index) {
+        requireConcrete("get", x);
+        if (index == null || index.length != x.rank())
+            throw SmeltException.of("get", "index %s has %d entries but the tensor %s has %d axes", java.util.Arrays.toString(index), index == null ? 0 : index.length, x.shape(), x.rank());
+        int position = x.offset();
+        for (int axis = 0; axis < index.length; axis++) {
+            int size = x.shape().dim(axis), i = index[axis] < 0 ? index[axis] + size : index[axis];
+            if (i < 0 || i >= size)
+                throw SmeltException.of("get", "index %d is out of range for axis %d of %s", index[axis], axis, x.shape());
+            position += i * x.strides()[axis];
+        }
+        return x.storage().get(position);
+    }
+
+    static double item(Tensor x) {
+        requireConcrete("item", x);
+        if (x.size() != 1) throw SmeltException.of("item", "needs a tensor with one element, not %s", x.shape());
+        return Dispatch.dense(x).get(0);
+    }
+
+    static float[] floats(Tensor x) {
+        Storage dense = dense("toFloatArray", x);
+        if (dense.dtype() == DType.F32) return dense.floats().clone();
+        float[] values = new float[dense.size()];
+        for (int i = 0; i < values.length; i++) values[i] = (float) dense.get(i);
+        return values;
+    }
+
+    static double[] doubles(Tensor x) {
+        Storage dense = dense("toDoubleArray", x);
+        double[] values = new double[dense.size()];
+        for (int i = 0; i < values.length; i++) values[i] = dense.get(i);
+        return values;
+    }
+
+    /// Only from `i32` or `bool`: truncating floats silently is how wrong answers start.
+    static int[] ints(Tensor x) {
+        Storage dense = dense("toIntArray", x);
+        if (dense.dtype().isFloating()) throw SmeltException.of("toIntArray", "the tensor is %s; convert it with .to(DType.I32) first", dense.dtype());
+        int[] values = new int[dense.size()];
+        for (int i = 0; i < values.length; i++) values[i] = (int) dense.get(i);
+        return values;
+    }
+
+    static boolean[] booleans(Tensor x) {
+        Storage dense = dense("toBooleanArray", x);
+        if (dense.dtype() != DType.BOOL) throw SmeltException.of("toBooleanArray", "the tensor is %s, not bool; compare it first (for example x.ne(0))", dense.dtype());
+        boolean[] values = new boolean[dense.size()];
+        for (int i = 0; i < values.length; i++) values[i] = dense.get(i) != 0;
+        return values;
+    }
+
+    static boolean allClose(Tensor a, Tensor b, double rtol, double atol, boolean equalNan) {
+        Ops.nonNull("allClose", a, b);
+        requireConcrete("allClose", a);
+        requireConcrete("allClose", b);
+        Shape shape = Builder.broadcastShapes("allClose", a.shape(), b.shape());
+        Storage left = Dispatch.dense(a.broadcastTo(shape.toArray())), right = Dispatch.dense(b.broadcastTo(shape.toArray()));
+        for (int i = 0; i < left.size(); i++)
+            if (!close(left.get(i), right.get(i), rtol, atol, equalNan)) return false;
+        return true;
+    }
+
+    private static boolean close(double a, double b, double rtol, double atol, boolean equalNan) {
+        if (Double.isNaN(a) || Double.isNaN(b)) return equalNan && Double.isNaN(a) && Double.isNaN(b);
+        if (a == b) return true; // also equal infinities
+        return Math.abs(a - b) <= atol + rtol * Math.abs(b);
+    }
+
+    private static Storage dense(String op, Tensor x) {
+        requireConcrete(op, x);
+        return Dispatch.dense(x);
+    }
+
+    static void requireConcrete(String op, Tensor x) {
+        Ops.nonNull(op, x);
+        if (x.isTraced())
+            throw SmeltException.of(op, "cannot read the values of a traced tensor %s%s: a trace records operations, not data, so Java control flow cannot depend on tensor values; use Tensor.where for data-dependent choices", x.dtype(), x.shape());
+    }
+
+}

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import dev.smelt.ir.Node;
+import dev.smelt.ir.Shape;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/// View operations. Eagerly they return a tensor over the same storage with new shape, strides and
+/// offset; traced they record view nodes (index maps, never copies).
+final class Views {
+    private Views() {}
+
+    static Tensor reshape(Tensor x, int[] requested) {
+        Ops.nonNull("reshape", x, requested);
+        Shape shape = inferShape(x.shape(), requested);
+        if (Dispatch.isRecording(List.of(x))) return record(x, (b, n) -> b.reshape(n, shape));
+        Tensor dense = isContiguous(x) ? x : contiguous(x);
+        return new Tensor(dense.storage(), shape, shape.contiguousStrides(), dense.offset());
+    }
+
+    // One -1 is inferred from the element count, as in PyTorch.
+    private static Shape inferShape(Shape from, int[] requested) {
+        int inferred = -1, known = 1;
+        for (int axis = 0; axis < requested.length; axis++) {
+            if (requested[axis] == -1 && inferred < 0) inferred = axis;
+            else if (requested[axis] < 0) throw SmeltException.of("reshape", "invalid size %d in %s; sizes are ≥ 0 with at most one -1", requested[axis], Arrays.toString(requested));
+            else known *= requested[axis];
+        }
+        int[] dims = requested.clone();
+        if (inferred >= 0) {
+            if (known == 0 || from.size() % known != 0)
+                throw SmeltException.of("reshape", "cannot infer -1 in %s for %s (%d elements)", Arrays.toString(requested), from, from.size());
+            dims[inferred] = from.size() / known;
+        }
+        Shape shape = Shape.of(dims);
+        if (shape.size() != from.size())
+            throw SmeltException.of("reshape", "cannot reshape %s (%d elements) to %s (%d elements); expected the same element count", from, from.size(), shape, shape.size());
+        return shape;
+    }
+
+    static Tensor permute(Tensor x, int[] order) {
+        Ops.nonNull("permute", x, order);
+        int rank = x.rank();
+        if (order.length != rank) throw SmeltException.of("permute", "order %s has %d axes but the tensor %s has %d", Arrays.toString(order), order.length, x.shape(), rank);
+        List<Integer> axes = new ArrayList<>();
+        for (int axis : order) {
+            int normalized = Builder.axis("permute", axis, rank);
+            if (axes.contains(normalized)) throw SmeltException.of("permute", "axis %d appears twice in %s", axis, Arrays.toString(order));
+            axes.add(normalized);
+        }
+        if (Dispatch.isRecording(List.of(x))) return record(x, (b, n) -> b.permute(n, axes));
+        int[] strides = new int[rank];
+        for (int i = 0; i < rank; i++) strides[i] = x.strides()[axes.get(i)];
+        return new Tensor(x.storage(), new Shape(axes.stream().map(x.shape().dims()::get).toList()), strides, x.offset());
+    }
+
+    static Tensor transpose(Tensor x, int axis0, int axis1) {
+        Ops.nonNull("transpose", x);
+        if (x.rank() < 2) throw SmeltException.of("transpose", "needs at least two axes, got %s", x.shape());
+        int[] order = java.util.stream.IntStream.range(0, x.rank()).toArray();
+        int a = Builder.axis("transpose", axis0, x.rank()), c = Builder.axis("transpose", axis1, x.rank());
+        order[a] = c;
+        order[c] = a;
+        return permute(x, order);
+    }
+
+    static Tensor expand(Tensor x, int[] dims) {
+        Ops.nonNull("expand", x, dims);
+        Shape target = Shape.of(dims.clone());
+        int extra = target.rank() - x.rank();
+        if (extra < 0) throw SmeltException.of("expand", "cannot expand %s to fewer axes %s", x.shape(), target);
+        for (int axis = 0; axis < x.rank(); axis++)
+            if (x.shape().dim(axis) != 1 && x.shape().dim(axis) != target.dim(axis + extra))
+                throw SmeltException.of("expand", "cannot expand %s to %s: axis %d has size %d; expected %d or 1", x.shape(), target, axis, x.shape().dim(axis), target.dim(axis + extra));
+        if (Dispatch.isRecording(List.of(x))) return record(x, (b, n) -> b.broadcast(n, target));
+        int[] strides = new int[target.rank()];
+        for (int axis = 0; axis < x.rank(); axis++)
+            strides[axis + extra] = x.shape().dim(axis) == target.dim(axis + extra) ? x.strides()[axis] : 0;
+        return new Tensor(x.storage(), target, strides, x.offset());
+    }
+
+    static Tensor slice(Tensor x, int axis, int start, int stop, int step) {
+        Ops.nonNull("slice", x);
+        int a = Builder.axis("slice", axis, x.rank()), size = x.shape().dim(a);
+        int from = start < 0 ? start + size : start, to = stop < 0 ? stop + size : stop;
+        if (from < 0 || from > size || to < 0 || to > size || step < 1)
+            throw SmeltException.of("slice", "%d:%d:%d is out of range for axis %d of %s; expected indices in [-%d, %d] and step ≥ 1", start, stop, step, axis, x.shape(), size, size);
+        int end = Math.max(from, to);
+        if (Dispatch.isRecording(List.of(x))) return record(x, (b, n) -> b.slice(n, a, from, end, step));
+        int[] strides = x.strides().clone();
+        strides[a] *= step;
+        Shape shape = x.shape().with(a, (end - from + step - 1) / step);
+        return new Tensor(x.storage(), shape, strides, x.offset() + (shape.size() == 0 ? 0 : from * x.strides()[a]));
+    }
+
+    static Tensor squeeze(Tensor x, int[] axes) {
+        Ops.nonNull("squeeze", x, axes);
+        List<Integer> chosen = axes.length == 0 ? null : Builder.axes("squeeze", axes, x.rank());
+        var keep = new ArrayList<Integer>();
+        for (int axis = 0; axis < x.rank(); axis++) {
+            boolean asked = chosen == null ? x.shape().dim(axis) == 1 : chosen.contains(axis);
+            if (asked && x.shape().dim(axis) != 1) throw SmeltException.of("squeeze", "axis %d of %s has size %d, not 1", axis, x.shape(), x.shape().dim(axis));
+            if (!asked) keep.add(axis);
+        }
+        return select(x, keep, -1);
+    }
+
+    static Tensor unsqueeze(Tensor x, int axis) {
+        Ops.nonNull("unsqueeze", x);
+        int at = Builder.axis("unsqueeze", axis, x.rank() + 1);
+        var keep = new ArrayList<Integer>();
+        for (int i = 0; i < x.rank(); i++) keep.add(i);
+        return select(x, keep, at);
+    }
+
+    // Keeps the listed axes and, when `insertAt` ≥ 0, adds a size-1 axis there; a view either way.
+    private static Tensor select(Tensor x, List<Integer> keep, int insertAt) {
+        var dims = new ArrayList<Integer>();
+        var strides = new ArrayList<Integer>();
+        for (int axis : keep) {
+            dims.add(x.shape().dim(axis));
+            strides.add(x.isTraced() ? 0 : x.strides()[axis]);
+        }
+        if (insertAt >= 0) {
+            dims.add(insertAt, 1);
+            strides.add(insertAt, 0);
+        }
+        Shape shape = new Shape(dims);
+        if (Dispatch.isRecording(List.of(x))) return record(x, (b, n) -> b.reshape(n, shape));
+        return new Tensor(x.storage(), shape, strides.stream().mapToInt(Integer::intValue).toArray(), x.offset());
+    }
+
+    static Tensor flatten(Tensor x, int startAxis, int endAxis) {
+        Ops.nonNull("flatten", x);
+        if (x.rank() == 0) return reshape(x, new int[] {1});
+        int from = Builder.axis("flatten", startAxis, x.rank()), to = Builder.axis("flatten", endAxis, x.rank());
+        if (from > to) throw SmeltException.of("flatten", "start axis %d comes after end axis %d", startAxis, endAxis);
+        var dims = new ArrayList<Integer>(x.shape().dims().subList(0, from));
+        dims.add(x.shape().dims().subList(from, to + 1).stream().reduce(1, (p, d) -> p * d));
+        dims.addAll(x.shape().dims().subList(to + 1, x.rank()));
+        return reshape(x, dims.stream().mapToInt(Integer::intValue).toArray());
+    }
+
+    static Tensor contiguous(Tensor x) {
+        if (x.isTraced() || isContiguous(x)) return x;
+        return new Tensor(Dispatch.dense(x), x.shape(), x.shape().contiguousStrides(), 0);
+    }
+
+    /// Whether the elements are dense and in row-major order (size-1 axes may have any stride).
+    static boolean isContiguous(Tensor x) {
+        int expected = 1;
+        for (int axis = x.rank() - 1; axis >= 0; axis--) {
+            int dim = x.shape().dim(axis);
+            if (dim == 0) return true;
+            if (dim != 1 && x.strides()[axis] != expected) return false;
+            expected *= dim;
+        }
+        return true;
+    }
+
+    private static Tensor record(Tensor x, java.util.function.BiFunction<Builder, Node, Node> view) {
+        return Dispatch.apply(List.of(x), (b, in) -> view.apply(b, in.getFirst()));
+    }
+}
