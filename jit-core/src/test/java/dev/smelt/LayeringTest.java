@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/// Enforces the `→` column of STYLE.md's layout: each package of `jit-core` imports only the layers
+/// below it, and only `codegen` imports ASM. Layer "" is the root package `dev.smelt` (`Tensor`, …).
+class LayeringTest {
+    static final Path SOURCES = Path.of("src/main/java/dev/smelt");
+    static final Map<String, Set<String>> ALLOWED = Map.of(
+            "ir", Set.of(),
+            "trace", Set.of("ir"),
+            "ref", Set.of("ir"),
+            "pass", Set.of("ir"),
+            "kernel", Set.of("ir"),
+            "fusion", Set.of("ir", "kernel"),
+            "plan", Set.of("ir", "kernel"),          // kernel IR speaks of ir's DType and Shape
+            "codegen", Set.of("ir", "kernel", "plan"),
+            "runtime", Set.of("ir", "kernel", "plan", "codegen"),
+            "", Set.of("trace", "ir", "ref"));      // eager tensors run on the interpreter until codegen lands
+    static final Pattern IMPORT = Pattern.compile("^import\\s+(?:static\\s+)?(dev\\.smelt\\.[\\w.]+|org\\.objectweb\\.asm[\\w.]*)", Pattern.MULTILINE);
+
+    @Test
+    void eachPackageImportsOnlyTheLayersBelowIt() throws IOException {
+        List<String> offences = new ArrayList<>();
+        Map<String, Integer> linesPerPackage = new TreeMap<>();
+        try (Stream<Path> files = Files.walk(SOURCES)) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".java")).sorted().toList()) {
+                String text = Files.readString(file), layer = layerOf(file);
+                linesPerPackage.merge(layer.isEmpty() ? "dev.smelt" : "dev.smelt." + layer, (int) text.lines().count(), Integer::sum);
+                offences.addAll(offences(file, layer, text));
+            }
+        }
+        linesPerPackage.forEach((name, lines) -> System.out.printf("jit-core main %-18s %6d lines%n", name, lines));
+        assertEquals("", String.join("\n", offences), "imports that break the layering in STYLE.md");
+    }
+
+    static String layerOf(Path file) {
+        Path relative = SOURCES.relativize(file);
+        return relative.getNameCount() == 1 ? "" : relative.getName(0).toString();
+    }
+
+    static List<String> offences(Path file, String layer, String text) {
+        if (layer.isEmpty() && file.endsWith("Jit.java")) return List.of();  // the top: may import anything
+        if (!ALLOWED.containsKey(layer)) return List.of(file + ": package '" + layer + "' is missing from LayeringTest.ALLOWED");
+        return IMPORT.matcher(text).results().map(match -> match.group(1))
+                .filter(name -> !allowed(layer, name)).map(name -> file + ": import " + name).toList();
+    }
+
+    /// Whether a file in `layer` may import `name`: its own layer, or one in its `ALLOWED` set.
+    static boolean allowed(String layer, String name) {
+        if (name.startsWith("org.objectweb.asm")) return layer.equals("codegen");
+        String first = name.substring("dev.smelt.".length()).split("\\.")[0];
+        String target = Character.isUpperCase(first.charAt(0)) ? "" : first;
+        return target.equals(layer) || ALLOWED.get(layer).contains(target);
+    }
+}
