@@ -8,7 +8,7 @@ public enum BinaryOp {
     SUB,     // a - b
     MUL,     // a · b
     DIV,     // a / b (true division; integer operands are cast to a float first)
-    POW,     // Math.pow(a, b): pow(x, 0) = 1 even for NaN, as C and PyTorch
+    POW,     // C's pow, as PyTorch: pow(x, ±0) = 1 and pow(1, y) = 1 even for NaN, pow(-1, ±inf) = 1
     MAXIMUM, // Math.max(a, b): NaN wins, -0 < +0
     MINIMUM, // Math.min(a, b): NaN wins, -0 < +0
     EQ,      // a == b (NaN == NaN is false)
@@ -34,7 +34,7 @@ public enum BinaryOp {
             case SUB -> a - b;
             case MUL -> a * b;
             case DIV -> a / b;
-            case POW -> Math.pow(a, b);
+            case POW -> a == 1 || a == -1 && Double.isInfinite(b) ? 1 : Math.pow(a, b); // Java gives NaN for these
             case MAXIMUM -> Math.max(a, b);
             case MINIMUM -> Math.min(a, b);
             case EQ -> a == b ? 1 : 0;

@@ -11,6 +11,8 @@ public enum DType {
     /// Comparison results and masks, stored one byte per element as 0 or 1.
     BOOL("bool", 1),
     /// Indices (argmax, class labels) and integer arithmetic, which wraps around like Java's `int`.
+    /// Converting a float to `i32` truncates toward zero and saturates like Java's `(int)` cast
+    /// (NaN gives 0), which is also what vectorised kernels compute.
     I32("i32", 4),
     F32("f32", 4),
     F64("f64", 8);
@@ -50,7 +52,7 @@ public enum DType {
     public double round(double value) {
         return switch (this) {
             case BOOL -> value != 0 ? 1 : 0;
-            case I32 -> (int) (long) value;
+            case I32 -> (int) value;
             case F32 -> (float) value;
             case F64 -> value;
         };

@@ -75,7 +75,7 @@ public sealed interface Node {
         public int hashCode() { return Check.hash("where", condition, ifTrue, ifFalse); }
     }
 
-    /// `x` converted to `dtype`: float to int truncates toward zero, anything to bool is `x != 0`.
+    /// `x` converted to `dtype`: float to int truncates toward zero and saturates, anything to bool is `x != 0`.
     record Cast(Node x, DType dtype) implements Node {
         public Shape shape() { return x.shape(); }
         public List<Node> inputs() { return List.of(x); }

@@ -52,7 +52,7 @@ public final class Storage {
     public void set(int index, double value) {
         switch (dtype) {
             case BOOL -> ((byte[]) array)[index] = (byte) (value != 0 ? 1 : 0);
-            case I32 -> ((int[]) array)[index] = (int) (long) value;
+            case I32 -> ((int[]) array)[index] = (int) value;
             case F32 -> ((float[]) array)[index] = (float) value;
             case F64 -> ((double[]) array)[index] = value;
         }

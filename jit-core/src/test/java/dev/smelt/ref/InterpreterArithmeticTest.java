@@ -118,6 +118,13 @@ class InterpreterArithmeticTest {
     }
 
     @Test
+    void powOfOneIsOneEvenForNanAsInC() {
+        binary(BinaryOp.POW, new double[] {1, 1, -1, -1, NAN},
+                new double[] {NAN, INF, INF, -INF, 1},
+                new double[] {1, 1, 1, 1, NAN});
+    }
+
+    @Test
     void maximumAndMinimumPropagateNanAndOrderZeros() {
         double[] left = {NAN, 1, -0.0, 0, 2, -INF}, right = {1, NAN, 0, -0.0, 3, 5};
         binary(BinaryOp.MAXIMUM, left, right, new double[] {NAN, NAN, 0, 0, 3, 5});
