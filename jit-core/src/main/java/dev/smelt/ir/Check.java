@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.ir;
 
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 
@@ -49,6 +48,8 @@ final class Check {
 
     /// Hash of attributes and operands, taking operands by identity (see [Node]).
     static int hash(Object... parts) {
-        return Arrays.stream(parts).mapToInt(p -> p instanceof Node ? System.identityHashCode(p) : p.hashCode()).reduce(17, (h, x) -> 31 * h + x);
+        int hash = 17;
+        for (Object part : parts) hash = 31 * hash + (part instanceof Node ? System.identityHashCode(part) : part.hashCode());
+        return hash;
     }
 }

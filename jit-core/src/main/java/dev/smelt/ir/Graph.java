@@ -31,6 +31,8 @@ public record Graph(List<Node.Input> inputs, List<Node> outputs) {
             var stack = new ArrayDeque<Node>();
             var next = new ArrayDeque<Integer>();
             if (done.contains(output)) continue;
+            if (output instanceof Node.Input in)
+                throw new IllegalArgumentException("input %" + in.slot() + " is returned but not declared");
             stack.push(output);
             next.push(0);
             while (!stack.isEmpty()) {

@@ -9,7 +9,8 @@ import java.util.Objects;
 /// Equality is shallow: same operator and attributes over *identical* operand nodes. The tracer
 /// hash-conses as it records, so equal subgraphs are one instance and shallow equality is structural
 /// equality at constant cost. (Records' generated deep `hashCode` is exponential on a DAG that
-/// shares operands, such as `x = x * x` repeated.) The constructors enforce each operator's typing
+/// shares operands, such as `x = x * x` repeated; for the same reason a node derives its shape and
+/// dtype once, through [TypeCache].) The constructors enforce each operator's typing
 /// rule; the API layer has already broadcast shapes and cast dtypes, and reports user errors.
 public sealed interface Node {
     Shape shape();
@@ -39,8 +40,8 @@ public sealed interface Node {
     /// `op(x)`, elementwise.
     record Unary(UnaryOp op, Node x) implements Node {
         public Unary { Check.that(x.dtype().isFloating() || op.acceptsIntegers() && x.dtype() == DType.I32, "%s needs a float operand, not %s", op, x.dtype()); }
-        public Shape shape() { return x.shape(); }
-        public DType dtype() { return x.dtype(); }
+        public Shape shape() { return TypeCache.shape(this, () -> x.shape()); }
+        public DType dtype() { return TypeCache.dtype(this, () -> x.dtype()); }
         public List<Node> inputs() { return List.of(x); }
         public boolean equals(Object o) { return o instanceof Unary u && op == u.op && x == u.x; }
         public int hashCode() { return Check.hash(op, x); }
@@ -53,8 +54,8 @@ public sealed interface Node {
             Check.same(left.dtype(), right.dtype(), op);
             Check.that(left.dtype().isFloating() || op.acceptsIntegers() && left.dtype() != DType.BOOL || op.isComparison(), "%s is not defined on %s", op, left.dtype());
         }
-        public Shape shape() { return left.shape(); }
-        public DType dtype() { return op.isComparison() ? DType.BOOL : left.dtype(); }
+        public Shape shape() { return TypeCache.shape(this, () -> left.shape()); }
+        public DType dtype() { return TypeCache.dtype(this, () -> op.isComparison() ? DType.BOOL : left.dtype()); }
         public List<Node> inputs() { return List.of(left, right); }
         public boolean equals(Object o) { return o instanceof Binary b && op == b.op && left == b.left && right == b.right; }
         public int hashCode() { return Check.hash(op, left, right); }
@@ -68,8 +69,8 @@ public sealed interface Node {
             Check.same(ifTrue.shape(), ifFalse.shape(), "where");
             Check.same(ifTrue.dtype(), ifFalse.dtype(), "where");
         }
-        public Shape shape() { return ifTrue.shape(); }
-        public DType dtype() { return ifTrue.dtype(); }
+        public Shape shape() { return TypeCache.shape(this, () -> ifTrue.shape()); }
+        public DType dtype() { return TypeCache.dtype(this, () -> ifTrue.dtype()); }
         public List<Node> inputs() { return List.of(condition, ifTrue, ifFalse); }
         public boolean equals(Object o) { return o instanceof Where w && condition == w.condition && ifTrue == w.ifTrue && ifFalse == w.ifFalse; }
         public int hashCode() { return Check.hash("where", condition, ifTrue, ifFalse); }
@@ -77,7 +78,7 @@ public sealed interface Node {
 
     /// `x` converted to `dtype`: float to int truncates toward zero and saturates, anything to bool is `x != 0`.
     record Cast(Node x, DType dtype) implements Node {
-        public Shape shape() { return x.shape(); }
+        public Shape shape() { return TypeCache.shape(this, () -> x.shape()); }
         public List<Node> inputs() { return List.of(x); }
         public boolean equals(Object o) { return o instanceof Cast c && dtype == c.dtype && x == c.x; }
         public int hashCode() { return Check.hash(dtype, x); }
@@ -91,8 +92,8 @@ public sealed interface Node {
             Check.that(!op.isArg() || axes.size() == 1, "%s reduces exactly one axis, not %s", op, axes);
             Check.that(x.dtype() != DType.BOOL, "%s needs a numeric operand, not bool", op);
         }
-        public Shape shape() { return x.shape().reduced(axes); }
-        public DType dtype() { return op.isArg() ? DType.I32 : x.dtype(); }
+        public Shape shape() { return TypeCache.shape(this, () -> x.shape().reduced(axes)); }
+        public DType dtype() { return TypeCache.dtype(this, () -> op.isArg() ? DType.I32 : x.dtype()); }
         public List<Node> inputs() { return List.of(x); }
         public boolean equals(Object o) { return o instanceof Reduce r && op == r.op && axes.equals(r.axes) && x == r.x; }
         public int hashCode() { return Check.hash(op, axes, x); }
@@ -110,12 +111,13 @@ public sealed interface Node {
             int k = a.shape().dim(rank - (transposeA ? 2 : 1)), kb = b.shape().dim(rank - (transposeB ? 1 : 2));
             Check.that(k == kb, "matmul contracts K=%d with K=%d (%s · %s)", k, kb, a.shape(), b.shape());
         }
-        public Shape shape() {
+        public Shape shape() { return TypeCache.shape(this, this::inferShape); }
+        private Shape inferShape() {
             int rank = a.shape().rank();
             int m = a.shape().dim(rank - (transposeA ? 1 : 2)), n = b.shape().dim(rank - (transposeB ? 2 : 1));
             return a.shape().with(rank - 2, m).with(rank - 1, n);
         }
-        public DType dtype() { return a.dtype(); }
+        public DType dtype() { return TypeCache.dtype(this, () -> a.dtype()); }
         public List<Node> inputs() { return List.of(a, b); }
         public boolean equals(Object o) { return o instanceof MatMul m && a == m.a && b == m.b && transposeA == m.transposeA && transposeB == m.transposeB; }
         public int hashCode() { return Check.hash(transposeA, transposeB, a, b); }
@@ -124,7 +126,7 @@ public sealed interface Node {
     /// `x`'s elements in row-major order, laid out as `shape` (same element count). A view.
     record Reshape(Node x, Shape shape) implements Node {
         public Reshape { Check.that(x.shape().size() == shape.size(), "reshape from %s to %s changes the element count", x.shape(), shape); }
-        public DType dtype() { return x.dtype(); }
+        public DType dtype() { return TypeCache.dtype(this, () -> x.dtype()); }
         public List<Node> inputs() { return List.of(x); }
         public boolean equals(Object o) { return o instanceof Reshape r && shape.equals(r.shape) && x == r.x; }
         public int hashCode() { return Check.hash(shape, x); }
@@ -133,8 +135,8 @@ public sealed interface Node {
     /// Output axis `i` is input axis `order.get(i)`. A view.
     record Permute(Node x, List<Integer> order) implements Node {
         public Permute { order = List.copyOf(order); Check.permutation(order, x.shape().rank()); }
-        public Shape shape() { return new Shape(order.stream().map(x.shape().dims()::get).toList()); }
-        public DType dtype() { return x.dtype(); }
+        public Shape shape() { return TypeCache.shape(this, () -> new Shape(order.stream().map(x.shape().dims()::get).toList())); }
+        public DType dtype() { return TypeCache.dtype(this, () -> x.dtype()); }
         public List<Node> inputs() { return List.of(x); }
         public boolean equals(Object o) { return o instanceof Permute p && order.equals(p.order) && x == p.x; }
         public int hashCode() { return Check.hash(order, x); }
@@ -143,7 +145,7 @@ public sealed interface Node {
     /// `x` repeated along its size-1 axes to `shape` (same rank). A view with stride 0.
     record Expand(Node x, Shape shape) implements Node {
         public Expand { Check.expandable(x.shape(), shape); }
-        public DType dtype() { return x.dtype(); }
+        public DType dtype() { return TypeCache.dtype(this, () -> x.dtype()); }
         public List<Node> inputs() { return List.of(x); }
         public boolean equals(Object o) { return o instanceof Expand e && shape.equals(e.shape) && x == e.x; }
         public int hashCode() { return Check.hash(shape, x); }
@@ -155,8 +157,8 @@ public sealed interface Node {
             Check.axis(axis, x.shape());
             Check.that(0 <= start && start <= stop && stop <= x.shape().dim(axis) && step >= 1, "slice %d:%d:%d out of range for axis %d of %s", start, stop, step, axis, x.shape());
         }
-        public Shape shape() { return x.shape().with(axis, (stop - start + step - 1) / step); }
-        public DType dtype() { return x.dtype(); }
+        public Shape shape() { return TypeCache.shape(this, () -> x.shape().with(axis, (stop - start + step - 1) / step)); }
+        public DType dtype() { return TypeCache.dtype(this, () -> x.dtype()); }
         public List<Node> inputs() { return List.of(x); }
         public boolean equals(Object o) { return o instanceof Slice s && axis == s.axis && start == s.start && stop == s.stop && step == s.step && x == s.x; }
         public int hashCode() { return Check.hash(axis, start, stop, step, x); }
@@ -173,8 +175,8 @@ public sealed interface Node {
                 Check.same(part.dtype(), parts.getFirst().dtype(), "concat");
             }
         }
-        public Shape shape() { return parts.getFirst().shape().with(axis, parts.stream().mapToInt(p -> p.shape().dim(axis)).sum()); }
-        public DType dtype() { return parts.getFirst().dtype(); }
+        public Shape shape() { return TypeCache.shape(this, () -> parts.getFirst().shape().with(axis, parts.stream().mapToInt(p -> p.shape().dim(axis)).sum())); }
+        public DType dtype() { return TypeCache.dtype(this, () -> parts.getFirst().dtype()); }
         public List<Node> inputs() { return parts; }
         public boolean equals(Object o) { return o instanceof Concat c && axis == c.axis && Check.identical(parts, c.parts); }
         public int hashCode() { return Check.hash(axis, parts.stream().map(System::identityHashCode).toList()); }
