@@ -23,7 +23,7 @@ record Builder(Tracer tracer) {
 
     Node constant(double value, Shape shape, DType dtype) { return tracer.record(new Node.Constant(value, shape, dtype)); }
 
-    Node iota(Shape shape, int axis, DType dtype) { return tracer.record(new Node.Iota(shape, axis, dtype)); }
+    Node iota(Shape shape, int axis, DType dtype) { return tracer.record(new Node.Iota(axis, shape, dtype)); }
 
     Node reduce(ReduceOp op, Node x, List<Integer> axes) { return tracer.record(new Node.Reduce(op, x, axes)); }
 

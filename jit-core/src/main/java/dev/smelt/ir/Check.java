@@ -52,4 +52,40 @@ final class Check {
         for (Object part : parts) hash = 31 * hash + (part instanceof Node ? System.identityHashCode(part) : part.hashCode());
         return hash;
     }
+
+    /// The inferred type when none was given, else the given one, which must equal it.
+    static <T> T inferred(T given, T inferred, Object op) {
+        that(given == null || given.equals(inferred), "%s: declared type %s differs from the inferred %s", op, given, inferred);
+        return inferred;
+    }
+
+    static void matmul(Node a, Node b, boolean transposeA, boolean transposeB) {
+        int rank = a.shape().rank();
+        that(rank >= 2 && rank == b.shape().rank(), "matmul needs operands of equal rank ≥ 2, not %s and %s", a.shape(), b.shape());
+        same(a.dtype(), b.dtype(), "matmul");
+        that(a.dtype().isFloating(), "matmul needs float operands, not %s", a.dtype());
+        that(a.shape().dims().subList(0, rank - 2).equals(b.shape().dims().subList(0, rank - 2)), "matmul batch dimensions differ: %s and %s", a.shape(), b.shape());
+        int k = a.shape().dim(rank - (transposeA ? 2 : 1)), kb = b.shape().dim(rank - (transposeB ? 1 : 2));
+        that(k == kb, "matmul contracts K=%d with K=%d (%s · %s)", k, kb, a.shape(), b.shape());
+    }
+
+    static void concat(List<Node> parts, int axis) {
+        that(!parts.isEmpty(), "concat needs at least one part");
+        axis(axis, parts.getFirst().shape());
+        for (var part : parts) {
+            same(part.shape().with(axis, 0), parts.getFirst().shape().with(axis, 0), "concat");
+            same(part.dtype(), parts.getFirst().dtype(), "concat");
+        }
+    }
+
+    static List<Integer> identities(List<Node> nodes) {
+        return nodes.stream().map(System::identityHashCode).toList();
+    }
+
+    /// `add(f32[2,3], f32[2,3]) : f32[2,3]`: one level only, since records' own `toString` would
+    /// print the whole DAG below the node, exponentially when operands are shared.
+    static String describe(Node node, Object op) {
+        var operands = node.inputs().stream().map(Printer::type).collect(java.util.stream.Collectors.joining(", "));
+        return op + "(" + operands + ") : " + Printer.type(node);
+    }
 }

@@ -80,7 +80,7 @@ public final class Parser {
     private Node build(Statement s) {
         return switch (s.op) {
             case "const" -> new Node.Constant(s.number(), s.type.shape(), s.type.dtype());
-            case "iota" -> new Node.Iota(s.type.shape(), s.integer("axis"), s.type.dtype());
+            case "iota" -> new Node.Iota(s.integer("axis"), s.type.shape(), s.type.dtype());
             case "where" -> new Node.Where(operand(s, 3, 0), operand(s, 3, 1), operand(s, 3, 2));
             case "cast" -> new Node.Cast(operand(s, 1, 0), s.type.dtype());
             case "matmul" -> new Node.MatMul(operand(s, 2, 0), operand(s, 2, 1), s.flag("transpose_a"), s.flag("transpose_b"));

@@ -36,9 +36,9 @@ class NodeTest {
 
     @Test
     void iotaNeedsAnAxisInRange() {
-        assertType("i32[2,3]", new Node.Iota(Shape.of(2, 3), 1, DType.I32));
-        assertRejected("axis 2 out of range for [2,3]", () -> new Node.Iota(Shape.of(2, 3), 2, DType.I32));
-        assertRejected("axis 0 out of range for []", () -> new Node.Iota(Shape.SCALAR, 0, DType.I32));
+        assertType("i32[2,3]", new Node.Iota(1, Shape.of(2, 3), DType.I32));
+        assertRejected("axis 2 out of range for [2,3]", () -> new Node.Iota(2, Shape.of(2, 3), DType.I32));
+        assertRejected("axis 0 out of range for []", () -> new Node.Iota(0, Shape.SCALAR, DType.I32));
     }
 
     @Test
@@ -158,5 +158,21 @@ class NodeTest {
             assertType("f32[3,3]", square);
             assertType("f32[0,1]", column);
         });
+    }
+
+    @Test
+    void anExplicitTypeMustEqualTheInferredOne() {
+        var x = new Node.Input(0, Shape.of(2, 3), DType.F32);
+        assertEquals(new Node.Binary(BinaryOp.ADD, x, x), new Node.Binary(BinaryOp.ADD, x, x, Shape.of(2, 3), DType.F32));
+        assertRejected("add: declared type [9] differs from the inferred [2,3]", () -> new Node.Binary(BinaryOp.ADD, x, x, Shape.of(9), DType.F32));
+        assertRejected("lt: declared type f32 differs from the inferred bool", () -> new Node.Binary(BinaryOp.LT, x, x, Shape.of(2, 3), DType.F32));
+    }
+
+    @Test
+    void toStringDescribesOneLevelEvenOnSharedChains() {
+        Node x = new Node.Input(0, Shape.of(2), DType.F32);
+        for (int i = 0; i < 200; i++) x = new Node.Binary(BinaryOp.MUL, x, x);
+        Node deep = x;
+        assertTimeoutPreemptively(Duration.ofSeconds(2), () -> assertEquals("mul(f32[2], f32[2]) : f32[2]", deep.toString()));
     }
 }

@@ -70,10 +70,10 @@ class InterpreterTest {
 
     @Test
     void iotaIsTheIndexAlongItsAxis() {
-        assertValues(DType.I32, new double[] {0, 1, 2, 0, 1, 2}, run(new Node.Iota(Shape.of(2, 3), 1, DType.I32)));
-        assertValues(DType.F32, new double[] {0, 0, 0, 1, 1, 1}, run(new Node.Iota(Shape.of(2, 3), 0, DType.F32)));
-        assertValues(DType.I32, new double[] {0, 0, 1, 1}, run(new Node.Iota(Shape.of(2, 1, 2), 0, DType.I32)));
-        assertValues(DType.I32, new double[] {}, run(new Node.Iota(Shape.of(0, 3), 1, DType.I32)));
+        assertValues(DType.I32, new double[] {0, 1, 2, 0, 1, 2}, run(new Node.Iota(1, Shape.of(2, 3), DType.I32)));
+        assertValues(DType.F32, new double[] {0, 0, 0, 1, 1, 1}, run(new Node.Iota(0, Shape.of(2, 3), DType.F32)));
+        assertValues(DType.I32, new double[] {0, 0, 1, 1}, run(new Node.Iota(0, Shape.of(2, 1, 2), DType.I32)));
+        assertValues(DType.I32, new double[] {}, run(new Node.Iota(1, Shape.of(0, 3), DType.I32)));
     }
 
     @Test

@@ -95,7 +95,7 @@ public final class RandomGraphs {
     private Node build(Kind kind) {
         return switch (kind) {
             case CONSTANT -> constant(random.nextBoolean() ? pick().shape() : randomShape(), any(DType.values()));
-            case IOTA -> iota(atLeastRank(pick(), 1).shape(), any(DType.values()));
+            case IOTA -> iota(atLeastRank(pick(), 1).shape(), any(List.of(DType.I32, DType.F32, DType.F64)));
             case UNARY -> unary(any(UnaryOp.values()), pick());
             case BINARY -> binary(any(BinaryOp.values()), pick());
             case WHERE -> where(pick());
@@ -119,7 +119,7 @@ public final class RandomGraphs {
         return add(new Node.Constant(value, shape, dtype));
     }
 
-    private Node iota(Shape shape, DType dtype) { return add(new Node.Iota(shape, random.nextInt(shape.rank()), dtype)); }
+    private Node iota(Shape shape, DType dtype) { return add(new Node.Iota(random.nextInt(shape.rank()), shape, dtype)); }
 
     private Node unary(UnaryOp op, Node x) {
         if (!(x.dtype().isFloating() || op.acceptsIntegers() && x.dtype() == DType.I32))
@@ -216,7 +216,7 @@ public final class RandomGraphs {
             Node candidate = pool.get((start + offset) % pool.size());
             if (fits.test(candidate.shape()) && random.nextInt(4) > 0) return cast(candidate, dtype);
         }
-        return fallback.rank() == 0 || random.nextBoolean() ? constant(fallback, dtype) : iota(fallback, dtype);
+        return fallback.rank() == 0 || dtype == DType.BOOL || random.nextBoolean() ? constant(fallback, dtype) : iota(fallback, dtype);
     }
 
     /// Mostly one of the four newest nodes, so that chains form; otherwise any node, for fan-out.
