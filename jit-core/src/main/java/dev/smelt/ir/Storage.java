@@ -34,6 +34,20 @@ public final class Storage {
     /// Bool storage over `data`, whose elements must be 0 or 1.
     public static Storage wrapBool(byte[] data) { return new Storage(DType.BOOL, data, data.length); }
 
+    /// Storage over an existing `float[]`, `double[]`, `int[]` or bool `byte[]`, as kernels take them.
+    public static Storage wrapArray(Object array) {
+        return switch (array) {
+            case float[] data -> wrap(data);
+            case double[] data -> wrap(data);
+            case int[] data -> wrap(data);
+            case byte[] data -> wrapBool(data);
+            default -> throw new IllegalArgumentException("not a tensor array: " + array.getClass().getSimpleName());
+        };
+    }
+
+    /// The backing array: `float[]`, `double[]`, `int[]` or `byte[]` per the dtype.
+    public Object array() { return array; }
+
     public DType dtype() { return dtype; }
 
     public int size() { return size; }

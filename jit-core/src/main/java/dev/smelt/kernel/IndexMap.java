@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.kernel;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+/// Where a point of the iteration space lives in a flat buffer: `offset + Σ index[axis]·strides[axis]`.
+/// Every view (permute, slice, expand, reshape of contiguous data) is an index map; a stride of 0
+/// broadcasts along that axis.
+public record IndexMap(int offset, List<Integer> strides) {
+    public IndexMap {
+        strides = List.copyOf(strides);
+        if (offset < 0) throw new IllegalArgumentException("negative offset " + offset);
+    }
+
+    public static IndexMap contiguous(dev.smelt.ir.Shape shape) {
+        return new IndexMap(0, java.util.Arrays.stream(shape.contiguousStrides()).boxed().toList());
+    }
+
+    public int rank() { return strides.size(); }
+
+    public int stride(int axis) { return strides.get(axis); }
+
+    /// The buffer position of the point `index`.
+    public int at(int[] index) {
+        long position = offset;
+        for (int axis = 0; axis < index.length; axis++) position += (long) index[axis] * strides.get(axis);
+        return Math.toIntExact(position);
+    }
+
+    /// `@3[1,0]`: offset 3, strides 1 and 0.
+    @Override
+    public String toString() {
+        return "@" + offset + strides.stream().map(String::valueOf).collect(Collectors.joining(",", "[", "]"));
+    }
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.kernel;
+
+import dev.smelt.ir.DType;
+import dev.smelt.ir.ReduceOp;
+import dev.smelt.ir.Shape;
+import java.util.List;
+
+/// A loop kernel over the iteration space `space`, whose last `reducedRank` axes are reduced.
+///
+/// The outer axes (all but the reduced ones) index *rows*. For each row, the kernel folds each of
+/// `reductions` in order over the row's points (a reduction's value may use [Expr.Accumulated]
+/// results of earlier ones, as softmax's sum uses its max), then writes each output: a full output
+/// at every point of the row, a row output once per row. A pointwise kernel has `reducedRank` 0,
+/// no reductions, and every point is its own row.
+///
+/// Inputs and outputs are flat buffers addressed through [IndexMap]s over `space`, so views are
+/// read in place. The unit of work, which callers split across threads, is one row
+/// ([#workItems]): `run(buffers, start, end)` computes rows `start` until `end`.
+public record Kernel(Shape space, int reducedRank, List<Input> inputs, List<Reduction> reductions, List<Output> outputs) {
+    /// A buffer the kernel reads: its dtype, its length, and where each point of the space is in it.
+    public record Input(DType dtype, int size, IndexMap map) {}
+
+    /// `op` folded over a row of `value`. `argmax`/`argmin` need exactly one reduced axis and give
+    /// the `i32` index along it of the first extreme (NaN counting as the extreme).
+    public record Reduction(ReduceOp op, Expr value) {
+        public DType dtype() { return op.isArg() ? DType.I32 : value.dtype(); }
+    }
+
+    /// A buffer the kernel writes: `value` stored through `map`, at every point, or once per row
+    /// (then `map`'s strides on the reduced axes are 0 and `value` must not vary within a row).
+    public record Output(Expr value, int size, IndexMap map, boolean perRow) {
+        public DType dtype() { return value.dtype(); }
+    }
+
+    public Kernel {
+        inputs = List.copyOf(inputs);
+        reductions = List.copyOf(reductions);
+        outputs = List.copyOf(outputs);
+        KernelCheck.verify(space, reducedRank, inputs, reductions, outputs);
+    }
+
+    /// The number of rows: the product of the outer axes.
+    public int workItems() {
+        int rows = 1;
+        for (int axis = 0; axis < outerRank(); axis++) rows *= space.dim(axis);
+        return rows;
+    }
+
+    public int outerRank() { return space.rank() - reducedRank; }
+
+    /// The number of points in one row: the product of the reduced axes.
+    public int rowLength() {
+        int points = 1;
+        for (int axis = outerRank(); axis < space.rank(); axis++) points *= space.dim(axis);
+        return points;
+    }
+
+    /// Buffers in the order `run` takes them: the inputs, then the outputs.
+    public int bufferCount() { return inputs.size() + outputs.size(); }
+
+    @Override
+    public String toString() { return KernelPrinter.print(this); }
+}

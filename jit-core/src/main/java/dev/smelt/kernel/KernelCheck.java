@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.kernel;
+
+import dev.smelt.ir.DType;
+import dev.smelt.ir.Shape;
+import java.util.List;
+
+/// The invariants of a [Kernel], checked once when it is built so that generated code can trust
+/// them: every load and store stays inside its buffer, dtypes agree, accumulators are defined
+/// before use, and row outputs do not vary within a row.
+final class KernelCheck {
+    private KernelCheck() {}
+
+    static void verify(Shape space, int reducedRank, List<Kernel.Input> inputs, List<Kernel.Reduction> reductions, List<Kernel.Output> outputs) {
+        require(reducedRank >= 0 && reducedRank <= space.rank(), "reducedRank %d out of range for %s", reducedRank, space);
+        require(reducedRank > 0 || reductions.isEmpty(), "a pointwise kernel has no reductions");
+        require(!outputs.isEmpty(), "a kernel writes at least one output");
+        for (var input : inputs) inBounds("input", input.map(), input.size(), space);
+        for (int k = 0; k < reductions.size(); k++) {
+            var reduction = reductions.get(k);
+            require(!reduction.op().isArg() || reducedRank == 1, "%s needs exactly one reduced axis", reduction.op());
+            require(reduction.value().dtype() != DType.BOOL, "%s of bool", reduction.op());
+            new Scope(inputs, reductions, k, false, space.rank() - reducedRank, space.rank()).check(reduction.value());
+        }
+        for (var output : outputs) {
+            inBounds("output", output.map(), output.size(), space);
+            require(!output.perRow() || reducedRank > 0, "row outputs need reduced axes");
+            if (output.perRow())
+                for (int axis = space.rank() - reducedRank; axis < space.rank(); axis++)
+                    require(output.map().stride(axis) == 0, "row output %s moves along reduced axis %d", output.map(), axis);
+            new Scope(inputs, reductions, reductions.size(), output.perRow(), space.rank() - reducedRank, space.rank()).check(output.value());
+        }
+    }
+
+    private static void inBounds(String role, IndexMap map, int size, Shape space) {
+        require(map.rank() == space.rank(), "%s map %s has rank %d, the space %s has %d", role, map, map.rank(), space, space.rank());
+        if (space.size() == 0) return;
+        long low = map.offset(), high = map.offset();
+        for (int axis = 0; axis < space.rank(); axis++) {
+            long reach = (long) (space.dim(axis) - 1) * map.stride(axis);
+            if (reach < 0) low += reach; else high += reach;
+        }
+        require(low >= 0 && high < size, "%s map %s reaches [%d, %d] of a buffer of %d over %s", role, map, low, high, size, space);
+    }
+
+    /// What an expression may refer to: inputs, the first `defined` accumulators, and (in a row
+    /// output) nothing that varies along the reduced axes, which start at `firstReduced`.
+    private record Scope(List<Kernel.Input> inputs, List<Kernel.Reduction> reductions, int defined, boolean perRow, int firstReduced, int rank) {
+        void check(Expr expr) {
+            switch (expr) {
+                case Expr.Load load -> load(load);
+                case Expr.Constant _ -> { }
+                case Expr.Index index -> require(index.axis() >= 0 && index.axis() < rank && !(perRow && index.axis() >= firstReduced), "index of axis %d", index.axis());
+                case Expr.Unary unary -> check(unary.x());
+                case Expr.Binary binary -> { check(binary.left()); check(binary.right()); }
+                case Expr.Where where -> {
+                    require(where.condition().dtype() == DType.BOOL && where.ifTrue().dtype() == where.ifFalse().dtype(), "where needs a bool condition and equal branch dtypes");
+                    check(where.condition()); check(where.ifTrue()); check(where.ifFalse());
+                }
+                case Expr.Cast cast -> check(cast.x());
+                case Expr.Accumulated acc -> {
+                    require(acc.reduction() >= 0 && acc.reduction() < defined, "accumulator %d used before it is complete", acc.reduction());
+                    require(reductions.get(acc.reduction()).dtype() == acc.dtype(), "accumulator %d read as %s", acc.reduction(), acc.dtype());
+                }
+            }
+        }
+
+        private void load(Expr.Load load) {
+            require(load.input() >= 0 && load.input() < inputs.size(), "load of missing input %d", load.input());
+            var input = inputs.get(load.input());
+            require(input.dtype() == load.dtype(), "load %d as %s of a %s buffer", load.input(), load.dtype(), input.dtype());
+            for (int axis = firstReduced; perRow && axis < rank; axis++)
+                require(input.map().stride(axis) == 0, "row output loads input %d, which varies along reduced axis %d", load.input(), axis);
+        }
+    }
+
+    private static void require(boolean condition, String format, Object... args) {
+        if (!condition) throw new IllegalArgumentException("kernel: " + format.formatted(args));
+    }
+}

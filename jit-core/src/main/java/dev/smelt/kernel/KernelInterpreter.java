@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.kernel;
+
+import dev.smelt.ir.DType;
+import dev.smelt.ir.ReduceOp;
+import dev.smelt.ir.Storage;
+
+/// Evaluates a [Kernel] point by point with the graph interpreter's arithmetic (double, rounded
+/// once per op to the dtype; reductions accumulate in double). It tests lowering apart from
+/// bytecode: a graph lowered to kernels and run here must equal the graph interpreter exactly.
+public final class KernelInterpreter implements KernelFunction {
+    private final Kernel kernel;
+
+    public KernelInterpreter(Kernel kernel) { this.kernel = kernel; }
+
+    @Override
+    public void run(Object[] buffers, int start, int end) {
+        var storages = new Storage[buffers.length];
+        for (int i = 0; i < buffers.length; i++) storages[i] = Storage.wrapArray(buffers[i]);
+        for (int row = start; row < end; row++) runRow(storages, row);
+    }
+
+    private void runRow(Storage[] buffers, int row) {
+        var space = kernel.space();
+        int[] index = new int[space.rank()];
+        unflatten(row, 0, kernel.outerRank(), index);
+        double[] accumulated = new double[kernel.reductions().size()];
+        var evaluator = new Evaluator(kernel, buffers, index, accumulated);
+        for (int k = 0; k < accumulated.length; k++) accumulated[k] = reduce(kernel.reductions().get(k), evaluator, index);
+        for (int i = 0; i < kernel.outputs().size(); i++) {
+            var output = kernel.outputs().get(i);
+            Storage target = buffers[kernel.inputs().size() + i];
+            int points = output.perRow() ? 1 : kernel.rowLength();
+            for (int point = 0; point < points; point++) {
+                unflatten(point, kernel.outerRank(), space.rank(), index);
+                target.set(output.map().at(index), evaluator.evaluate(output.value()));
+            }
+        }
+    }
+
+    private double reduce(Kernel.Reduction reduction, Evaluator evaluator, int[] index) {
+        ReduceOp op = reduction.op();
+        double accumulator = op.identity(), best = op.identity();
+        int bestIndex = 0;
+        for (int point = 0; point < kernel.rowLength(); point++) {
+            unflatten(point, kernel.outerRank(), kernel.space().rank(), index);
+            double value = evaluator.evaluate(reduction.value());
+            if (!op.isArg()) accumulator = op.combine(accumulator, value);
+            else if (point == 0 || op.beats(value, best)) {
+                best = value;
+                bestIndex = point;
+            }
+        }
+        if (op.isArg()) return bestIndex;
+        return reduction.dtype() == DType.I32 ? integerFold(reduction, evaluator, index) : reduction.dtype().round(accumulator);
+    }
+
+    // Integer sums and products wrap like Java's int, so they are folded in int, not double.
+    private int integerFold(Kernel.Reduction reduction, Evaluator evaluator, int[] index) {
+        ReduceOp op = reduction.op();
+        int accumulator = op == ReduceOp.SUM ? 0 : op == ReduceOp.PROD ? 1 : op == ReduceOp.MAX ? Integer.MIN_VALUE : Integer.MAX_VALUE;
+        for (int point = 0; point < kernel.rowLength(); point++) {
+            unflatten(point, kernel.outerRank(), kernel.space().rank(), index);
+            int value = (int) evaluator.evaluate(reduction.value());
+            accumulator = switch (op) {
+                case SUM -> accumulator + value;
+                case PROD -> accumulator * value;
+                case MAX -> Math.max(accumulator, value);
+                case MIN -> Math.min(accumulator, value);
+                case ARGMAX, ARGMIN -> throw new IllegalStateException("arg-reductions are folded by index");
+            };
+        }
+        return accumulator;
+    }
+
+    /// Writes the row-major multi-index of `flat` over axes `from` until `to` into `index`.
+    private void unflatten(int flat, int from, int to, int[] index) {
+        for (int axis = to - 1; axis >= from; axis--) {
+            int dim = kernel.space().dim(axis);
+            index[axis] = dim == 0 ? 0 : flat % dim;
+            flat = dim == 0 ? 0 : flat / dim;
+        }
+    }
+}

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.kernel;
+
+import java.util.stream.Collectors;
+
+/// A kernel as text, for `explain()`, golden tests and class names (`Kernel$<hash of this text>`):
+/// ```
+/// kernel [1024,768] reduce 1 {
+///   in0: f32[786432] @0[768,1]
+///   r0 = max(in0)
+///   r1 = sum(exp(sub(in0, r0)))
+///   out0: f32[786432] @0[768,1] = div(exp(sub(in0, r0)), r1)
+/// }
+/// ```
+public final class KernelPrinter {
+    private KernelPrinter() {}
+
+    public static String print(Kernel kernel) {
+        var text = new StringBuilder("kernel ").append(kernel.space());
+        if (kernel.reducedRank() > 0) text.append(" reduce ").append(kernel.reducedRank());
+        text.append(" {\n");
+        for (int i = 0; i < kernel.inputs().size(); i++) {
+            var input = kernel.inputs().get(i);
+            text.append("  in%d: %s[%d] %s\n".formatted(i, input.dtype(), input.size(), input.map()));
+        }
+        for (int k = 0; k < kernel.reductions().size(); k++) {
+            var reduction = kernel.reductions().get(k);
+            text.append("  r%d = %s(%s)\n".formatted(k, reduction.op(), expression(reduction.value())));
+        }
+        for (int i = 0; i < kernel.outputs().size(); i++) {
+            var output = kernel.outputs().get(i);
+            text.append("  out%d%s: %s[%d] %s = %s\n".formatted(i, output.perRow() ? " (row)" : "", output.dtype(), output.size(), output.map(), expression(output.value())));
+        }
+        return text.append("}\n").toString();
+    }
+
+    /// `div(exp(sub(in0, r0)), r1)`; constants print with their dtype (`2.0f32`).
+    public static String expression(Expr expr) {
+        return switch (expr) {
+            case Expr.Load load -> "in" + load.input();
+            case Expr.Constant c -> c.value() + "" + c.dtype();
+            case Expr.Index index -> "index" + index.axis() + ":" + index.dtype();
+            case Expr.Unary unary -> unary.op() + "(" + expression(unary.x()) + ")";
+            case Expr.Binary binary -> binary.op() + "(" + expression(binary.left()) + ", " + expression(binary.right()) + ")";
+            case Expr.Where where -> "where(" + java.util.stream.Stream.of(where.condition(), where.ifTrue(), where.ifFalse()).map(KernelPrinter::expression).collect(Collectors.joining(", ")) + ")";
+            case Expr.Cast cast -> "cast<" + cast.dtype() + ">(" + expression(cast.x()) + ")";
+            case Expr.Accumulated acc -> "r" + acc.reduction();
+        };
+    }
+}
