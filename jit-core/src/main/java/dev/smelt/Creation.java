@@ -59,7 +59,8 @@ final class Creation {
             Node up = affine(b, shape, DType.F64, start, step, DType.F64);
             Node fromEnd = b.binary(BinaryOp.SUB, b.constant(steps - 1, shape, DType.F64), index);
             Node down = b.binary(BinaryOp.SUB, b.constant(end, shape, DType.F64), b.binary(BinaryOp.MUL, fromEnd, b.constant(step, shape, DType.F64)));
-            Node firstHalf = b.binary(BinaryOp.LT, index, b.constant(steps / 2, shape, DType.F64));
+            // At least one element counts up, so a single step is the start, as in PyTorch and NumPy.
+            Node firstHalf = b.binary(BinaryOp.LT, index, b.constant(Math.max(1, steps / 2), shape, DType.F64));
             return b.cast(b.where(firstHalf, up, down), DType.F32);
         });
     }
