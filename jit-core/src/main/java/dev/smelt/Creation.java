@@ -84,7 +84,7 @@ final class Creation {
         if (!dtype.isFloating()) throw SmeltException.of(op, "needs a float dtype, not %s", dtype);
         Shape shape = shape(op, dims);
         Storage storage = Storage.allocate(dtype, shape.size());
-        double[] values = normal ? generator.normals(shape.size()) : generator.uniforms(shape.size());
+        double[] values = normal ? generator.normals(shape.size()) : generator.uniforms(shape.size(), dtype == DType.F32 ? 24 : 53);
         for (int i = 0; i < values.length; i++) storage.set(i, values[i]);
         return new Tensor(storage, shape, shape.contiguousStrides(), 0);
     }
