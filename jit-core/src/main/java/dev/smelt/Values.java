@@ -76,7 +76,9 @@ final class Values {
     private static boolean close(double a, double b, double rtol, double atol, boolean equalNan) {
         if (Double.isNaN(a) || Double.isNaN(b)) return equalNan && Double.isNaN(a) && Double.isNaN(b);
         if (a == b) return true; // also equal infinities
-        return Math.abs(a - b) <= atol + rtol * Math.abs(b);
+        // An infinite error is never close, even though rtol·|b| is infinite when b is (as torch.isclose).
+        double error = Math.abs(a - b);
+        return Double.isFinite(error) && error <= atol + rtol * Math.abs(b);
     }
 
     private static Storage dense(String op, Tensor x) {
