@@ -8,7 +8,6 @@ import dev.smelt.ir.Shape;
 import dev.smelt.ir.Storage;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 
 /// Tensor factories. `full`, `arange` and `linspace` are graph nodes, so inside a trace they are
 /// constants the compiler can fold; arrays and random tensors are concrete data, captured as inputs.
@@ -17,7 +16,7 @@ final class Creation {
 
     static Tensor full(DType dtype, double value, int... dims) {
         Shape shape = shape("full", dims);
-        Objects.requireNonNull(dtype, "full: dtype is null");
+        if (dtype == null) throw SmeltException.of("full", "dtype is null");
         return Dispatch.apply(List.of(), (b, in) -> b.constant(value, shape, dtype));
     }
 
@@ -66,10 +65,16 @@ final class Creation {
     }
 
     static Tensor of(Storage storage, int... dims) {
-        Shape shape = dims.length == 0 ? Shape.of(storage.size()) : shape("of", dims);
+        Shape shape = dims != null && dims.length == 0 ? Shape.of(storage.size()) : shape("of", dims);
         if (shape.size() != storage.size())
             throw SmeltException.of("of", "%d values cannot fill shape %s (%d elements)", storage.size(), shape, shape.size());
         return new Tensor(storage, shape, shape.contiguousStrides(), 0);
+    }
+
+    /// `data` itself, checked before [Tensor#of] copies it.
+    static <T> T data(T data) {
+        if (data == null) throw SmeltException.of("of", "data is null");
+        return data;
     }
 
     static Storage bools(boolean[] data) {
