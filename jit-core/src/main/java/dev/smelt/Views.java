@@ -34,7 +34,7 @@ final class Views {
                 throw SmeltException.of("reshape", "cannot infer -1 in %s for %s (%d elements)", Arrays.toString(requested), from, from.size());
             dims[inferred] = from.size() / known;
         }
-        Shape shape = Shape.of(dims);
+        Shape shape = Creation.shape("reshape", dims);
         if (shape.size() != from.size())
             throw SmeltException.of("reshape", "cannot reshape %s (%d elements) to %s (%d elements); expected the same element count", from, from.size(), shape, shape.size());
         return shape;
@@ -68,7 +68,7 @@ final class Views {
 
     static Tensor expand(Tensor x, int[] dims) {
         Ops.nonNull("expand", x, dims);
-        Shape target = Shape.of(dims.clone());
+        Shape target = Creation.shape("expand", dims);
         int extra = target.rank() - x.rank();
         if (extra < 0) throw SmeltException.of("expand", "cannot expand %s to fewer axes %s", x.shape(), target);
         for (int axis = 0; axis < x.rank(); axis++)
