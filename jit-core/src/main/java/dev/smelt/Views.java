@@ -75,6 +75,13 @@ final class Views {
             if (x.shape().dim(axis) != 1 && x.shape().dim(axis) != target.dim(axis + extra))
                 throw SmeltException.of("expand", "cannot expand %s to %s: axis %d has size %d; expected %d or 1", x.shape(), target, axis, x.shape().dim(axis), target.dim(axis + extra));
         if (Dispatch.isRecording(List.of(x))) return record(x, (b, n) -> b.broadcast(n, target));
+        return expandConcrete(x, target);
+    }
+
+    /// The eager half of [#expand], for a concrete `x` and a `target` it broadcasts to: a view
+    /// with stride 0 on the repeated axes. It never records, even while a trace is bound.
+    static Tensor expandConcrete(Tensor x, Shape target) {
+        int extra = target.rank() - x.rank();
         int[] strides = new int[target.rank()];
         for (int axis = 0; axis < x.rank(); axis++)
             strides[axis + extra] = x.shape().dim(axis) == target.dim(axis + extra) ? x.strides()[axis] : 0;
