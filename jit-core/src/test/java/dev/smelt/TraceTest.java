@@ -187,6 +187,19 @@ class TraceTest {
     }
 
     @Test
+    void concreteTensorsKeepTheirValuesInsideATrace() {
+        var weight = Tensor.of(new float[] {1, 2});
+        var checks = new ArrayList<Object>();
+        Jit.trace(x -> {
+            checks.add(weight.allClose(Tensor.of(new float[] {1, 2, 1, 2}, 2, 2)));
+            checks.add(weight.get(1));
+            checks.add(weight.toString());
+            return x.add(weight);
+        }, Tensor.zeros(2));
+        assertEquals(List.of(true, 2.0, "tensor([1., 2.], shape=[2], dtype=f32)"), checks);
+    }
+
+    @Test
     void tracedCrossEntropyGivesNaNForAnOutOfRangeTarget() {
         var traced = Jit.trace((logits, targets) -> logits.crossEntropy(targets), Tensor.zeros(2, 3), Tensor.zeros(DType.I32, 2));
         var loss = traced.interpret(Tensor.zeros(2, 3), Tensor.of(new int[] {0, 5})).getFirst();
