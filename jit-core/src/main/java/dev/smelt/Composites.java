@@ -102,7 +102,7 @@ final class Composites {
         return Dispatch.apply(List.of(logits, targets), (b, in) -> {
             Node logp = logSoftmax(b, b.toFloat(in.get(0)), logits.rank() - 1);
             DType dtype = DType.promote(logp.dtype(), in.get(1).dtype());
-            Node product = b.binary(BinaryOp.MUL, b.cast(logp, dtype), in.get(1));
+            Node product = b.binary(BinaryOp.MUL, b.cast(logp, dtype), b.cast(in.get(1), dtype));
             Node total = Reductions.reduce(b, ReduceOp.SUM, product, IntStream.range(0, logits.rank()).boxed().toList(), false);
             double rows = logits.rank() == 2 ? logits.dim(0) : 1;
             return b.binary(BinaryOp.DIV, b.unary(UnaryOp.NEG, total), b.constant(rows, Shape.SCALAR, dtype));

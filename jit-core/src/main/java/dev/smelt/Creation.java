@@ -8,7 +8,6 @@ import dev.smelt.ir.Shape;
 import dev.smelt.ir.Storage;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 
 /// Tensor factories. `full`, `arange` and `linspace` are graph nodes, so inside a trace they are
 /// constants the compiler can fold; arrays and random tensors are concrete data, captured as inputs.
@@ -17,7 +16,7 @@ final class Creation {
 
     static Tensor full(DType dtype, double value, int... dims) {
         Shape shape = shape("full", dims);
-        Objects.requireNonNull(dtype, "full: dtype is null");
+        if (dtype == null) throw SmeltException.of("full", "dtype is null");
         return Dispatch.apply(List.of(), (b, in) -> b.constant(value, shape, dtype));
     }
 
@@ -59,16 +58,23 @@ final class Creation {
             Node up = affine(b, shape, DType.F64, start, step, DType.F64);
             Node fromEnd = b.binary(BinaryOp.SUB, b.constant(steps - 1, shape, DType.F64), index);
             Node down = b.binary(BinaryOp.SUB, b.constant(end, shape, DType.F64), b.binary(BinaryOp.MUL, fromEnd, b.constant(step, shape, DType.F64)));
-            Node firstHalf = b.binary(BinaryOp.LT, index, b.constant(steps / 2, shape, DType.F64));
+            // At least one element counts up, so a single step is the start, as in PyTorch and NumPy.
+            Node firstHalf = b.binary(BinaryOp.LT, index, b.constant(Math.max(1, steps / 2), shape, DType.F64));
             return b.cast(b.where(firstHalf, up, down), DType.F32);
         });
     }
 
     static Tensor of(Storage storage, int... dims) {
-        Shape shape = dims.length == 0 ? Shape.of(storage.size()) : shape("of", dims);
+        Shape shape = dims != null && dims.length == 0 ? Shape.of(storage.size()) : shape("of", dims);
         if (shape.size() != storage.size())
             throw SmeltException.of("of", "%d values cannot fill shape %s (%d elements)", storage.size(), shape, shape.size());
         return new Tensor(storage, shape, shape.contiguousStrides(), 0);
+    }
+
+    /// `data` itself, checked before [Tensor#of] copies it.
+    static <T> T data(T data) {
+        if (data == null) throw SmeltException.of("of", "data is null");
+        return data;
     }
 
     static Storage bools(boolean[] data) {
@@ -83,7 +89,7 @@ final class Creation {
         if (!dtype.isFloating()) throw SmeltException.of(op, "needs a float dtype, not %s", dtype);
         Shape shape = shape(op, dims);
         Storage storage = Storage.allocate(dtype, shape.size());
-        double[] values = normal ? generator.normals(shape.size()) : generator.uniforms(shape.size());
+        double[] values = normal ? generator.normals(shape.size()) : generator.uniforms(shape.size(), dtype == DType.F32 ? 24 : 53);
         for (int i = 0; i < values.length; i++) storage.set(i, values[i]);
         return new Tensor(storage, shape, shape.contiguousStrides(), 0);
     }

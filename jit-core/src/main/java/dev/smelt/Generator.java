@@ -15,10 +15,11 @@ public final class Generator {
     /// How many 64-bit draws have been taken so far.
     public long position() { return counter; }
 
-    /// `count` values uniform in `[0, 1)`, with 53 random bits each.
-    double[] uniforms(int count) {
+    /// `count` values uniform in `[0, 1)`, with `precision` random bits each: 53 for f64, and 24
+    /// for f32 (as PyTorch), because a 53-bit value within 2⁻²⁵ of 1 would round up to 1.0f.
+    double[] uniforms(int count, int precision) {
         double[] values = new double[count];
-        for (int i = 0; i < count; i++) values[i] = (bits(counter++) >>> 11) * 0x1.0p-53;
+        for (int i = 0; i < count; i++) values[i] = (bits(counter++) >>> (64 - precision)) * Math.scalb(1.0, -precision);
         return values;
     }
 

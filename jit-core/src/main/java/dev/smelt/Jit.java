@@ -4,6 +4,7 @@ package dev.smelt;
 import dev.smelt.ir.Node;
 import dev.smelt.trace.Tracer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /// Entry points that turn Java tensor code into graphs. [#trace] runs a function once on symbolic
@@ -29,19 +30,19 @@ public final class Jit {
     public interface FunctionN { List<Tensor> apply(List<Tensor> arguments); }
 
     public static Traced trace(Function1 function, Tensor a) {
-        return trace(args -> List.of(function.apply(args.get(0))), List.of(a));
+        return trace(args -> Arrays.asList(function.apply(args.get(0))), Arrays.asList(a));
     }
 
     public static Traced trace(Function2 function, Tensor a, Tensor b) {
-        return trace(args -> List.of(function.apply(args.get(0), args.get(1))), List.of(a, b));
+        return trace(args -> Arrays.asList(function.apply(args.get(0), args.get(1))), Arrays.asList(a, b));
     }
 
     public static Traced trace(Function3 function, Tensor a, Tensor b, Tensor c) {
-        return trace(args -> List.of(function.apply(args.get(0), args.get(1), args.get(2))), List.of(a, b, c));
+        return trace(args -> Arrays.asList(function.apply(args.get(0), args.get(1), args.get(2))), Arrays.asList(a, b, c));
     }
 
     public static Traced trace(Function4 function, Tensor a, Tensor b, Tensor c, Tensor d) {
-        return trace(args -> List.of(function.apply(args.get(0), args.get(1), args.get(2), args.get(3))), List.of(a, b, c, d));
+        return trace(args -> Arrays.asList(function.apply(args.get(0), args.get(1), args.get(2), args.get(3))), Arrays.asList(a, b, c, d));
     }
 
     /// Traces `function` on symbolic arguments with the examples' shapes and dtypes (their values

@@ -9,8 +9,8 @@ import dev.smelt.ir.UnaryOp;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 
 /// Elementwise operations, `where`, `concat` and `matmul`: argument checks, promotion and
 /// broadcasting, then the graph nodes (recorded or evaluated by [Dispatch]).
@@ -28,7 +28,7 @@ final class Ops {
     }
 
     static Tensor cast(Tensor x, DType dtype) {
-        Objects.requireNonNull(dtype, "to: dtype is null");
+        if (dtype == null) throw SmeltException.of("to", "dtype is null");
         return Dispatch.apply(List.of(x), (b, in) -> b.cast(in.getFirst(), dtype));
     }
 
@@ -87,8 +87,12 @@ final class Ops {
         return b.where(b.broadcast(condition, shape), b.broadcast(b.cast(x, dtype), shape), b.broadcast(b.cast(y, dtype), shape));
     }
 
+    static Tensor concat(Tensor[] tensors, int axis) {
+        return concat(tensors == null ? null : Arrays.asList(tensors), axis); // List.of would throw on a null element
+    }
+
     static Tensor concat(List<Tensor> tensors, int axis) {
-        Objects.requireNonNull(tensors, "concat: the list of tensors is null");
+        if (tensors == null) throw SmeltException.of("concat", "the list of tensors is null");
         if (tensors.isEmpty()) throw SmeltException.of("concat", "needs at least one tensor");
         nonNull("concat", tensors.toArray());
         return Dispatch.apply(tensors, (b, in) -> {

@@ -62,10 +62,10 @@ public final class Tensor {
     /// `steps` evenly spaced `f32` values from `start` to `end` inclusive.
     public static Tensor linspace(double start, double end, int steps) { return Creation.linspace(start, end, steps); }
     /// A tensor over a copy of `data` in row-major order; `shape` defaults to `[data.length]`.
-    public static Tensor of(float[] data, int... shape) { return Creation.of(Storage.wrap(data.clone()), shape); }
-    public static Tensor of(double[] data, int... shape) { return Creation.of(Storage.wrap(data.clone()), shape); }
-    public static Tensor of(int[] data, int... shape) { return Creation.of(Storage.wrap(data.clone()), shape); }
-    public static Tensor of(boolean[] data, int... shape) { return Creation.of(Creation.bools(data), shape); }
+    public static Tensor of(float[] data, int... shape) { return Creation.of(Storage.wrap(Creation.data(data).clone()), shape); }
+    public static Tensor of(double[] data, int... shape) { return Creation.of(Storage.wrap(Creation.data(data).clone()), shape); }
+    public static Tensor of(int[] data, int... shape) { return Creation.of(Storage.wrap(Creation.data(data).clone()), shape); }
+    public static Tensor of(boolean[] data, int... shape) { return Creation.of(Creation.bools(Creation.data(data)), shape); }
     /// Uniform `f32` values in `[0, 1)` from `generator`.
     public static Tensor rand(Generator generator, int... shape) { return Creation.random(generator, false, DType.F32, shape); }
     public static Tensor rand(Generator generator, DType dtype, int... shape) { return Creation.random(generator, false, dtype, shape); }
@@ -165,7 +165,7 @@ public final class Tensor {
     public static Tensor where(Tensor condition, Tensor a, Number b) { return Ops.where(condition, a, b); }
     public static Tensor where(Tensor condition, Number a, Tensor b) { return Ops.where(condition, a, b); }
     /// `tensors` joined along `axis`.
-    public static Tensor concat(int axis, Tensor... tensors) { return Ops.concat(List.of(tensors), axis); }
+    public static Tensor concat(int axis, Tensor... tensors) { return Ops.concat(tensors, axis); }
     public static Tensor concat(List<Tensor> tensors, int axis) { return Ops.concat(tensors, axis); }
     /// NumPy `matmul`: 1-D operands are vectors, leading axes are broadcast batch axes.
     public Tensor matmul(Tensor other) { return Ops.matmul(this, other); }

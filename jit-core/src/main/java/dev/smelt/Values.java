@@ -67,7 +67,8 @@ final class Values {
         requireConcrete("allClose", a);
         requireConcrete("allClose", b);
         Shape shape = Builder.broadcastShapes("allClose", a.shape(), b.shape());
-        Storage left = Dispatch.dense(a.broadcastTo(shape.toArray())), right = Dispatch.dense(b.broadcastTo(shape.toArray()));
+        // Not broadcastTo: inside a trace it would record, although both tensors are concrete.
+        Storage left = Dispatch.dense(Views.expandConcrete(a, shape)), right = Dispatch.dense(Views.expandConcrete(b, shape));
         for (int i = 0; i < left.size(); i++)
             if (!close(left.get(i), right.get(i), rtol, atol, equalNan)) return false;
         return true;
@@ -76,7 +77,9 @@ final class Values {
     private static boolean close(double a, double b, double rtol, double atol, boolean equalNan) {
         if (Double.isNaN(a) || Double.isNaN(b)) return equalNan && Double.isNaN(a) && Double.isNaN(b);
         if (a == b) return true; // also equal infinities
-        return Math.abs(a - b) <= atol + rtol * Math.abs(b);
+        // An infinite error is never close, even though rtol·|b| is infinite when b is (as torch.isclose).
+        double error = Math.abs(a - b);
+        return Double.isFinite(error) && error <= atol + rtol * Math.abs(b);
     }
 
     private static Storage dense(String op, Tensor x) {

@@ -34,7 +34,7 @@ final class Views {
                 throw SmeltException.of("reshape", "cannot infer -1 in %s for %s (%d elements)", Arrays.toString(requested), from, from.size());
             dims[inferred] = from.size() / known;
         }
-        Shape shape = Shape.of(dims);
+        Shape shape = Creation.shape("reshape", dims);
         if (shape.size() != from.size())
             throw SmeltException.of("reshape", "cannot reshape %s (%d elements) to %s (%d elements); expected the same element count", from, from.size(), shape, shape.size());
         return shape;
@@ -68,13 +68,20 @@ final class Views {
 
     static Tensor expand(Tensor x, int[] dims) {
         Ops.nonNull("expand", x, dims);
-        Shape target = Shape.of(dims.clone());
+        Shape target = Creation.shape("expand", dims);
         int extra = target.rank() - x.rank();
         if (extra < 0) throw SmeltException.of("expand", "cannot expand %s to fewer axes %s", x.shape(), target);
         for (int axis = 0; axis < x.rank(); axis++)
             if (x.shape().dim(axis) != 1 && x.shape().dim(axis) != target.dim(axis + extra))
                 throw SmeltException.of("expand", "cannot expand %s to %s: axis %d has size %d; expected %d or 1", x.shape(), target, axis, x.shape().dim(axis), target.dim(axis + extra));
         if (Dispatch.isRecording(List.of(x))) return record(x, (b, n) -> b.broadcast(n, target));
+        return expandConcrete(x, target);
+    }
+
+    /// The eager half of [#expand], for a concrete `x` and a `target` it broadcasts to: a view
+    /// with stride 0 on the repeated axes. It never records, even while a trace is bound.
+    static Tensor expandConcrete(Tensor x, Shape target) {
+        int extra = target.rank() - x.rank();
         int[] strides = new int[target.rank()];
         for (int axis = 0; axis < x.rank(); axis++)
             strides[axis + extra] = x.shape().dim(axis) == target.dim(axis + extra) ? x.strides()[axis] : 0;

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import static dev.smelt.TensorAssertions.assertTensor;
+import static dev.smelt.TensorAssertions.shape;
+
+import dev.smelt.ir.DType;
+import org.junit.jupiter.api.Test;
+
+/// NumPy `matmul`: vectors, matrices and broadcast batches, checked by hand and against a naive
+/// triple loop that accumulates in double and rounds once, as the interpreter specifies.
+class MatMulTest {
+    private static final Tensor M = Tensor.of(new float[] {1, 2, 3, 4, 5, 6}, 2, 3);   // [[1,2,3],[4,5,6]]
+
+    @Test
+    void vectorDotVectorIsZeroDimensional() {
+        var dot = Tensor.of(new float[] {1, 2, 3}).matmul(Tensor.of(new float[] {4, 5, 6}));
+        assertTensor(dot, DType.F32, shape(), 32);
+    }
+
+    @Test
+    void vectorTimesMatrixAndMatrixTimesVectorDropTheVectorAxis() {
+        assertTensor(Tensor.of(new float[] {1, 2}).matmul(M), DType.F32, shape(3), 9, 12, 15);
+        assertTensor(M.matmul(Tensor.of(new float[] {1, 0, -1})), DType.F32, shape(2), -2, -2);
+    }
+
+    @Test
+    void matrixTimesMatrix() {
+        var b = Tensor.of(new float[] {1, 0, 0, 1, 2, -1}, 3, 2);
+        assertTensor(M.matmul(b), DType.F32, shape(2, 2), 7, -1, 16, -1);
+        assertTensor(M.matmul(M.t()), DType.F32, shape(2, 2), 14, 32, 32, 77);
+        assertTensor(M.t().matmul(M), DType.F32, shape(3, 3), 17, 22, 27, 22, 29, 36, 27, 36, 45);
+    }
+
+    @Test
+    void batchDimensionsBroadcast() {
+        var generator = new Generator(11);
+        var a = Tensor.randn(generator, 2, 1, 3, 4);
+        var b = Tensor.randn(generator, 5, 4, 2);
+        var product = a.matmul(b);
+        assertTensor(product, DType.F32, shape(2, 5, 3, 2), naive(a.expand(2, 5, 3, 4), b.expand(2, 5, 4, 2)));
+        assertTensor(b.matmul(b.t()), DType.F32, shape(5, 4, 4), naive(b, b.transpose(1, 2)));
+    }
+
+    @Test
+    void vectorsBroadcastAgainstBatches() {
+        var batch = Tensor.arange(24).reshape(2, 3, 4).to(DType.F32);
+        var vector = Tensor.of(new float[] {1, -1, 2});
+        // [3] · [2,3,4] -> [2,4]: the vector is a row, its axis removed.
+        assertTensor(vector.matmul(batch), DType.F32, shape(2, 4), 12, 14, 16, 18, 36, 38, 40, 42);
+        // [2,3,4] · [4] -> [2,3]
+        assertTensor(batch.matmul(Tensor.ones(4)), DType.F32, shape(2, 3), 6, 22, 38, 54, 70, 86);
+    }
+
+    @Test
+    void emptyContractionGivesZerosAndEmptyOperandsGiveEmptyResults() {
+        assertTensor(Tensor.zeros(2, 0).matmul(Tensor.zeros(0, 3)), DType.F32, shape(2, 3), 0, 0, 0, 0, 0, 0);
+        assertTensor(Tensor.zeros(0).matmul(Tensor.zeros(0)), DType.F32, shape(), 0);
+        assertTensor(Tensor.zeros(0, 3).matmul(Tensor.ones(3, 2)), DType.F32, shape(0, 2));
+        assertTensor(Tensor.ones(2, 3).matmul(Tensor.ones(3, 0)), DType.F32, shape(2, 0));
+        assertTensor(Tensor.ones(0, 2, 3).matmul(Tensor.ones(3, 4)), DType.F32, shape(0, 2, 4));
+        assertTensor(Tensor.ones(1, 1).matmul(Tensor.ones(1, 1)), DType.F32, shape(1, 1), 1);
+    }
+
+    @Test
+    void stridedOperandsMatchTheirDenseCopies() {
+        var generator = new Generator(5);
+        var a = Tensor.randn(generator, 6, 4);
+        var b = Tensor.randn(generator, 3, 8);
+        var stepped = b.slice(1, 0, 8, 2);                                        // [3,4], stride 2
+        assertTensor(a.slice(0, 1, 6, 2).matmul(stepped.t()), DType.F32, shape(3, 3),
+                naive(a.slice(0, 1, 6, 2).contiguous(), stepped.t().contiguous()));
+        var row = Tensor.randn(generator, 1, 4).expand(3, 4);
+        assertTensor(row.matmul(a.t()), DType.F32, shape(3, 6), naive(row, a.t()));
+    }
+
+    @Test
+    void doublesAccumulateInF64AndMixedFloatsPromote() {
+        var a = Tensor.of(new double[] {0.1, 0.2, 0.3}, 1, 3);
+        var b = Tensor.of(new double[] {0.3, 0.2, 0.1}, 3, 1);
+        assertTensor(a.matmul(b), DType.F64, shape(1, 1), 0.1 * 0.3 + 0.2 * 0.2 + 0.3 * 0.1);
+        var mixed = Tensor.of(new float[] {0.1f, 0.2f, 0.3f}, 1, 3).matmul(b);
+        assertTensor(mixed, DType.F64, shape(1, 1), (double) 0.1f * 0.3 + (double) 0.2f * 0.2 + (double) 0.3f * 0.1);
+    }
+
+    @Test
+    void largerRandomProductsMatchTheNaiveLoop() {
+        var generator = new Generator(99);
+        var a = Tensor.randn(generator, 17, 31);
+        var b = Tensor.randn(generator, 31, 13);
+        assertTensor(a.matmul(b), DType.F32, shape(17, 13), naive(a, b));
+    }
+
+    /// `out[…, i, j] = Σₚ a[…, i, p] · b[…, p, j]` over operands of equal rank ≥ 2 and equal batch
+    /// dimensions, read with [Tensor#get]; summed in double in `p` order.
+    private static double[] naive(Tensor a, Tensor b) {
+        int rank = a.rank(), m = a.dim(-2), k = a.dim(-1), n = b.dim(-1);
+        int batches = a.size() / (m * k);
+        double[] out = new double[batches * m * n];
+        int[] index = new int[rank];
+        for (int batch = 0; batch < batches; batch++)
+            for (int i = 0; i < m; i++)
+                for (int j = 0; j < n; j++) {
+                    double sum = 0;
+                    for (int p = 0; p < k; p++) sum += at(a, index, batch, i, p) * at(b, index, batch, p, j);
+                    out[(batch * m + i) * n + j] = sum;
+                }
+        return out;
+    }
+
+    // Element [batch…, row, column], the flat batch number unravelled over the leading axes.
+    private static double at(Tensor x, int[] index, int batch, int row, int column) {
+        for (int axis = x.rank() - 3; axis >= 0; axis--) {
+            index[axis] = batch % x.dim(axis);
+            batch /= x.dim(axis);
+        }
+        index[x.rank() - 2] = row;
+        index[x.rank() - 1] = column;
+        return x.get(index);
+    }
+}
