@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.kernel;
+
+import dev.smelt.ir.DType;
+import dev.smelt.ir.Shape;
+import java.util.List;
+
+/// A graph compiled to loop level: the buffers, and the kernel launches that fill them in order.
+/// Graph input `i` arrives in buffer `inputs[i]`; output `i` is buffer `outputs[i]`, dense in its
+/// shape. Launches read only buffers written by earlier launches or inputs.
+public record Schedule(List<Buffer> buffers, List<Launch> launches, List<Integer> inputs, List<Output> outputs, List<String> decisions) {
+    /// A flat array of `size` elements of `dtype`; `label` names the graph value it holds (`%7`).
+    public record Buffer(DType dtype, int size, String label) {}
+
+    /// Runs `kernel` on buffers `buffers` (its inputs, then its outputs). `fused` lists the graph
+    /// nodes computed inside it, as printed IR lines, and `category` is XLA's name for the fusion.
+    public record Launch(Kernel kernel, List<Integer> buffers, List<String> fused, String category) {
+        public Launch {
+            buffers = List.copyOf(buffers);
+            fused = List.copyOf(fused);
+            if (buffers.size() != kernel.bufferCount())
+                throw new IllegalArgumentException("launch binds " + buffers.size() + " buffers to a kernel of " + kernel.bufferCount());
+        }
+    }
+
+    /// Graph output: buffer `buffer`, read as `shape`.
+    public record Output(int buffer, Shape shape) {}
+
+    public Schedule {
+        buffers = List.copyOf(buffers);
+        launches = List.copyOf(launches);
+        inputs = List.copyOf(inputs);
+        outputs = List.copyOf(outputs);
+        decisions = List.copyOf(decisions);
+    }
+}
