@@ -35,6 +35,26 @@ public final class Printer {
         return text.append("\n}\n").toString();
     }
 
+    /// The operator's name as the text form spells it: `add`, `matmul`, `reshape`, …
+    public static String opName(Node node) {
+        return switch (node) {
+            case Node.Input _ -> "input";
+            case Node.Constant _ -> "const";
+            case Node.Iota _ -> "iota";
+            case Node.Unary u -> u.op().toString();
+            case Node.Binary b -> b.op().toString();
+            case Node.Where _ -> "where";
+            case Node.Cast _ -> "cast";
+            case Node.Reduce r -> r.op().toString();
+            case Node.MatMul _ -> "matmul";
+            case Node.Reshape _ -> "reshape";
+            case Node.Permute _ -> "permute";
+            case Node.Expand _ -> "expand";
+            case Node.Slice _ -> "slice";
+            case Node.Concat _ -> "concat";
+        };
+    }
+
     /// `f32[2,3]`
     public static String type(Node node) { return node.dtype() + node.shape().toString(); }
 

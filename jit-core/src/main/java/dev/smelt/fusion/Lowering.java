@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.fusion;
+
+import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.Node;
+import dev.smelt.ir.ReduceOp;
+import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.Kernel;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/// Builds one kernel: each root's value as an expression over the kernel's loop, inlining every
+/// node that has no buffer (fuse on read), reading buffers through index maps (views cost
+/// nothing), and folding reductions of the kernel's row structure into it (softmax's max and sum).
+final class Lowering {
+    private final Signature signature;
+    private final Map<Node, Integer> buffers;
+    private final Map<Node, Lowering> owners;
+    private final int budget;
+    private final Map<Read, Integer> inputIndex = new LinkedHashMap<>();
+    private final List<Kernel.Input> inputs = new ArrayList<>();
+    private final List<Integer> inputBuffers = new ArrayList<>();
+    private final List<Kernel.Reduction> reductions = new ArrayList<>();
+    private final Map<Node, Integer> absorbed = new IdentityHashMap<>();
+    private final List<Node> fused = new ArrayList<>();
+    private int operations;
+
+    /// `buffers` holds every node that has a buffer; `owners` records which kernel absorbed each
+    /// reduction, so no reduction is folded into two kernels.
+    Lowering(Signature signature, Map<Node, Integer> buffers, Map<Node, Lowering> owners, int budget) {
+        this.signature = signature;
+        this.buffers = buffers;
+        this.owners = owners;
+        this.budget = budget;
+    }
+
+    Signature signature() { return signature; }
+
+    List<Integer> inputBuffers() { return inputBuffers; }
+
+    List<Kernel.Input> inputs() { return List.copyOf(inputs); }
+
+    /// One distinct read: a buffer through an index map. Reads of one buffer by one map are shared.
+    private record Read(int buffer, Kernel.Input input) {}
+
+    List<Kernel.Reduction> reductions() { return reductions; }
+
+    List<Node> fused() { return fused; }
+
+    /// `root`'s value at each kernel point mapped by `mapping`, computing `root` itself even if it has a buffer.
+    Expr root(Node root, Mapping mapping) { return compute(root, mapping); }
+
+    Expr lower(Node node, Mapping mapping) {
+        if (buffers.containsKey(node)) return load(node, mapping);
+        return compute(node, mapping);
+    }
+
+    private Expr compute(Node node, Mapping mapping) {
+        if (!mapping.isAffine() && !isElementwise(node))
+            throw new Realize(node, "a merging reshape reads it by flat position only");
+        count(node);
+        return switch (node) {
+            case Node.Input in -> throw new IllegalStateException("input %" + in.slot() + " has no buffer");
+            case Node.Constant c -> new Expr.Constant(c.value(), c.dtype());
+            case Node.Iota iota -> Indexes.of(iota, mapping);
+            case Node.Unary u -> new Expr.Unary(u.op(), lower(u.x(), mapping));
+            case Node.Binary b -> new Expr.Binary(b.op(), lower(b.left(), mapping), lower(b.right(), mapping));
+            case Node.Where w -> new Expr.Where(lower(w.condition(), mapping), lower(w.ifTrue(), mapping), lower(w.ifFalse(), mapping));
+            case Node.Cast c -> new Expr.Cast(lower(c.x(), mapping), c.dtype());
+            case Node.Reshape r -> lower(r.x(), mapping.reshaped(r.x().shape()));
+            case Node.Permute p -> lower(p.x(), mapping.permuted(p.x().shape(), p.order()));
+            case Node.Expand e -> lower(e.x(), mapping.expanded(e.x().shape()));
+            case Node.Slice s -> lower(s.x(), mapping.sliced(s.x().shape(), s.axis(), s.start(), s.step()));
+            case Node.Reduce r -> r.axes().isEmpty() ? foldAlone(r, mapping) : accumulated(r, mapping);
+            case Node.MatMul m -> accumulated(m, mapping);
+            case Node.Concat c -> throw new Realize(c, "concat writes its parts into one buffer");
+        };
+    }
+
+    private static boolean isElementwise(Node node) {
+        return switch (node) {
+            case Node.Constant _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reshape _ -> true;
+            case Node.Input _, Node.Iota _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Reduce _, Node.MatMul _, Node.Concat _ -> false;
+        };
+    }
+
+    private void count(Node node) {
+        switch (node) {
+            case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Iota _ -> {
+                fused.add(node);
+                if (++operations > budget) throw new Realize(node, "the kernel would exceed " + budget + " operations");
+            }
+            case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _ -> { }
+        }
+    }
+
+    /// A reduction over no axes folds each element alone: `0 + x` (so -0 becomes +0), `1·x`, `max(-inf, x) = x`.
+    private Expr foldAlone(Node.Reduce r, Mapping mapping) {
+        Expr x = lower(r.x(), mapping);
+        return r.op() == ReduceOp.SUM ? new Expr.Binary(BinaryOp.ADD, x, new Expr.Constant(0, x.dtype())) : x;
+    }
+
+    /// A buffer read: dense in the node's shape, so the mapping's flat position is the index map.
+    private Expr load(Node node, Mapping mapping) {
+        var input = new Kernel.Input(node.dtype(), node.shape().size(), mapping.dense());
+        var read = new Read(buffers.get(node), input);
+        Integer index = inputIndex.get(read);
+        if (index == null) {
+            index = inputs.size();
+            inputIndex.put(read, index);
+            inputs.add(input);
+            inputBuffers.add(read.buffer());
+        }
+        return new Expr.Load(index, node.dtype());
+    }
+
+    /// A reduction (or matmul) of this kernel's row structure, read once per row: folded into
+    /// this kernel unless another kernel already folds it or the rows do not line up.
+    private Expr accumulated(Node reduction, Mapping mapping) {
+        Signature own = Signature.of(reduction);
+        Mapping perRow = signature.rowMapping(reduction.shape());
+        if (!own.key().equals(signature.key()) || !own.operand().equals(signature.operand()) || perRow == null || !mapping.sameAs(perRow))
+            throw new Realize(reduction, "its rows do not line up with this kernel's loop");
+        Lowering owner = owners.putIfAbsent(reduction, this);
+        if (owner != null && owner != this) throw new Realize(reduction, "two kernels would each compute it");
+        Integer known = absorbed.get(reduction);
+        if (known != null) return new Expr.Accumulated(known, reductions.get(known).dtype());
+        var folded = fold(reduction);
+        absorbed.put(reduction, reductions.size());
+        reductions.add(folded);
+        return new Expr.Accumulated(reductions.size() - 1, folded.dtype());
+    }
+
+    private Kernel.Reduction fold(Node reduction) {
+        Mapping operand = signature.operandMapping();
+        return switch (reduction) {
+            case Node.Reduce r -> new Kernel.Reduction(r.op(), lower(r.x(), operand));
+            case Node.MatMul m -> new Kernel.Reduction(ReduceOp.SUM, new Expr.Binary(BinaryOp.MUL, lower(m.a(), MatMuls.left(m, signature)), lower(m.b(), MatMuls.right(m, signature))));
+            default -> throw new IllegalStateException("not a reduction: " + reduction);
+        };
+    }
+
+}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.fusion;
+
+import dev.smelt.ir.Graph;
+import dev.smelt.ir.Node;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/// The fixed rules for which nodes start with a buffer of their own. (A reduction read by several
+/// nodes needs no rule: lowering folds it into the one kernel that reads it, and realizes it when
+/// a second kernel would fold it too.)
+final class Realization {
+    private Realization() {}
+
+    static void initial(Graph graph, Set<Node> realized, List<String> decisions, Map<Node, String> labels) {
+        for (Node output : graph.outputs())
+            if (!(output instanceof Node.Input)) realized.add(output);
+        for (Node node : graph.nodes()) {
+            switch (node) {
+                case Node.Concat _ -> realized.add(node);
+                case Node.MatMul m -> {
+                    realizeOperand(m.a(), realized, decisions, labels);
+                    realizeOperand(m.b(), realized, decisions, labels);
+                }
+                default -> { }
+            }
+        }
+    }
+
+    // A matmul reads each operand element N (or M) times: fusing a computed operand would redo it
+    // that often, so only views of buffers are read in place.
+    private static void realizeOperand(Node operand, Set<Node> realized, List<String> decisions, Map<Node, String> labels) {
+        Node node = operand;
+        while (node instanceof Node.Reshape || node instanceof Node.Permute || node instanceof Node.Expand || node instanceof Node.Slice)
+            node = node.inputs().getFirst();
+        if (!(node instanceof Node.Input)) decide(node, "a matmul operand is read many times", realized, decisions, labels);
+    }
+
+    private static void decide(Node node, String reason, Set<Node> realized, List<String> decisions, Map<Node, String> labels) {
+        if (realized.add(node)) decisions.add("materialise " + labels.get(node) + ": " + reason);
+    }
+
+    static Map<Node, Integer> users(Graph graph) {
+        Map<Node, Integer> users = new IdentityHashMap<>();
+        for (Node node : graph.nodes())
+            for (Node operand : node.inputs()) users.merge(operand, 1, Integer::sum);
+        return users;
+    }
+}

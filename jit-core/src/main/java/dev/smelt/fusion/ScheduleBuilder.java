@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.fusion;
+
+import dev.smelt.ir.Graph;
+import dev.smelt.ir.Node;
+import dev.smelt.ir.Shape;
+import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.Schedule;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/// One planning attempt for a fixed set of realized nodes: a buffer per input and realized node,
+/// roots grouped into kernels of one loop nest each (siblings share a kernel and its loads), each
+/// group lowered. Throws [Realize] when a root cannot be lowered as planned.
+final class ScheduleBuilder {
+    private final Graph graph;
+    private final Set<Node> realized;
+    private final Map<Node, String> labels;
+    private final int budget;
+    private final List<String> decisions;
+    private final Map<Node, Integer> buffers = new IdentityHashMap<>();
+    private final List<Schedule.Buffer> bufferList = new ArrayList<>();
+    private final Map<Node, Lowering> owners = new IdentityHashMap<>();
+
+    ScheduleBuilder(Graph graph, Set<Node> realized, Map<Node, String> labels, int budget, List<String> decisions) {
+        this.graph = graph;
+        this.realized = realized;
+        this.labels = labels;
+        this.budget = budget;
+        this.decisions = decisions;
+    }
+
+    Schedule build() {
+        for (Node input : graph.inputs()) allocate(input);
+        var roots = new ArrayList<Node>();
+        for (Node node : graph.nodes())
+            if (realized.contains(node) && !(node instanceof Node.Input)) {
+                allocate(node);
+                roots.add(node);
+            }
+        var launches = new ArrayList<Schedule.Launch>();
+        for (Group group : Groups.of(roots, realized, this::signature)) launches.add(launch(group));
+        var inputs = graph.inputs().stream().map(buffers::get).toList();
+        var outputs = graph.outputs().stream().map(n -> new Schedule.Output(buffers.get(n), n.shape())).toList();
+        return new Schedule(bufferList, launches, inputs, outputs, decisions);
+    }
+
+    private void allocate(Node node) {
+        buffers.put(node, bufferList.size());
+        bufferList.add(new Schedule.Buffer(node.dtype(), node.shape().size(), labels.get(node)));
+    }
+
+    /// A group of roots with one loop nest; a concat is one group per part.
+    record Group(Signature signature, List<Node> roots, Node.Concat concat, int part) {}
+
+    /// The loop nest for `root`: the row structure of a reduction it reads (or is), when its shape
+    /// is that reduction's operand or result shape; else pointwise over its shape.
+    Signature signature(Node root) {
+        if (root instanceof Node.Reduce r && !r.axes().isEmpty() || root instanceof Node.MatMul) return Signature.of(root);
+        for (Node candidate : Cones.reductions(root, realized)) {
+            Signature rows = Signature.of(candidate);
+            if (root.shape().equals(rows.operand()) || rows.rowMapping(root.shape()) != null) return rows;
+        }
+        return Signature.pointwise(root.shape());
+    }
+
+    private Schedule.Launch launch(Group group) {
+        var lowering = new Lowering(group.signature(), buffers, owners, budget);
+        var outputs = new ArrayList<Kernel.Output>();
+        var outputBuffers = new ArrayList<Integer>();
+        for (Node root : group.roots()) {
+            Mapping mapping = rootMapping(group.signature(), root);
+            boolean perRow = group.signature().isRow() && !root.shape().equals(group.signature().operand());
+            Expr value = group.concat() == null ? lowering.root(root, mapping) : lowering.lower(root, mapping);
+            Node target = group.concat() == null ? root : group.concat();
+            outputs.add(new Kernel.Output(value, target.shape().size(), targetMap(group, root, mapping), perRow));
+            outputBuffers.add(buffers.get(target));
+        }
+        var signature = group.signature();
+        var kernel = new Kernel(signature.space(), signature.reducedRank(), lowering.inputs(), lowering.reductions(), outputs);
+        var bound = new ArrayList<>(lowering.inputBuffers());
+        bound.addAll(outputBuffers);
+        var fused = lowering.fused().stream().map(labels::get).distinct().toList();
+        return new Schedule.Launch(kernel, bound, fused, category(group, lowering));
+    }
+
+    private static Mapping rootMapping(Signature signature, Node root) {
+        if (!signature.isRow() || root.shape().equals(signature.operand())) return signature.operandMapping();
+        return signature.rowMapping(root.shape());
+    }
+
+    // A root writes its own dense buffer; a concat part writes its slice of the concat's buffer.
+    private static dev.smelt.kernel.IndexMap targetMap(Group group, Node root, Mapping mapping) {
+        if (group.concat() == null) return mapping.dense();
+        Shape whole = group.concat().shape();
+        int[] strides = whole.contiguousStrides();
+        int start = 0;
+        for (int i = 0; i < group.part(); i++) start += group.concat().parts().get(i).shape().dim(group.concat().axis());
+        return mapping.into(strides, start * strides[group.concat().axis()]);
+    }
+
+    /// XLA's fusion categories: loop (elementwise), input (a reduction with fused producers),
+    /// output (a matmul with a fused epilogue).
+    private static String category(Group group, Lowering lowering) {
+        boolean matmul = lowering.fused().stream().anyMatch(n -> n instanceof Node.MatMul);
+        if (matmul) return lowering.fused().size() > 1 ? "output fusion (matmul + epilogue)" : "matmul";
+        if (!lowering.reductions().isEmpty()) return "input fusion (reduction)";
+        return group.concat() != null ? "loop fusion (concat part)" : "loop fusion (elementwise)";
+    }
+}
