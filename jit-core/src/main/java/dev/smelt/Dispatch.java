@@ -3,14 +3,13 @@ package dev.smelt;
 
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Storage;
-import dev.smelt.ref.Interpreter;
 import dev.smelt.trace.Tracer;
 import java.util.ArrayList;
 import java.util.List;
 
 /// Runs an operation either way: inside a trace (one is bound, or an operand is traced) it records
 /// the nodes; otherwise it records them into a one-op graph and evaluates that at once. So eager
-/// and traced code share every shape rule, and eager results are the interpreter's by construction.
+/// and traced code share every shape rule; eager ops run as generated kernels, one per op.
 final class Dispatch {
     private Dispatch() {}
 
@@ -32,7 +31,7 @@ final class Dispatch {
         if (same >= 0 && output instanceof Node.Input) return operands.get(same);
         var graph = local.finish(List.of(output));
         var storages = local.sources().stream().map(source -> dense((Tensor) source)).toList();
-        Storage result = Interpreter.run(graph, storages).getFirst();
+        Storage result = Compiler.eager(graph, storages);
         return new Tensor(result, output.shape(), output.shape().contiguousStrides(), 0);
     }
 

@@ -29,6 +29,38 @@ public final class Jit {
     @FunctionalInterface
     public interface FunctionN { List<Tensor> apply(List<Tensor> arguments); }
 
+    /// `function` compiled: each call with a new input signature traces, fuses and generates
+    /// kernels once; later calls with that signature run them (the Java `torch.compile` / `jax.jit`).
+    public static Compiled compile(Function1 function) {
+        nonNull(function);
+        return new Compiled(args -> List.of(function.apply(args.get(0))), 1);
+    }
+
+    public static Compiled compile(Function2 function) {
+        nonNull(function);
+        return new Compiled(args -> List.of(function.apply(args.get(0), args.get(1))), 2);
+    }
+
+    public static Compiled compile(Function3 function) {
+        nonNull(function);
+        return new Compiled(args -> List.of(function.apply(args.get(0), args.get(1), args.get(2))), 3);
+    }
+
+    public static Compiled compile(Function4 function) {
+        nonNull(function);
+        return new Compiled(args -> List.of(function.apply(args.get(0), args.get(1), args.get(2), args.get(3))), 4);
+    }
+
+    /// A function of `arity` arguments with any number of results ([Compiled#applyAll]).
+    public static Compiled compile(FunctionN function, int arity) {
+        nonNull(function);
+        return new Compiled(function, arity);
+    }
+
+    private static void nonNull(Object function) {
+        if (function == null) throw SmeltException.of("compile", "the function is null");
+    }
+
     public static Traced trace(Function1 function, Tensor a) {
         return trace(args -> Arrays.asList(function.apply(args.get(0))), Arrays.asList(a));
     }

@@ -93,7 +93,8 @@ class TraceTest {
         var traced = Jit.trace(layer, Tensor.zeros(4, 3), Tensor.zeros(3, 5));
         var result = traced.interpret(x, w);
         assertEquals(1, result.size());
-        assertArrayEquals(layer.apply(x, w).toFloatArray(), result.getFirst().toFloatArray());
+        // Eager runs generated kernels, which round matmul products the interpreter keeps exact.
+        assertArrayEquals(layer.apply(x, w).toFloatArray(), result.getFirst().toFloatArray(), 1e-5f);
         assertFalse(result.getFirst().isTraced());
     }
 

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import dev.smelt.ir.Storage;
+import dev.smelt.runtime.Explain;
+import dev.smelt.runtime.Program;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+
+/// A function compiled by [Jit#compile]. Its first call with a new input signature (shapes and
+/// dtypes) traces the function, fuses it and generates its kernels; later calls with that
+/// signature run the kernels. Safe to call from many threads; concurrent first calls compile once.
+public final class Compiled {
+    /// Signatures kept per function; the least recently used is dropped beyond this.
+    public static final int CAPACITY = 64;
+
+    private final Jit.FunctionN function;
+    private final int arity;
+    private final Map<String, CompletableFuture<Version>> entries = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, CompletableFuture<Version>> eldest) { return size() > CAPACITY; }
+    };
+    private volatile Version last;
+
+    /// One compiled signature: its trace and its program.
+    private record Version(Traced traced, Program program) {}
+
+    Compiled(Jit.FunctionN function, int arity) {
+        this.function = function;
+        this.arity = arity;
+    }
+
+    /// The function's first result.
+    public Tensor apply(Tensor... arguments) { return applyAll(arguments).getFirst(); }
+
+    /// All of the function's results.
+    public List<Tensor> applyAll(Tensor... arguments) {
+        Version entry = entry(arguments);
+        var storages = new ArrayList<Storage>();
+        for (Tensor argument : arguments) storages.add(Dispatch.dense(argument));
+        for (Tensor capture : entry.traced().captures()) storages.add(Dispatch.dense(capture));
+        var results = entry.program().run(storages);
+        var tensors = new ArrayList<Tensor>();
+        for (int i = 0; i < results.size(); i++) {
+            var shape = entry.traced().graph().outputs().get(i).shape();
+            tensors.add(new Tensor(results.get(i), shape, shape.contiguousStrides(), 0));
+        }
+        return tensors;
+    }
+
+    /// How the most recently compiled signature was compiled: the graph, each kernel with the
+    /// nodes it fuses, its category and the bytes it moves, and every planning decision.
+    public String explain() {
+        Version entry = last;
+        return entry == null ? "not compiled yet: call the function first" : Explain.of(entry.traced().graph(), entry.program());
+    }
+
+    /// How the signature of `arguments` is compiled (compiling it if need be).
+    public String explain(Tensor... arguments) {
+        Version entry = entry(arguments);
+        return Explain.of(entry.traced().graph(), entry.program());
+    }
+
+    /// The number of signatures compiled and still cached.
+    public int compiledSignatures() {
+        synchronized (entries) { return entries.size(); }
+    }
+
+    private Version entry(Tensor[] arguments) {
+        if (arguments == null || arguments.length != arity || Arrays.stream(arguments).anyMatch(java.util.Objects::isNull))
+            throw SmeltException.of("compiled function", "expected %d non-null tensor arguments, got %s", arity, arguments == null ? "null" : arguments.length);
+        for (Tensor argument : arguments) Values.requireConcrete("compiled function", argument);
+        String key = Arrays.stream(arguments).map(a -> a.dtype() + a.shape().toString()).collect(Collectors.joining(","));
+        CompletableFuture<Version> future, mine = new CompletableFuture<>();
+        synchronized (entries) { future = entries.putIfAbsent(key, mine); }
+        if (future == null) {
+            try {
+                Traced traced = Jit.trace(function, List.of(arguments));
+                mine.complete(new Version(traced, Compiler.compile(traced.graph())));
+            } catch (RuntimeException | Error e) {
+                synchronized (entries) { entries.remove(key); }
+                mine.completeExceptionally(e);
+                throw e;
+            }
+            future = mine;
+        }
+        Version entry = future.join();
+        last = entry;
+        return entry;
+    }
+
+}

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import dev.smelt.fusion.FusionPlanner;
+import dev.smelt.ir.Graph;
+import dev.smelt.ir.Storage;
+import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.KernelFunction;
+import dev.smelt.kernel.KernelInterpreter;
+import dev.smelt.kernel.Schedule;
+import dev.smelt.runtime.Executor;
+import dev.smelt.runtime.KernelCache;
+import dev.smelt.runtime.Program;
+import dev.smelt.runtime.TieredKernel;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/// The pipeline, as a list of steps: graph → fusion plan → generated kernels → program.
+final class Compiler {
+    private Compiler() {}
+
+    /// Kernels touching fewer elements run only their scalar variant: at this size a vector
+    /// variant saves microseconds and costs a background compile and warm-up.
+    // VECTOR_THRESHOLD = 2^14 elements (chosen, not yet measured; see EagerBench)
+    static final int VECTOR_THRESHOLD = Integer.getInteger("smelt.vectorThreshold", 1 << 14);
+
+    private static final int EAGER_PROGRAMS = 1024;
+    private static final Map<String, Program> EAGER = new LinkedHashMap<>(256, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Program> eldest) { return size() > EAGER_PROGRAMS; }
+    };
+
+    static Program compile(Graph graph) {
+        Schedule schedule = FusionPlanner.plan(graph);
+        return new Program(schedule, Compiler::kernel, Executor.shared());
+    }
+
+    /// Runs a one-op graph for an eager call, reusing the program compiled for the same op and shapes.
+    static Storage eager(Graph graph, List<Storage> inputs) {
+        String key = graph.toString();
+        Program program;
+        synchronized (EAGER) { program = EAGER.get(key); }
+        if (program == null) {
+            program = compile(graph);
+            synchronized (EAGER) { EAGER.putIfAbsent(key, program); }
+        }
+        return program.run(inputs).getFirst();
+    }
+
+    static KernelFunction kernel(Kernel kernel) { return KernelCache.get(kernel, Compiler::generate); }
+
+    private static KernelFunction generate(Kernel kernel) {
+        KernelFunction scalar = new KernelInterpreter(kernel);
+        long elements = (long) kernel.workItems() * Math.max(1, kernel.rowLength());
+        if (elements < VECTOR_THRESHOLD) return scalar;
+        return new TieredKernel(kernel, scalar, () -> new KernelInterpreter(kernel));
+    }
+}

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.runtime;
+
+import dev.smelt.ir.Graph;
+import dev.smelt.ir.Node;
+import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.Schedule;
+
+/// The text of `explain()`: the graph, each kernel with the nodes it fuses, its category, the bytes
+/// it reads and writes and which variant runs, the planner's decisions, and the bytes the whole
+/// program moves against the same graph run one op per kernel.
+public final class Explain {
+    private Explain() {}
+
+    public static String of(Graph graph, Program program) {
+        Schedule schedule = program.schedule();
+        var text = new StringBuilder("graph:\n").append(graph.toString().indent(2));
+        text.append("kernels: %d (unfused: %d)%n".formatted(schedule.launches().size(), unfusedKernels(graph)));
+        long moved = 0;
+        for (int i = 0; i < schedule.launches().size(); i++) {
+            var launch = schedule.launches().get(i);
+            long read = bytesRead(launch.kernel()), written = bytesWritten(launch.kernel());
+            moved += read + written;
+            text.append("kernel %d: %s; fuses %s%n".formatted(i, launch.category(), String.join(", ", launch.fused())));
+            text.append("  reads %,d B, writes %,d B; runs %s%n".formatted(read, written, tier(program.functions().get(i))));
+            text.append(launch.kernel().toString().indent(2));
+        }
+        for (String decision : schedule.decisions()) text.append("decision: ").append(decision).append('\n');
+        long unfused = unfusedBytes(graph);
+        text.append("bytes moved: %,d fused vs %,d unfused (%,d saved)%n".formatted(moved, unfused, Math.max(0, unfused - moved)));
+        return text.toString();
+    }
+
+    private static String tier(Object function) {
+        return function instanceof TieredKernel tiered ? tiered.tier() : "scalar (small kernel)";
+    }
+
+    /// Each input buffer once (a broadcast input is read once per row, but from cache).
+    static long bytesRead(Kernel kernel) {
+        long bytes = 0;
+        for (var input : kernel.inputs()) bytes += (long) Math.min(input.size(), kernel.space().size()) * input.dtype().bytes();
+        return bytes;
+    }
+
+    static long bytesWritten(Kernel kernel) {
+        long bytes = 0;
+        for (var output : kernel.outputs())
+            bytes += (long) (output.perRow() ? kernel.workItems() : kernel.space().size()) * output.dtype().bytes();
+        return bytes;
+    }
+
+    /// One kernel per operation, as eager mode runs them; views are free in both.
+    static int unfusedKernels(Graph graph) {
+        return (int) graph.nodes().stream().filter(Explain::isOperation).count();
+    }
+
+    /// Each operation reads its operands and writes its result.
+    static long unfusedBytes(Graph graph) {
+        long bytes = 0;
+        for (Node node : graph.nodes()) {
+            if (!isOperation(node)) continue;
+            bytes += (long) node.shape().size() * node.dtype().bytes();
+            for (Node operand : node.inputs()) bytes += (long) operand.shape().size() * operand.dtype().bytes();
+        }
+        return bytes;
+    }
+
+    private static boolean isOperation(Node node) {
+        return switch (node) {
+            case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _ -> false;
+            case Node.Iota _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Concat _ -> true;
+        };
+    }
+}

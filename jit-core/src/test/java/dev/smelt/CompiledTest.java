@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.smelt.ir.DType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/// `Jit.compile`: results equal the traced graph's interpretation, one compile per signature,
+/// concurrent first calls compile once, and `explain()` shows the fused kernels.
+class CompiledTest {
+    private static final Jit.Function2 CHAIN = (x, y) -> x.sin().mul(y.cos()).add(x).mul(y).relu();
+
+    @Test
+    void compiledChainMatchesTheInterpreter() {
+        var x = Tensor.randn(new Generator(1), 1027);
+        var y = Tensor.randn(new Generator(2), 1027);
+        var compiled = Jit.compile(CHAIN);
+        var expected = Jit.trace(CHAIN, x, y).interpret(x, y).getFirst();
+        assertArrayEquals(expected.toFloatArray(), compiled.apply(x, y).toFloatArray(), 1e-6f);
+    }
+
+    @Test
+    void eachSignatureCompilesOnce() {
+        var traces = new AtomicInteger();
+        var compiled = Jit.compile((Tensor x) -> {
+            traces.incrementAndGet();
+            return x.exp().sum(-1);
+        });
+        compiled.apply(Tensor.ones(4, 5));
+        compiled.apply(Tensor.zeros(4, 5));
+        assertEquals(1, traces.get());
+        compiled.apply(Tensor.ones(3, 5));
+        compiled.apply(Tensor.ones(DType.F64, 4, 5));
+        assertEquals(3, traces.get());
+        assertEquals(3, compiled.compiledSignatures());
+    }
+
+    @Test
+    void concurrentFirstCallsCompileOnceAndAgree() throws Exception {
+        var traces = new AtomicInteger();
+        var compiled = Jit.compile((Tensor x) -> {
+            traces.incrementAndGet();
+            return x.softmax(-1);
+        });
+        var x = Tensor.randn(new Generator(3), 16, 33);
+        var start = new CountDownLatch(1);
+        var pool = Executors.newFixedThreadPool(8);
+        var results = new ArrayList<Future<float[]>>();
+        for (int i = 0; i < 8; i++) results.add(pool.submit(() -> {
+            start.await();
+            return compiled.apply(x).toFloatArray();
+        }));
+        start.countDown();
+        float[] first = results.getFirst().get();
+        for (var result : results) assertArrayEquals(first, result.get());
+        pool.shutdown();
+        assertEquals(1, traces.get());
+    }
+
+    @Test
+    void explainShowsOneFusedKernelAndTheBytesSaved() {
+        var compiled = Jit.compile(CHAIN);
+        var x = Tensor.ones(4096);
+        compiled.apply(x, x);
+        String text = compiled.explain();
+        assertTrue(text.contains("kernels: 1 (unfused: 6)"), text);
+        assertTrue(text.contains("loop fusion (elementwise); fuses"), text);
+        assertTrue(text.contains("reads 32,768 B, writes 16,384 B"), text);
+        assertTrue(text.contains("bytes moved: 49,152 fused vs"), text);
+    }
+
+    @Test
+    void severalResultsComeFromOneKernel() {
+        var compiled = Jit.compile(args -> List.of(args.get(0).sin(), args.get(0).cos()), 1);
+        var x = Tensor.of(new float[] {0, 1, 2});
+        var results = compiled.applyAll(x);
+        assertArrayEquals(x.sin().toFloatArray(), results.get(0).toFloatArray());
+        assertArrayEquals(x.cos().toFloatArray(), results.get(1).toFloatArray());
+        assertTrue(compiled.explain().contains("kernels: 1"), compiled.explain());
+    }
+
+    @Test
+    void wrongArgumentCountIsRejected() {
+        var compiled = Jit.compile(CHAIN);
+        var error = assertThrows(SmeltException.class, () -> compiled.apply(Tensor.ones(2)));
+        assertTrue(error.getMessage().contains("expected 2 non-null tensor arguments, got 1"), error.getMessage());
+    }
+}
