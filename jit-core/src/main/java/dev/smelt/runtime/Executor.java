@@ -22,7 +22,10 @@ public final class Executor {
     /// `threads` ≤ 1 runs everything on the calling thread.
     public Executor(int threads) { this.threads = threads; }
 
-    public static Executor shared() { return new Executor(Math.max(1, POOL.getParallelism() + 1)); }
+    /// Threads a kernel may use: `-Dsmelt.threads=N`, else one per core.
+    public static Executor shared() {
+        return new Executor(Integer.getInteger("smelt.threads", Runtime.getRuntime().availableProcessors()));
+    }
 
     public static Executor sequential() { return new Executor(1); }
 
