@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.smelt.ir.Graph;
+import dev.smelt.ir.Storage;
+import dev.smelt.ref.Interpreter;
+import dev.smelt.runtime.Explain;
+import dev.smelt.testing.RandomGraphs;
+import dev.smelt.testing.Tolerance;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/// The whole pipeline against the oracle: random graphs (chains and DAGs, shapes with 0, 1 and
+/// primes, broadcasts, views, reductions on every axis, special values in the data) are compiled
+/// and run, and every output element must be within the bound [Tolerance] derives from the ops.
+class CompiledGraphsTest {
+    private static final AtomicLong COMPARED = new AtomicLong(), SKIPPED = new AtomicLong();
+
+    static LongStream seeds() { return LongStream.range(0, 300); }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void compiledGraphsMatchTheInterpreterWithinDerivedBounds(long seed) {
+        Graph graph = RandomGraphs.generate(seed, 14);
+        List<Storage> inputs = RandomGraphs.inputs(seed, graph);
+        var expected = Interpreter.run(graph, inputs);
+        var bounds = Interpreter.run(Tolerance.bounds(graph), inputs);
+        var program = Compiler.compile(graph);
+        var actual = program.run(inputs);
+        for (int o = 0; o < expected.size(); o++)
+            for (int i = 0; i < expected.get(o).size(); i++) {
+                double bound = bounds.get(o).get(i);
+                String problem = Tolerance.mismatch(expected.get(o).get(i), actual.get(o).get(i), bound);
+                (Double.isFinite(bound) ? COMPARED : SKIPPED).incrementAndGet();
+                if (problem != null)
+                    fail("seed %d, output %d, element %d: reference %s, compiled %s: %s%n%s%n%s".formatted(
+                            seed, o, i, expected.get(o).get(i), actual.get(o).get(i), problem, graph, Explain.of(graph, program)));
+            }
+    }
+
+    /// A tolerance that skipped everything would pass anything: most elements must be compared.
+    @AfterAll
+    static void mostElementsWereCompared() {
+        long compared = COMPARED.get(), skipped = SKIPPED.get();
+        System.out.printf("CompiledGraphsTest: %d elements compared, %d skipped as unstable%n", compared, skipped);
+        assertTrue(compared > 4 * skipped, "compared %d elements, skipped %d as unstable".formatted(compared, skipped));
+    }
+}

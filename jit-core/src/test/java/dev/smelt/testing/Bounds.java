@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.testing;
+
+import static dev.smelt.testing.ErrorGraph.*;
+
+import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.DType;
+import dev.smelt.ir.Node;
+import dev.smelt.ir.ReduceOp;
+import dev.smelt.ir.Shape;
+import dev.smelt.ir.UnaryOp;
+
+/// One error rule per op for [Tolerance]: `e(op(x)) = max|op'| over [x−e, x+e] · e(x) + own rounding`.
+final class Bounds {
+    private Bounds() {}
+
+    static Node ofUnary(Node.Unary u, Node ex) {
+        if (u.dtype() == DType.I32) return exactUnless(ex);
+        Node x = f64(u.x());
+        Node derivative = switch (u.op()) {
+            case NEG, ABS, RELU, SIN, COS, TANH, SOFTPLUS -> constant(1, x.shape());  // |f'| ≤ 1
+            case SIGMOID -> constant(0.25, x.shape());                                 // σ' ≤ ¼
+            case GELU_TANH, GELU_ERF -> constant(1.13, x.shape());                     // |gelu'| ≤ 1.129
+            case SILU -> constant(1.1, x.shape());                                     // |silu'| ≤ 1.0998
+            case EXP, EXPM1 -> unary(UnaryOp.EXP, add(x, ex));                         // (eˣ)' = eˣ
+            case LOG -> inverseAbove(sub(x, ex), 1);                                   // 1/x
+            case LOG1P -> inverseAbove(sub(add(x, constant(1, x.shape())), ex), 1);    // 1/(1+x)
+            case SQRT -> inverseAbove(unary(UnaryOp.SQRT, sub(x, ex)), 0.5);          // 1/(2√x)
+            case RSQRT -> inverseAbove(mul(sub(x, ex), unary(UnaryOp.SQRT, sub(x, ex))), 0.5); // x^-1.5 / 2
+            case RECIPROCAL -> inverseAbove(unary(UnaryOp.SQUARE, sub(abs(x), ex)), 1); // 1/x²
+            case SQUARE -> scale(add(abs(x), ex), 2);                                  // 2x
+            case SIGN -> constant(0, x.shape());
+        };
+        Node propagated = times(derivative, ex);
+        if (u.op() == UnaryOp.SIGN) propagated = unstableIf(both(positive(ex), compare(BinaryOp.LE, abs(x), ex)), zero(x.shape()));
+        return finite(add(propagated, Tolerance.local(u, Tolerance.localUlps(u.op()))));
+    }
+
+    // factor / low where low > 0, else unbounded.
+    private static Node inverseAbove(Node low, double factor) {
+        Shape shape = low.shape();
+        return where(compare(BinaryOp.GT, low, zero(shape)), div(constant(factor, shape), low), constant(INF, shape));
+    }
+
+    static Node ofBinary(Node.Binary b, Node ea, Node eb) {
+        Shape shape = b.shape();
+        Node sum = add(ea, eb);
+        if (b.op().isComparison()) {
+            Node gap = abs(sub(f64(b.left()), f64(b.right())));
+            return unstableIf(both(positive(sum), compare(BinaryOp.LE, gap, sum)), zero(shape));
+        }
+        if (b.dtype() == DType.I32) return exactUnless(sum);
+        Node a = abs(b.left()), c = abs(b.right());
+        Node propagated = switch (b.op()) {
+            case ADD, SUB -> sum;
+            case MUL -> add(add(times(a, eb), times(c, ea)), times(ea, eb));
+            case DIV -> quotient(a, c, ea, eb);
+            case POW -> unstableIf(positive(sum), zero(shape));
+            case MAXIMUM, MINIMUM -> max(ea, eb);
+            case EQ, NE, LT, LE, GT, GE -> throw new IllegalStateException("comparisons are handled above");
+        };
+        double ulps = b.op() == BinaryOp.POW ? 2 : b.op() == BinaryOp.MAXIMUM || b.op() == BinaryOp.MINIMUM ? 0 : 0.5;
+        return finite(add(propagated, Tolerance.local(b, ulps)));
+    }
+
+    // |a/c − (a±ea)/(c±ec)| ≤ (|a|·ec + |c|·ea) / (|c|·(|c| − ec)), unbounded when c may be 0.
+    private static Node quotient(Node a, Node c, Node ea, Node ec) {
+        Shape shape = a.shape();
+        Node low = sub(c, ec);
+        Node bound = div(add(times(a, ec), times(c, ea)), mul(c, low));
+        Node exact = compare(BinaryOp.EQ, add(ea, ec), zero(shape));
+        return where(exact, zero(shape), where(compare(BinaryOp.GT, low, zero(shape)), bound, constant(INF, shape)));
+    }
+
+    static Node ofCast(Node.Cast c, Node ex) {
+        DType from = c.x().dtype(), to = c.dtype();
+        Shape shape = c.shape();
+        if (to.isFloating()) return finite(add(ex, Tolerance.local(c, from == DType.F32 && to == DType.F64 ? 0 : 0.5)));
+        if (!from.isFloating()) return ex;
+        Node x = f64(c.x());
+        if (to == DType.BOOL) return unstableIf(both(positive(ex), compare(BinaryOp.LE, abs(x), ex)), zero(shape));
+        Node truncated = f64(new Node.Cast(c.x(), DType.I32));
+        Node below = abs(sub(x, truncated)), above = sub(constant(1, shape), below);
+        return unstableIf(both(positive(ex), compare(BinaryOp.GE, ex, new Node.Binary(BinaryOp.MINIMUM, below, above))), zero(shape));
+    }
+
+    static Node ofReduce(Node.Reduce r, Node ex) {
+        if (r.axes().isEmpty()) return r.op().isArg() ? exactUnless(ex) : ex;
+        Node worst = reduce(ReduceOp.MAX, ex, r.axes());
+        if (r.op().isArg()) return argument(r, ex, worst);
+        if (r.dtype() == DType.I32) return exactUnless(worst);
+        int count = 1;
+        for (int axis : r.axes()) count *= r.x().shape().dim(axis);
+        return finite(switch (r.op()) {
+            case SUM -> add(add(reduce(ReduceOp.SUM, ex, r.axes()), scale(reduce(ReduceOp.SUM, abs(r.x()), r.axes()), count * ulp(r.dtype()))), Tolerance.local(r, 0.5));
+            case PROD -> unstableIf(positive(worst), Tolerance.local(r, count));
+            case MAX, MIN -> worst;
+            case ARGMAX, ARGMIN -> throw new IllegalStateException("arg-reductions are handled above");
+        });
+    }
+
+    // The index is certain unless another element lies within error of the extreme.
+    private static Node argument(Node.Reduce r, Node ex, Node worst) {
+        Node x = f64(r.x());
+        Node extreme = reduce(r.op() == ReduceOp.ARGMAX ? ReduceOp.MAX : ReduceOp.MIN, x, r.axes());
+        Node near = compare(BinaryOp.LE, abs(sub(x, broadcast(extreme, x.shape()))), scale(broadcast(worst, x.shape()), 2));
+        Node contenders = reduce(ReduceOp.SUM, f64(near), r.axes());
+        return unstableIf(both(positive(worst), compare(BinaryOp.GT, contenders, constant(1, contenders.shape()))), zero(r.shape()));
+    }
+
+    static Node ofMatMul(Node.MatMul m, Node ea, Node eb) {
+        Node a = abs(m.a()), b = abs(m.b());
+        int k = m.a().shape().dim(m.a().shape().rank() - (m.transposeA() ? 2 : 1));
+        Node propagated = add(add(product(m, a, eb), product(m, ea, b)), product(m, ea, eb));
+        Node reassociation = scale(product(m, a, b), k * ulp(m.dtype()));
+        return finite(add(add(propagated, reassociation), Tolerance.local(m, 0.5)));
+    }
+
+    private static Node product(Node.MatMul m, Node a, Node b) { return new Node.MatMul(a, b, m.transposeA(), m.transposeB()); }
+
+    private static double ulp(DType dtype) { return dtype == DType.F32 ? Math.ulp(1f) : Math.ulp(1.0); }
+
+    private static Node both(Node a, Node b) {
+        Shape shape = a.shape();
+        return where(a, b, new Node.Constant(0, shape, DType.BOOL));
+    }
+
+    /// Integers and bools are exact, unless computed from something inexact.
+    private static Node exactUnless(Node e) { return unstableIf(positive(e), zero(e.shape())); }
+
+    /// NaN bounds (from ∞·0 and the like) mean nothing is known: treat them as unbounded.
+    private static Node finite(Node e) { return unstableIf(compare(BinaryOp.NE, e, e), e); }
+}

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.testing;
+
+import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.DType;
+import dev.smelt.ir.Node;
+import dev.smelt.ir.ReduceOp;
+import dev.smelt.ir.Shape;
+import dev.smelt.ir.UnaryOp;
+import java.util.List;
+
+/// Builders for the error graph of [Tolerance]: f64 nodes over values of any dtype.
+record ErrorGraph() {
+    static final double INF = Double.POSITIVE_INFINITY;
+
+    static Node f64(Node x) { return x.dtype() == DType.F64 ? x : new Node.Cast(x, DType.F64); }
+
+    static Node constant(double value, Shape shape) { return new Node.Constant(value, shape, DType.F64); }
+
+    static Node zero(Shape shape) { return constant(0, shape); }
+
+    static Node add(Node a, Node b) { return new Node.Binary(BinaryOp.ADD, a, b); }
+
+    static Node sub(Node a, Node b) { return new Node.Binary(BinaryOp.SUB, a, b); }
+
+    static Node mul(Node a, Node b) { return new Node.Binary(BinaryOp.MUL, a, b); }
+
+    static Node div(Node a, Node b) { return new Node.Binary(BinaryOp.DIV, a, b); }
+
+    static Node max(Node a, Node b) { return new Node.Binary(BinaryOp.MAXIMUM, a, b); }
+
+    static Node abs(Node x) { return new Node.Unary(UnaryOp.ABS, f64(x)); }
+
+    static Node unary(UnaryOp op, Node x) { return new Node.Unary(op, x); }
+
+    static Node scale(Node x, double factor) { return mul(x, constant(factor, x.shape())); }
+
+    static Node compare(BinaryOp op, Node a, Node b) { return new Node.Binary(op, a, b); }
+
+    static Node where(Node condition, Node a, Node b) { return new Node.Where(condition, a, b); }
+
+    /// `condition ? inf : x`: the element cannot be bounded and is not compared.
+    static Node unstableIf(Node condition, Node x) { return where(condition, constant(INF, x.shape()), x); }
+
+    static Node positive(Node e) { return compare(BinaryOp.GT, e, zero(e.shape())); }
+
+    /// `d·e`, but 0 where `e` is 0 even if the derivative bound `d` is infinite or NaN.
+    static Node times(Node derivative, Node e) {
+        return where(positive(e), mul(derivative, e), zero(e.shape()));
+    }
+
+    static Node reduce(ReduceOp op, Node x, List<Integer> axes) { return new Node.Reduce(op, x, axes); }
+
+    static Node broadcast(Node x, Shape shape) { return x.shape().equals(shape) ? x : new Node.Expand(x, shape); }
+}
