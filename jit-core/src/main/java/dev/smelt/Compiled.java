@@ -2,6 +2,7 @@
 package dev.smelt;
 
 import dev.smelt.ir.Storage;
+import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Explain;
 import dev.smelt.runtime.Program;
 import java.util.ArrayList;
@@ -80,7 +81,7 @@ public final class Compiled {
         synchronized (entries) { future = entries.putIfAbsent(key, mine); }
         if (future == null) {
             try {
-                Traced traced = Jit.trace(function, List.of(arguments));
+                Traced traced = Dump.after("trace", Jit.trace(function, List.of(arguments)));
                 mine.complete(new Version(traced, Compiler.compile(traced.graph())));
             } catch (RuntimeException | Error e) {
                 synchronized (entries) { entries.remove(key); }

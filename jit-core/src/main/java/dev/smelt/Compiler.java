@@ -8,6 +8,7 @@ import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelFunction;
 import dev.smelt.kernel.KernelInterpreter;
 import dev.smelt.kernel.Schedule;
+import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Executor;
 import dev.smelt.runtime.KernelCache;
 import dev.smelt.runtime.Program;
@@ -32,7 +33,7 @@ final class Compiler {
     };
 
     static Program compile(Graph graph) {
-        Schedule schedule = FusionPlanner.plan(graph);
+        Schedule schedule = Dump.after("fusion", FusionPlanner.plan(graph));
         return new Program(schedule, Compiler::kernel, Executor.shared());
     }
 

@@ -33,4 +33,16 @@ public record Schedule(List<Buffer> buffers, List<Launch> launches, List<Integer
         outputs = List.copyOf(outputs);
         decisions = List.copyOf(decisions);
     }
+
+    /// The launches in order, each with its buffers and kernel, then the planner's decisions.
+    @Override
+    public String toString() {
+        var text = new StringBuilder();
+        for (int i = 0; i < buffers.size(); i++)
+            text.append("buffer %d: %s[%d] %s%n".formatted(i, buffers.get(i).dtype(), buffers.get(i).size(), buffers.get(i).label()));
+        for (var launch : launches)
+            text.append("launch %s on buffers %s, fusing %s%n".formatted(launch.category(), launch.buffers(), launch.fused())).append(launch.kernel());
+        decisions.forEach(decision -> text.append("decision: ").append(decision).append('\n'));
+        return text.toString();
+    }
 }

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.runtime;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/// `-Djit.dump=trace,fusion,bytecode` prints each named stage's output to standard error as it is
+/// produced, and writes it under `target/jit-dump/` (`-Djit.dump.dir` to change), like tinygrad's
+/// `DEBUG`. Stages: `trace` (the traced graph), `fusion` (the kernels), `bytecode` (class files).
+public final class Dump {
+    private static final Set<String> STAGES = Arrays.stream(System.getProperty("jit.dump", "").split(","))
+            .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableSet());
+
+    /// Where dumped files go.
+    public static final Path DIRECTORY = Path.of(System.getProperty("jit.dump.dir", "target/jit-dump"));
+
+    private Dump() {}
+
+    public static boolean enabled(String stage) { return STAGES.contains(stage) || STAGES.contains("all"); }
+
+    /// Prints `value` under the stage's name when that stage is dumped, writes it to
+    /// `<stage>-<hash>.txt`, and returns it, so a pipeline step reads `x = Dump.after("fusion", plan(…))`.
+    public static <T> T after(String stage, T value) {
+        if (!enabled(stage)) return value;
+        String text = value.toString();
+        System.err.println("== " + stage + " ==\n" + text);
+        write(stage + "-" + Integer.toHexString(text.hashCode()) + ".txt", text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return value;
+    }
+
+    /// Writes `bytes` to `name` in [#DIRECTORY]; a failure to write is reported, never thrown.
+    public static void write(String name, byte[] bytes) {
+        try {
+            Files.createDirectories(DIRECTORY);
+            Files.write(DIRECTORY.resolve(name), bytes);
+        } catch (IOException e) {
+            System.err.println("jit.dump: cannot write " + name + ": " + e);
+        }
+    }
+}
