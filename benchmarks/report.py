@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Turns a JMH JSON result file from benchmarks/ into Markdown: a table of timings per benchmark
+class, then the issue's targets with PASS or FAIL.
+
+    java -jar benchmarks/target/benchmarks.jar ChainBench -rf json -rff results.json
+    python3 benchmarks/report.py results.json [more.json…]
+
+Times are medians: JMH's 50th percentile over iterations (avgt), samples (sample) or forks (ss).
+A target holds at the sizes it names; at other sizes its row shows the value and says "info".
+MISSING: a benchmark the target needs is not in the file (not run, or its agreement check threw).
+Exits with 1 if a target fails or is missing.
+"""
+import json
+import math
+import sys
+
+M1, M16 = 1 << 20, 1 << 24
+PYTORCH_CHAIN_MS = {M1: 3.6, M16: 260.0}  # PyTorch 1.13 eager, one thread, this machine
+PYTORCH_CHAIN_SPEEDUP = {M1: 2, M16: 10}  # compiled must be this many times faster
+HAND_CHAIN_MS = {M1: 1.5, M16: 24.0}      # the issue's hand-written Vector API loop
+C_CHAIN_MS = {M1: 0.77}                   # C with glibc's vector math
+PYTORCH_ROW_MS = {"softmax": 4.0, "layerNorm": 3.8}
+STREAM_GBS = {1: 17.0, 2: 27.0}           # STREAM triad on one core, on two
+TO_MS = {"s/op": 1e3, "ms/op": 1.0, "us/op": 1e-3, "ns/op": 1e-6}
+
+
+def load(path):
+    rows = []
+    for result in json.load(open(path)):
+        group, method = result["benchmark"].removeprefix("dev.smelt.benchmarks.").rsplit(".", 1)
+        metric = result["primaryMetric"]
+        scale = TO_MS[metric["scoreUnit"]]
+        error = float(metric["scoreError"])  # JMH writes "NaN" when there is one sample
+        error = 0 if math.isnan(error) else error
+        rows.append(dict(group=group, method=method,
+                         params={k: int(v) if v.isdigit() else v for k, v in result.get("params", {}).items()},
+                         median=metric["scorePercentiles"]["50.0"] * scale, mean=metric["score"] * scale,
+                         error=error * scale, samples=samples(metric)))
+    return rows
+
+
+def samples(metric):
+    """How many numbers the median is of: iterations or shots, or, in sample mode, samples."""
+    if "rawDataHistogram" in metric:
+        return sum(count for fork in metric["rawDataHistogram"] for iteration in fork for _, count in iteration)
+    return sum(len(fork) for fork in metric["rawData"])
+
+
+def median(rows, group, method, /, **params):
+    """The median time in ms of one benchmark, or None if it is not in the results."""
+    return next((r["median"] for r in rows if r["group"] == group and r["method"] == method
+                 and all(r["params"].get(k) == v for k, v in params.items())), None)
+
+
+def gbs(method, size, ms):
+    """Bytes moved over time: a·b+c reads three arrays and writes one (16 bytes per element);
+    STREAM counts 12 for its triad (b and c read, a written)."""
+    return None if ms is None else (12 if method == "triad" else 16) * size / (ms * 1e-3) / 1e9
+
+
+def ratio(a, b):
+    return None if a is None or b is None else a / b
+
+
+def fmt(ms):
+    return f"{ms * 1e3:.3g} µs" if ms < 0.1 else f"{ms:.3g} ms" if ms < 100 else f"{ms:,.0f} ms"
+
+
+def params_text(params):
+    return " ".join(f"{k}={v}" for k, v in params.items())
+
+
+def timings(rows):
+    memory = rows[0]["group"].startswith("MemoryBoundBench")
+    lines = ["| method | params | median | mean ± error | n |" + (" GB/s |" if memory else ""),
+             "|---|---|---|---|---|" + ("---|" if memory else "")]
+    for r in rows:
+        rate = f" {gbs(r['method'], r['params']['size'], r['median']):.1f} |" if memory else ""
+        lines.append(f"| {r['method']} | {params_text(r['params'])} | {fmt(r['median'])} "
+                     f"| {fmt(r['mean'])}{' ± ' + fmt(r['error']) if r['error'] else ''} | {r['samples']} |{rate}")
+    return lines
+
+
+class Checks:
+    """Rows of a targets table. `goal` is the target as text, `ok` its test; without them, or where
+    `applies` is false, the row is for information."""
+
+    def __init__(self):
+        self.lines = ["| check | params | value | target | result |", "|---|---|---|---|---|"]
+        self.failures = 0
+
+    def add(self, name, params, value, show, goal="—", ok=None, applies=True):
+        if ok is None or not applies:
+            result = "info"
+        elif value is None:
+            result = "MISSING"
+        else:
+            result = "PASS" if ok(value) else "FAIL"
+        self.failures += result in ("FAIL", "MISSING")
+        self.lines.append(f"| {name} | {params} | {'—' if value is None else show(value)} | {goal} | {result} |")
+
+
+def times(value):
+    return f"{value:.3g}×"
+
+
+def chain(checks, rows):
+    for size in sorted({r["params"]["size"] for r in rows if r["group"] == "ChainBench"}):
+        compiled, eager, hand = (median(rows, "ChainBench", m, size=size) for m in ("compiled", "eager", "handWritten"))
+        p = f"size={size}"
+        checks.add("compiled / handWritten", p, ratio(compiled, hand), times, "≤ 1.1× (1M, 16M)", lambda v: v <= 1.1, size in (M1, M16))
+        checks.add("eager / compiled", p, ratio(eager, compiled), times, "≥ 2× (16M)", lambda v: v >= 2, size == M16)
+        if size in PYTORCH_CHAIN_MS:
+            speedup = PYTORCH_CHAIN_SPEEDUP[size]
+            checks.add(f"PyTorch 1.13 {PYTORCH_CHAIN_MS[size]:g} ms / compiled", p, ratio(PYTORCH_CHAIN_MS[size], compiled),
+                       times, f"≥ {speedup}×", lambda v: v >= speedup)
+            checks.add(f"issue's hand loop {HAND_CHAIN_MS[size]:g} ms / handWritten", p, ratio(HAND_CHAIN_MS[size], hand), times)
+        if size in C_CHAIN_MS:
+            checks.add(f"C vector math {C_CHAIN_MS[size]} ms / compiled", p, ratio(C_CHAIN_MS[size], compiled), times)
+
+
+def memory(checks, rows):
+    for group, threads in (("MemoryBoundBench.OneThread", 1), ("MemoryBoundBench.TwoThreads", 2)):
+        for size in sorted({r["params"]["size"] for r in rows if r["group"] == group}):
+            compiled, triad = (gbs(m, size, median(rows, group, m, size=size)) for m in ("compiled", "triad"))
+            p = f"threads={threads} size={size}"
+            checks.add("compiled GB/s / triad GB/s", p, ratio(compiled, triad), "{:.0%}".format,
+                       "≥ 80% (16M)", lambda v: v >= 0.8, size == M16)
+            checks.add(f"triad GB/s / STREAM's {STREAM_GBS[threads]:g} GB/s", p, ratio(triad, STREAM_GBS[threads]), "{:.0%}".format)
+
+
+def row_ops(checks, rows):
+    shapes = [dict(p) for p in dict.fromkeys(tuple(r["params"].items()) for r in rows if r["group"] == "RowOpsBench")]
+    for params in shapes:
+        compiled, eager = (median(rows, "RowOpsBench", m, **params) for m in ("compiled", "eager"))
+        issue_shape = (params["rows"], params["cols"]) == (4096, 1024)
+        p = params_text(params)
+        checks.add("compiled", p, compiled, fmt, "≤ 2.5 ms ([4096,1024])", lambda v: v <= 2.5, issue_shape)
+        checks.add("eager / compiled", p, ratio(eager, compiled), times, "≥ 2× ([4096,1024])", lambda v: v >= 2, issue_shape)
+        pytorch = PYTORCH_ROW_MS[params["op"]]
+        if issue_shape:
+            checks.add(f"PyTorch 1.13 {pytorch:g} ms / compiled", p, ratio(pytorch, compiled), times)
+
+
+def compile_latency(checks, rows):
+    for method, goal, ok, sizes in (("compileLatency", "< 5 ms", lambda v: v < 5, None),
+                                    ("firstCall", "< 50 ms (1M)", lambda v: v < 50, {M1})):
+        found = [r for r in rows if r["group"] == "CompileBench" and r["method"] == method]
+        for r in found:
+            size = r["params"]["size"]
+            checks.add(f"{method} median", f"size={size}", r["median"], fmt, goal, ok, sizes is None or size in sizes)
+        if not found:
+            checks.add(f"{method} median", "—", None, fmt, goal, ok)
+
+
+def main(paths):
+    rows = [row for path in paths for row in load(path)]
+    failures = 0
+    for group in dict.fromkeys(r["group"] for r in rows):
+        print(f"## {group}\n\n" + "\n".join(timings([r for r in rows if r["group"] == group])) + "\n")
+    for prefix, add in (("ChainBench", chain), ("MemoryBoundBench", memory), ("RowOpsBench", row_ops), ("CompileBench", compile_latency)):
+        if any(r["group"].startswith(prefix) for r in rows):
+            checks = Checks()
+            add(checks, rows)
+            print(f"## Targets: {prefix}\n\n" + "\n".join(checks.lines) + "\n")
+            failures += checks.failures
+    print(f"{failures} target(s) failed or missing." if failures else "Every target that applies passed.")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit("usage: report.py results.json…   (written by: java -jar benchmarks.jar -rf json -rff results.json)")
+    sys.exit(main(sys.argv[1:]))
