@@ -9,7 +9,7 @@ import dev.smelt.ir.Storage;
 import dev.smelt.ref.Interpreter;
 import dev.smelt.runtime.Explain;
 import dev.smelt.testing.RandomGraphs;
-import dev.smelt.testing.Tolerance;
+import dev.smelt.testing.GraphTolerance;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /// The whole pipeline against the oracle: random graphs (chains and DAGs, shapes with 0, 1 and
 /// primes, broadcasts, views, reductions on every axis, special values in the data) are compiled
-/// and run, and every output element must be within the bound [Tolerance] derives from the ops.
+/// and run, and every output element must be within the bound [GraphTolerance] derives from the ops.
 class CompiledGraphsTest {
     private static final AtomicLong COMPARED = new AtomicLong(), SKIPPED = new AtomicLong();
 
@@ -31,13 +31,13 @@ class CompiledGraphsTest {
         Graph graph = RandomGraphs.generate(seed, 14);
         List<Storage> inputs = RandomGraphs.inputs(seed, graph);
         var expected = Interpreter.run(graph, inputs);
-        var bounds = Interpreter.run(Tolerance.bounds(graph), inputs);
+        var bounds = Interpreter.run(GraphTolerance.bounds(graph), inputs);
         var program = Compiler.compile(graph);
         var actual = program.run(inputs);
         for (int o = 0; o < expected.size(); o++)
             for (int i = 0; i < expected.get(o).size(); i++) {
                 double bound = bounds.get(o).get(i);
-                String problem = Tolerance.mismatch(expected.get(o).get(i), actual.get(o).get(i), bound);
+                String problem = GraphTolerance.mismatch(expected.get(o).get(i), actual.get(o).get(i), bound);
                 (Double.isFinite(bound) ? COMPARED : SKIPPED).incrementAndGet();
                 if (problem != null)
                     fail("seed %d, output %d, element %d: reference %s, compiled %s: %s%n%s%n%s".formatted(

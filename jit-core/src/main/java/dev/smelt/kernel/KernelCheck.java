@@ -6,7 +6,8 @@ import dev.smelt.ir.Shape;
 import java.util.List;
 
 /// The invariants of a [Kernel], checked once when it is built so that generated code can trust
-/// them: every load and store stays inside its buffer, dtypes agree, accumulators are defined
+/// them: every load and store stays inside its buffer, dtypes agree, operators get the dtypes the
+/// graph IR allows them (no `exp` of an `i32`, no arithmetic on `bool`), accumulators are defined
 /// before use, and row outputs do not vary within a row.
 final class KernelCheck {
     private KernelCheck() {}
@@ -51,8 +52,16 @@ final class KernelCheck {
                 case Expr.Load load -> load(load);
                 case Expr.Constant _ -> { }
                 case Expr.Index index -> require(index.axis() >= 0 && index.axis() < rank && !(perRow && index.axis() >= firstReduced), "index of axis %d", index.axis());
-                case Expr.Unary unary -> check(unary.x());
-                case Expr.Binary binary -> { check(binary.left()); check(binary.right()); }
+                case Expr.Unary unary -> {
+                    var x = unary.x().dtype();
+                    require(x.isFloating() || unary.op().acceptsIntegers() && x == DType.I32, "%s is not defined on %s", unary.op(), x);
+                    check(unary.x());
+                }
+                case Expr.Binary binary -> {
+                    var operands = binary.left().dtype();
+                    require(operands.isFloating() || binary.op().isComparison() || binary.op().acceptsIntegers() && operands == DType.I32, "%s is not defined on %s", binary.op(), operands);
+                    check(binary.left()); check(binary.right());
+                }
                 case Expr.Where where -> {
                     require(where.condition().dtype() == DType.BOOL && where.ifTrue().dtype() == where.ifFalse().dtype(), "where needs a bool condition and equal branch dtypes");
                     check(where.condition()); check(where.ifTrue()); check(where.ifFalse());

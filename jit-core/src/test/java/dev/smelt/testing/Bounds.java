@@ -10,7 +10,7 @@ import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.UnaryOp;
 
-/// One error rule per op for [Tolerance]: `e(op(x)) = max|op'| over [x−e, x+e] · e(x) + own rounding`.
+/// One error rule per op for [GraphTolerance]: `e(op(x)) = max|op'| over [x−e, x+e] · e(x) + own rounding`.
 final class Bounds {
     private Bounds() {}
 
@@ -33,7 +33,7 @@ final class Bounds {
         };
         Node propagated = times(derivative, ex);
         if (u.op() == UnaryOp.SIGN) propagated = unstableIf(both(positive(ex), compare(BinaryOp.LE, abs(x), ex)), zero(x.shape()));
-        return finite(add(propagated, Tolerance.local(u, Tolerance.localUlps(u.op()))));
+        return finite(add(propagated, GraphTolerance.local(u, GraphTolerance.localUlps(u.op()))));
     }
 
     // factor / low where low > 0, else unbounded.
@@ -60,7 +60,7 @@ final class Bounds {
             case EQ, NE, LT, LE, GT, GE -> throw new IllegalStateException("comparisons are handled above");
         };
         double ulps = b.op() == BinaryOp.POW ? 2 : b.op() == BinaryOp.MAXIMUM || b.op() == BinaryOp.MINIMUM ? 0 : 0.5;
-        return finite(add(propagated, Tolerance.local(b, ulps)));
+        return finite(add(propagated, GraphTolerance.local(b, ulps)));
     }
 
     // |a/c − (a±ea)/(c±ec)| ≤ (|a|·ec + |c|·ea) / (|c|·(|c| − ec)), unbounded when c may be 0.
@@ -75,7 +75,7 @@ final class Bounds {
     static Node ofCast(Node.Cast c, Node ex) {
         DType from = c.x().dtype(), to = c.dtype();
         Shape shape = c.shape();
-        if (to.isFloating()) return finite(add(ex, Tolerance.local(c, from == DType.F32 && to == DType.F64 ? 0 : 0.5)));
+        if (to.isFloating()) return finite(add(ex, GraphTolerance.local(c, from == DType.F32 && to == DType.F64 ? 0 : 0.5)));
         if (!from.isFloating()) return ex;
         Node x = f64(c.x());
         if (to == DType.BOOL) return unstableIf(both(positive(ex), compare(BinaryOp.LE, abs(x), ex)), zero(shape));
@@ -92,8 +92,8 @@ final class Bounds {
         int count = 1;
         for (int axis : r.axes()) count *= r.x().shape().dim(axis);
         return finite(switch (r.op()) {
-            case SUM -> add(add(reduce(ReduceOp.SUM, ex, r.axes()), scale(reduce(ReduceOp.SUM, abs(r.x()), r.axes()), count * ulp(r.dtype()))), Tolerance.local(r, 0.5));
-            case PROD -> unstableIf(positive(worst), Tolerance.local(r, count));
+            case SUM -> add(add(reduce(ReduceOp.SUM, ex, r.axes()), scale(reduce(ReduceOp.SUM, abs(r.x()), r.axes()), count * ulp(r.dtype()))), GraphTolerance.local(r, 0.5));
+            case PROD -> unstableIf(positive(worst), GraphTolerance.local(r, count));
             case MAX, MIN -> worst;
             case ARGMAX, ARGMIN -> throw new IllegalStateException("arg-reductions are handled above");
         });
@@ -113,7 +113,7 @@ final class Bounds {
         int k = m.a().shape().dim(m.a().shape().rank() - (m.transposeA() ? 2 : 1));
         Node propagated = add(add(product(m, a, eb), product(m, ea, b)), product(m, ea, eb));
         Node reassociation = scale(product(m, a, b), k * ulp(m.dtype()));
-        return finite(add(add(propagated, reassociation), Tolerance.local(m, 0.5)));
+        return finite(add(add(propagated, reassociation), GraphTolerance.local(m, 0.5)));
     }
 
     private static Node product(Node.MatMul m, Node a, Node b) { return new Node.MatMul(a, b, m.transposeA(), m.transposeB()); }

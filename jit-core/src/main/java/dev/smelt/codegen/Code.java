@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.codegen;
+
+import static org.objectweb.asm.Opcodes.BIPUSH;
+import static org.objectweb.asm.Opcodes.GOTO;
+import static org.objectweb.asm.Opcodes.ICONST_0;
+import static org.objectweb.asm.Opcodes.ICONST_1;
+import static org.objectweb.asm.Opcodes.IF_ICMPGE;
+import static org.objectweb.asm.Opcodes.ILOAD;
+import static org.objectweb.asm.Opcodes.ISTORE;
+import static org.objectweb.asm.Opcodes.SIPUSH;
+
+import dev.smelt.ir.DType;
+import org.objectweb.asm.Label;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Type;
+
+/// A method body under construction: typed loads and stores, constants, and the few structured
+/// control-flow shapes kernels need (counted loops, if/else), modelled on `java.lang.classfile`'s
+/// `CodeBuilder`, so no emitter ever handles a [Label].
+final class Code {
+    final MethodVisitor mv;
+
+    Code(MethodVisitor mv) { this.mv = mv; }
+
+    /// The JVM type a value of `dtype` has on the operand stack and in locals; `bool` is an `int` 0 or 1.
+    static Type scalarType(DType dtype) {
+        return switch (dtype) {
+            case BOOL, I32 -> Type.INT_TYPE;
+            case F32 -> Type.FLOAT_TYPE;
+            case F64 -> Type.DOUBLE_TYPE;
+        };
+    }
+
+    /// The element type of `dtype`'s buffers; `bool` is one byte per element.
+    static Type elementType(DType dtype) { return dtype == DType.BOOL ? Type.BYTE_TYPE : scalarType(dtype); }
+
+    void op(int opcode) { mv.visitInsn(opcode); }
+
+    void load(Type type, int slot) { mv.visitVarInsn(type.getOpcode(ILOAD), slot); }
+
+    void store(Type type, int slot) { mv.visitVarInsn(type.getOpcode(ISTORE), slot); }
+
+    void loadInt(int slot) { load(Type.INT_TYPE, slot); }
+
+    void storeInt(int slot) { store(Type.INT_TYPE, slot); }
+
+    void pushInt(int value) {
+        if (value >= -1 && value <= 5) mv.visitInsn(ICONST_0 + value);
+        else if (value >= Byte.MIN_VALUE && value <= Byte.MAX_VALUE) mv.visitIntInsn(BIPUSH, value);
+        else if (value >= Short.MIN_VALUE && value <= Short.MAX_VALUE) mv.visitIntInsn(SIPUSH, value);
+        else mv.visitLdcInsn(value);
+    }
+
+    /// Pushes `value`, already rounded to `dtype`, as `dtype`'s JVM type.
+    void pushConstant(DType dtype, double value) {
+        switch (dtype) {
+            case BOOL, I32 -> pushInt((int) value);
+            case F32 -> mv.visitLdcInsn((float) value);
+            case F64 -> mv.visitLdcInsn(value);
+        }
+    }
+
+    /// Maps the code that follows to `line` of the printed kernel (the class's `SourceFile`).
+    void line(int line) {
+        var here = new Label();
+        mv.visitLabel(here);
+        mv.visitLineNumber(line, here);
+    }
+
+    /// `while (counter < <limit>) body`, with `limit` pushing an int.
+    void whileLess(int counter, Runnable limit, Runnable body) {
+        Label top = new Label(), done = new Label();
+        mv.visitLabel(top);
+        loadInt(counter);
+        limit.run();
+        mv.visitJumpInsn(IF_ICMPGE, done);
+        body.run();
+        mv.visitJumpInsn(GOTO, top);
+        mv.visitLabel(done);
+    }
+
+    /// `for (; counter < <limit>; counter += step) body`.
+    void forLoop(int counter, Runnable limit, int step, Runnable body) {
+        whileLess(counter, limit, () -> {
+            body.run();
+            mv.visitIincInsn(counter, step);
+        });
+    }
+
+    /// `for (counter = 0; counter < limit; counter++) body`, for a constant `limit`.
+    void forRange(int counter, int limit, Runnable body) {
+        pushInt(0);
+        storeInt(counter);
+        forLoop(counter, () -> pushInt(limit), 1, body);
+    }
+
+    /// `if (<condition>) then else otherwise`, where the operands of `jumpIfFalse` (a conditional
+    /// jump opcode taken when the condition does not hold) are already on the stack.
+    void ifElse(int jumpIfFalse, Runnable then, Runnable otherwise) {
+        Label elseBranch = new Label(), done = new Label();
+        mv.visitJumpInsn(jumpIfFalse, elseBranch);
+        then.run();
+        mv.visitJumpInsn(GOTO, done);
+        mv.visitLabel(elseBranch);
+        otherwise.run();
+        mv.visitLabel(done);
+    }
+
+    /// `if (<condition>) then`, as [#ifElse] with nothing in the else branch.
+    void ifThen(int jumpIfFalse, Runnable then) {
+        Label done = new Label();
+        mv.visitJumpInsn(jumpIfFalse, done);
+        then.run();
+        mv.visitLabel(done);
+    }
+
+    /// `<condition> ? 1 : 0`: a `bool` from a comparison whose operands are on the stack.
+    void bool(int jumpIfFalse) { ifElse(jumpIfFalse, () -> pushInt(1), () -> pushInt(0)); }
+
+    /// The bytecode length so far; call at the end of a method for its code size.
+    int size() {
+        var end = new Label();
+        mv.visitLabel(end);
+        return end.getOffset();
+    }
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.codegen;
+
+import dev.smelt.ir.UnaryOp;
+import java.util.EnumMap;
+import java.util.Map;
+import jdk.incubator.vector.DoubleVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+
+/// Every JDK and [Scalars]/[Lanes] method that scalar kernel code calls, built by reflection like
+/// [VectorApi]. The `double` forms serve `f32` too: the value is widened, computed in double and
+/// rounded once, which is the interpreter's arithmetic.
+final class JavaApi {
+    private JavaApi() {}
+
+    static final MethodRef MAX_FLOAT = MethodRef.of(Math.class, "max", float.class, float.class);
+    static final MethodRef MIN_FLOAT = MethodRef.of(Math.class, "min", float.class, float.class);
+    static final MethodRef MAX_DOUBLE = MethodRef.of(Math.class, "max", double.class, double.class);
+    static final MethodRef MIN_DOUBLE = MethodRef.of(Math.class, "min", double.class, double.class);
+    static final MethodRef MAX_INT = MethodRef.of(Math.class, "max", int.class, int.class);
+    static final MethodRef MIN_INT = MethodRef.of(Math.class, "min", int.class, int.class);
+    static final MethodRef ABS_FLOAT = MethodRef.of(Math.class, "abs", float.class);
+    static final MethodRef ABS_DOUBLE = MethodRef.of(Math.class, "abs", double.class);
+    static final MethodRef ABS_INT = MethodRef.of(Math.class, "abs", int.class);
+    static final MethodRef SIGNUM_INT = MethodRef.of(Integer.class, "signum", int.class);
+    static final MethodRef SQRT = math("sqrt");
+    static final MethodRef POW = MethodRef.of(Scalars.class, "pow", double.class, double.class);
+    static final MethodRef POW_INT = MethodRef.of(Scalars.class, "pow", int.class, int.class);
+    static final MethodRef POW_INT_LANES = MethodRef.of(Lanes.class, "pow", IntVector.class, IntVector.class);
+    static final MethodRef GELU_ERF_FLOAT_LANES = MethodRef.of(Lanes.class, "geluErf", FloatVector.class);
+    static final MethodRef GELU_ERF_DOUBLE_LANES = MethodRef.of(Lanes.class, "geluErf", DoubleVector.class);
+
+    private static final Map<UnaryOp, MethodRef> FUNCTIONS = new EnumMap<>(UnaryOp.class);
+    static {
+        for (var op : UnaryOp.values()) {
+            var function = resolve(op);
+            if (function != null) FUNCTIONS.put(op, function);
+        }
+    }
+
+    /// The `double -> double` method that computes `op` (`Math.exp` for `exp`), for the operators
+    /// that are one call; the others are inline bytecode.
+    static MethodRef function(UnaryOp op) {
+        var function = FUNCTIONS.get(op);
+        if (function == null) throw new IllegalArgumentException(op + " is inline bytecode");
+        return function;
+    }
+
+    private static MethodRef resolve(UnaryOp op) {
+        return switch (op) {
+            case EXP, EXPM1, LOG, LOG1P, SIN, COS, TANH, SQRT -> math(op.name().toLowerCase(java.util.Locale.ROOT));
+            case SIGN -> scalars("sign");
+            case SIGMOID -> scalars("sigmoid");
+            case GELU_TANH -> scalars("geluTanh");
+            case GELU_ERF -> scalars("geluErf");
+            case SILU -> scalars("silu");
+            case SOFTPLUS -> scalars("softplus");
+            case NEG, ABS, RSQRT, RECIPROCAL, SQUARE, RELU -> null;
+        };
+    }
+
+    private static MethodRef math(String name) { return MethodRef.of(Math.class, name, double.class); }
+
+    private static MethodRef scalars(String name) { return MethodRef.of(Scalars.class, name, double.class); }
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.codegen;
+
+import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.KernelPrinter;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+
+/// Compiles a [Kernel] to a class file implementing [dev.smelt.kernel.KernelFunction].
+///
+/// For a softmax over rows of 1027, `kernel [R,1027] reduce 1 { in0: f32 …; r0 = max(in0);
+/// r1 = sum(exp(sub(in0, r0))); out0 = div(exp(sub(in0, r0)), r1) }`, the [Variant#VECTOR] class on
+/// an AVX-512 host is, as Java:
+/// ```
+/// public final class Kernel$3f1c…$Vector implements KernelFunction {        // SourceFile kernel-3f1c….ir
+///     private static final VectorSpecies<Float> SPECIES_F32 = VectorSpecies.of(float.class, VectorShape.forBitSize(512));
+///     …                                                     // one species of 16 lanes per dtype
+///     public void run(Object[] buffers, int start, int end) {
+///         float[] in0 = (float[]) buffers[0], out0 = (float[]) buffers[1];
+///         for (int row = start; row < end; row++) {
+///             int i0 = row;                                  // the row's outer indices
+///             int line0 = 0 + i0 * 1027;                     // where each buffer's row starts
+///             float acc0 = Float.NEGATIVE_INFINITY;          // line 3 of the .ir: r0 = max(in0)
+///             FloatVector lanes0 = FloatVector.broadcast(SPECIES_F32, Float.NEGATIVE_INFINITY);
+///             int j = 0, innerEnd = 1027, innerBound = j + SPECIES_F32.loopBound(innerEnd - j);
+///             for (; j < innerBound; j += 16) lanes0 = lanes0.max(FloatVector.fromArray(SPECIES_F32, in0, line0 + j));
+///             for (; j < innerEnd; j++) acc0 = Math.max(acc0, in0[line0 + j]);    // the scalar tail
+///             float r0 = Math.max(acc0, lanes0.reduceLanes(MAX));
+///             double acc1 = 0;                               // r1 = sum(…): f32 sums add in double
+///             …                                              // the same loops: lanes1.add(….sub(r0).lanewise(EXP))
+///             float r1 = (float) (acc1 + lanes1.reduceLanes(ADD));
+///             for (j = 0; j < innerBound; j += 16)           // out0 = div(exp(sub(in0, r0)), r1)
+///                 FloatVector.fromArray(SPECIES_F32, in0, line0 + j).sub(FloatVector.broadcast(SPECIES_F32, r0))
+///                         .lanewise(EXP).div(FloatVector.broadcast(SPECIES_F32, r1)).intoArray(out0, line0 + j);
+///             for (; j < innerEnd; j++) out0[line0 + j] = (float) Math.exp((double) (in0[line0 + j] - r0)) / r1;
+///         }
+///     }
+/// }
+/// ```
+/// A pointwise kernel walks its points in segments along the inner axis instead of rows (see
+/// [LoopEmitter#points]); [LoopSpace] merges axes first, so a contiguous kernel is one segment.
+/// Buffer `b`'s element at a point is `line<b> + j * stride`: `fromArray` for stride 1, a broadcast
+/// of one scalar for stride 0, a gather with a constant index map (`STRIDE_s`) otherwise.
+///
+/// [Variant#SCALAR] is the same class without the vector loops and is bit-exact to the
+/// `KernelInterpreter`: `f32` sums and products accumulate in double as it does. [Variant#VECTOR]
+/// differs from it only where the Vector API does: transcendentals (a few ulps), sums (vector lanes
+/// reassociate and add in the dtype: `n·ε·Σ|x|`); [VectorPlan] lists the loops that stay scalar.
+///
+/// A method over [#METHOD_LIMIT] bytes is first split: `run` then calls one static helper per
+/// reduction and per output ([KernelClass]). If a helper is still too large the kernel is
+/// rejected with [KernelTooLargeException].
+public final class KernelEmitter {
+    /// Hidden classes are defined in their lookup class's package (`Lookup.defineHiddenClass`), and
+    /// the runtime's `KernelLoader` is the lookup.
+    static final String PACKAGE = "dev/smelt/runtime";
+
+    /// HotSpot does not compile a method over 8000 bytes of bytecode (`HugeMethodLimit`); keep a margin.
+    public static final int METHOD_LIMIT = 7900;
+
+    private KernelEmitter() {}
+
+    public static GeneratedKernel emit(Kernel kernel, Variant variant) { return emit(kernel, variant, 0); }
+
+    /// [#emit] with vectors of `lanes` lanes instead of the preferred count, for tests.
+    static GeneratedKernel emit(Kernel kernel, Variant variant, int lanes) {
+        String text = KernelPrinter.print(kernel);
+        String className = PACKAGE + "/Kernel$" + hash(text) + (variant == Variant.SCALAR ? "$Scalar" : "$Vector");
+        String sourceFile = "kernel-" + hash(text) + ".ir";
+        var space = LoopSpace.of(kernel);
+        var plan = variant == Variant.VECTOR ? VectorPlan.of(kernel, lanes) : null;
+        var written = new KernelClass(kernel, space, plan, className, false).write(sourceFile);
+        if (written.largestSize() > METHOD_LIMIT) written = new KernelClass(kernel, space, plan, className, true).write(sourceFile);
+        if (written.largestSize() > METHOD_LIMIT) throw new KernelTooLargeException(written.largest(), written.largestSize(), METHOD_LIMIT);
+        var fallbacks = variant == Variant.VECTOR && plan == null ? List.of("every loop: no vector species of %d lanes for this kernel's widest dtype".formatted(lanes)) : written.fallbacks();
+        return new GeneratedKernel(className.replace('/', '.'), written.bytes(), written.runSize(), variant, fallbacks, text);
+    }
+
+    /// The first 16 hex digits of the SHA-256 of `text`: stable across runs, for class and dump names.
+    static String hash(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+}

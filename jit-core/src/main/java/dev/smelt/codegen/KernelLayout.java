@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.codegen;
+
+import dev.smelt.ir.DType;
+import dev.smelt.ir.ReduceOp;
+import dev.smelt.kernel.Kernel;
+import java.util.ArrayList;
+import java.util.List;
+import org.objectweb.asm.Type;
+
+/// The local-variable slots of one generated method, assigned once from the kernel, so that no
+/// emitter writes a slot number. Every method starts `(Object[] buffers, int start, int end, …)`;
+/// `run` is an instance method, the helpers of a split kernel are static and take the results of
+/// earlier reductions as further parameters.
+///
+/// @param arrays      each buffer's typed array (`float[] in0 = (float[]) buffers[0]`)
+/// @param lines       each buffer's position at index 0 of the current line of the inner axis
+/// @param axes        the index along each [LoopSpace] axis; the inner one is the loop counter `j`
+/// @param accumulators each reduction's running value (for `argmax`/`argmin`: the best value)
+/// @param bestIndices each arg-reduction's index of the best value
+/// @param results     each reduction's finished value, read by [dev.smelt.kernel.Expr.Accumulated]
+/// @param vectorAccumulators each reduction's lanes of partial results in a vector loop
+/// @param candidate   the value an arg-reduction is comparing
+/// @param firstTemp   where the vector emitter's temporaries start
+record KernelLayout(int buffers, int start, int end, int row, int rest, int innerEnd, int innerBound,
+                    List<Integer> arrays, List<Integer> lines, List<Integer> axes, List<Integer> accumulators,
+                    List<Integer> bestIndices, List<Integer> results, List<Integer> vectorAccumulators,
+                    int candidate, int firstTemp) {
+
+    static KernelLayout of(Kernel kernel, LoopSpace space, boolean instance, int resultParameters) {
+        var slots = new int[] {instance ? 1 : 0};
+        int buffers = take(slots, 1), start = take(slots, 1), end = take(slots, 1);
+        var results = new ArrayList<Integer>();
+        var reductions = kernel.reductions();
+        for (int k = 0; k < resultParameters; k++) results.add(take(slots, width(Code.scalarType(reductions.get(k).dtype()))));
+        int row = take(slots, 1), rest = take(slots, 1), innerEnd = take(slots, 1), innerBound = take(slots, 1);
+        var arrays = repeat(slots, kernel.bufferCount(), 1);
+        var lines = repeat(slots, kernel.bufferCount(), 1);
+        var axes = repeat(slots, space.rank(), 1);
+        var accumulators = new ArrayList<Integer>();
+        for (var reduction : reductions) accumulators.add(take(slots, width(accumulatorType(reduction))));
+        var bestIndices = repeat(slots, reductions.size(), 1);
+        for (int k = resultParameters; k < reductions.size(); k++) results.add(take(slots, width(Code.scalarType(reductions.get(k).dtype()))));
+        var vectorAccumulators = repeat(slots, reductions.size(), 1);
+        int candidate = take(slots, 2);
+        return new KernelLayout(buffers, start, end, row, rest, innerEnd, innerBound, arrays, lines, axes,
+                List.copyOf(accumulators), bestIndices, List.copyOf(results), vectorAccumulators, candidate, slots[0]);
+    }
+
+    /// The JVM type a reduction folds in: `double` for `f32` sums and products, which is what the
+    /// interpreter does and keeps scalar kernels bit-exact; the best value for arg-reductions;
+    /// otherwise the reduction's own dtype (`max`/`min` are exact in any precision).
+    static Type accumulatorType(Kernel.Reduction reduction) {
+        var op = reduction.op();
+        if (op.isArg()) return Code.scalarType(reduction.value().dtype());
+        boolean widened = reduction.dtype() == DType.F32 && (op == ReduceOp.SUM || op == ReduceOp.PROD);
+        return widened ? Type.DOUBLE_TYPE : Code.scalarType(reduction.dtype());
+    }
+
+    int array(int buffer) { return arrays.get(buffer); }
+
+    int line(int buffer) { return lines.get(buffer); }
+
+    int axis(int axis) { return axes.get(axis); }
+
+    private static int width(Type type) { return type.getSize(); }
+
+    private static int take(int[] slots, int width) {
+        int slot = slots[0];
+        slots[0] += width;
+        return slot;
+    }
+
+    private static List<Integer> repeat(int[] slots, int count, int width) {
+        var list = new ArrayList<Integer>();
+        for (int i = 0; i < count; i++) list.add(take(slots, width));
+        return List.copyOf(list);
+    }
+}

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.codegen;
+
+import static org.objectweb.asm.Opcodes.*;
+
+import dev.smelt.ir.DType;
+import dev.smelt.ir.ReduceOp;
+import dev.smelt.kernel.Kernel;
+import java.util.BitSet;
+import java.util.List;
+import org.objectweb.asm.Type;
+
+/// Emits the loops of one generated method: the rows, the reduced axes of a row, and the inner
+/// axis, which has a vector main loop (when `vector` is set and the loop's body allows it) and then
+/// a scalar tail. Each section (a reduction, the full outputs, the row outputs) is one method here.
+final class LoopEmitter {
+    /// A loop body: the scalar form, and the vector form or null.
+    private record Body(Runnable scalar, Runnable vector) {}
+
+    private final Code code;
+    private final Kernel kernel;
+    private final LoopSpace space;
+    private final KernelLayout layout;
+    private final ScalarEmitter scalar;
+    private final VectorEmitter vector;
+    private final VectorPlan plan;
+    private final List<String> fallbacks;
+
+    LoopEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout, ScalarEmitter scalar, VectorEmitter vector,
+                VectorPlan plan, List<String> fallbacks) {
+        this.fallbacks = fallbacks;
+        this.code = code;
+        this.kernel = kernel;
+        this.space = space;
+        this.layout = layout;
+        this.scalar = scalar;
+        this.vector = vector;
+        this.plan = plan;
+    }
+
+    // float[] in0 = (float[]) buffers[0]; …   for each buffer in `buffers`
+    void loadArrays(BitSet buffers) {
+        for (int b = buffers.nextSetBit(0); b >= 0; b = buffers.nextSetBit(b + 1)) {
+            code.load(Type.getType(Object.class), layout.buffers());
+            code.pushInt(b);
+            code.op(AALOAD);
+            code.mv.visitTypeInsn(CHECKCAST, "[" + Code.elementType(dtypeOf(b)).getDescriptor());
+            code.store(Type.getType(Object.class), layout.array(b));
+        }
+    }
+
+    // for (row = start; row < end; row++) <body>
+    void rows(Runnable body) {
+        code.loadInt(layout.start());
+        code.storeInt(layout.row());
+        code.forLoop(layout.row(), () -> code.loadInt(layout.end()), 1, body);
+    }
+
+    // rest = row; i1 = rest % dim1; rest /= dim1; i0 = rest   (the outer indices of the row in `slot`)
+    void rowIndices(int slot) { decompose(slot, space.outerRank()); }
+
+    /// A pointwise kernel's rows are its points. Walks `[start, end)` in segments that each lie on
+    /// one line of the inner axis:
+    /// ```
+    /// for (int point = start; point < end; point += innerEnd - j) {
+    ///     i0 = point / …; j = point % dim;                        // the point's indices
+    ///     line0 = offset0 + i0 * stride0; …                       // each buffer at j = 0
+    ///     innerEnd = Math.min(dim, j + (end - point));
+    ///     <inner loop over j>
+    /// }
+    /// ```
+    void points(List<Integer> outputs) {
+        int point = layout.row(), j = layout.axis(space.inner());
+        code.line(outputLine(outputs.getFirst()));
+        code.loadInt(layout.start());
+        code.storeInt(point);
+        code.whileLess(point, () -> code.loadInt(layout.end()), () -> {
+            decompose(point, space.rank());
+            lines(buffersOf(outputs));
+            code.pushInt(space.dim(space.inner()));
+            code.loadInt(j);
+            code.loadInt(layout.end());
+            code.loadInt(point);
+            code.op(ISUB);
+            code.op(IADD);
+            JavaApi.MIN_INT.invoke(code.mv);
+            code.storeInt(layout.innerEnd());
+            code.loadInt(point);
+            code.loadInt(layout.innerEnd());
+            code.loadInt(j);
+            code.op(ISUB);
+            code.op(IADD);
+            code.storeInt(point);
+            innerLoop(outputsBody(outputs));
+        });
+    }
+
+    /// `r<k> = <op>(<value>)`: folds the row, vector lanes first when the plan allows, then the
+    /// scalar tail, then finishes: `r0 = (float) acc` for an `f32` sum, the index for `argmax`.
+    void reduction(int k) {
+        var reduction = kernel.reductions().get(k);
+        code.line(2 + kernel.inputs().size() + k);
+        var accumulator = KernelLayout.accumulatorType(reduction);
+        code.pushConstant(dtypeOf(accumulator), reduction.op().isArg() ? 0 : reduction.op().identity());
+        code.store(accumulator, layout.accumulators().get(k));
+        code.pushInt(0);
+        code.storeInt(layout.bestIndices().get(k));
+        boolean vectorized = vectorLoop() && scalarBecause(plan.whyScalar(kernel, space, k));
+        int lanes = layout.vectorAccumulators().get(k);
+        if (vectorized) vector.initAccumulator(reduction.dtype(), reduction.op().identity(), lanes);
+        overRow(LoopSpace.loads(reduction.value()), new Body(() -> scalarFold(k), vectorized ? () -> vector.fold(reduction, lanes) : null));
+        if (vectorized) {
+            // acc = acc + (double) vacc.reduceLanes(ADD)
+            code.load(accumulator, layout.accumulators().get(k));
+            vector.reduceLanes(reduction, lanes);
+            if (accumulator != Code.scalarType(reduction.dtype())) code.op(F2D);
+            combine(reduction.op(), accumulator);
+            code.store(accumulator, layout.accumulators().get(k));
+        }
+        finish(k, reduction, accumulator);
+    }
+
+    // out<i>[…] = <value> at every point of the row
+    void fullOutputs(List<Integer> outputs) {
+        code.line(outputLine(outputs.getFirst()));
+        overRow(buffersOf(outputs), outputsBody(outputs));
+    }
+
+    // out<i>[line] = <value>, once per row
+    void rowOutputs(List<Integer> outputs) {
+        lines(buffersOf(outputs));
+        for (int i : outputs) {
+            code.line(outputLine(i));
+            scalar.emitStore(i);
+        }
+    }
+
+    private Body outputsBody(List<Integer> outputs) {
+        Runnable scalarStores = () -> outputs.forEach(i -> { code.line(outputLine(i)); scalar.emitStore(i); });
+        boolean vectorized = vectorLoop() && scalarBecause(plan.whyScalar(kernel, space, outputs));
+        return new Body(scalarStores, vectorized ? () -> outputs.forEach(i -> { code.line(outputLine(i)); vector.emitStore(i); }) : null);
+    }
+
+    /// Whether inner loops get a vector main loop at all: not in scalar kernels, nor where the inner
+    /// axis is shorter than a vector.
+    private boolean vectorLoop() { return vector != null && space.dim(space.inner()) >= plan.lanes(); }
+
+    /// Records why a loop runs scalar; true when there is no reason, so it gets a vector main loop.
+    private boolean scalarBecause(List<String> reasons) {
+        fallbacks.addAll(reasons);
+        return reasons.isEmpty();
+    }
+
+    // for (i1 = 0; i1 < dim1; i1++) … { lines; for (j = 0; j < dim; …) <body> }   over the reduced axes
+    private void overRow(BitSet buffers, Body body) { nest(space.outerRank(), buffers, body); }
+
+    private void nest(int axis, BitSet buffers, Body body) {
+        if (axis < space.inner()) {
+            code.forRange(layout.axis(axis), space.dim(axis), () -> nest(axis + 1, buffers, body));
+            return;
+        }
+        lines(buffers);
+        code.pushInt(0);
+        code.storeInt(layout.axis(axis));
+        code.pushInt(space.dim(axis));
+        code.storeInt(layout.innerEnd());
+        innerLoop(body);
+    }
+
+    /// ```
+    /// for (innerBound = j + SPECIES.loopBound(innerEnd - j); j < innerBound; j += LANES) <vector body>
+    /// for (; j < innerEnd; j++) <scalar body>
+    /// ```
+    private void innerLoop(Body body) {
+        int j = layout.axis(space.inner());
+        if (body.vector() != null) {
+            code.loadInt(j);
+            vector.pushSpecies(plan.maskType());
+            code.loadInt(layout.innerEnd());
+            code.loadInt(j);
+            code.op(ISUB);
+            VectorApi.LOOP_BOUND.invoke(code.mv);
+            code.op(IADD);
+            code.storeInt(layout.innerBound());
+            code.forLoop(j, () -> code.loadInt(layout.innerBound()), plan.lanes(), body.vector());
+        }
+        code.forLoop(j, () -> code.loadInt(layout.innerEnd()), 1, body.scalar());
+    }
+
+    // acc = acc + (double) <value>  /  Math.max(acc, <value>)  /  the arg-reduction update
+    private void scalarFold(int k) {
+        var reduction = kernel.reductions().get(k);
+        var accumulator = KernelLayout.accumulatorType(reduction);
+        int slot = layout.accumulators().get(k);
+        if (reduction.op().isArg()) {
+            scalar.emit(reduction.value());
+            code.store(accumulator, layout.candidate());
+            argUpdate(reduction.op(), accumulator, slot, layout.bestIndices().get(k));
+            return;
+        }
+        code.load(accumulator, slot);
+        scalar.emit(reduction.value());
+        if (accumulator != Code.scalarType(reduction.dtype())) code.op(F2D);
+        combine(reduction.op(), accumulator);
+        code.store(accumulator, slot);
+    }
+
+    // if (j == 0 || best == best && (v != v || v > best)) { best = v; index = j; }   (NaN is the extreme; the first wins ties)
+    private void argUpdate(ReduceOp op, Type type, int best, int index) {
+        int j = layout.axis(space.inner());
+        Runnable take = () -> {
+            code.load(type, layout.candidate());
+            code.store(type, best);
+            code.loadInt(j);
+            code.storeInt(index);
+        };
+        boolean max = op == ReduceOp.ARGMAX;
+        code.loadInt(j);
+        code.ifElse(IFNE, take, () -> {
+            if (type == Type.INT_TYPE) {
+                code.load(type, layout.candidate());
+                code.load(type, best);
+                code.ifThen(max ? IF_ICMPLE : IF_ICMPGE, take);
+                return;
+            }
+            int compareLess = type == Type.FLOAT_TYPE ? FCMPL : DCMPL, compareGreater = type == Type.FLOAT_TYPE ? FCMPG : DCMPG;
+            code.load(type, best);
+            code.load(type, best);
+            code.op(compareLess);
+            code.ifThen(IFNE, () -> {
+                code.load(type, layout.candidate());
+                code.load(type, layout.candidate());
+                code.op(compareLess);
+                code.ifElse(IFEQ, take, () -> {
+                    code.load(type, layout.candidate());
+                    code.load(type, best);
+                    code.op(max ? compareLess : compareGreater);
+                    code.ifThen(max ? IFLE : IFGE, take);
+                });
+            });
+        });
+    }
+
+    private void combine(ReduceOp op, Type accumulator) {
+        switch (op) {
+            case SUM -> code.op(accumulator.getOpcode(IADD));
+            case PROD -> code.op(accumulator.getOpcode(IMUL));
+            case MAX -> scalar.maximum(accumulator);
+            case MIN -> scalar.minimum(accumulator);
+            case ARGMAX, ARGMIN -> throw new IllegalStateException("arg-reductions keep an index");
+        }
+    }
+
+    // r<k> = (float) acc   /   r<k> = bestIndex
+    private void finish(int k, Kernel.Reduction reduction, Type accumulator) {
+        var result = Code.scalarType(reduction.dtype());
+        if (reduction.op().isArg()) code.loadInt(layout.bestIndices().get(k));
+        else {
+            code.load(accumulator, layout.accumulators().get(k));
+            if (accumulator != result) code.op(D2F);
+        }
+        code.store(result, layout.results().get(k));
+    }
+
+    // line<b> = offset<b> + i0 * stride<b,0> + …   (every axis but the inner one)
+    private void lines(BitSet buffers) {
+        for (int b = buffers.nextSetBit(0); b >= 0; b = buffers.nextSetBit(b + 1)) {
+            code.pushInt(space.offsets().get(b));
+            for (int axis = 0; axis < space.inner(); axis++) {
+                int stride = space.stride(b, axis);
+                if (stride == 0) continue;
+                code.loadInt(layout.axis(axis));
+                if (stride != 1) {
+                    code.pushInt(stride);
+                    code.op(IMUL);
+                }
+                code.op(IADD);
+            }
+            code.storeInt(layout.line(b));
+        }
+    }
+
+    // rest = flat; i<n-1> = rest % dim; rest /= dim; …; i0 = rest   (axes 0 until `to`)
+    private void decompose(int flat, int to) {
+        if (to == 0) return;
+        code.loadInt(flat);
+        code.storeInt(layout.rest());
+        for (int axis = to - 1; axis > 0; axis--) {
+            code.loadInt(layout.rest());
+            code.pushInt(space.dim(axis));
+            code.op(IREM);
+            code.storeInt(layout.axis(axis));
+            code.loadInt(layout.rest());
+            code.pushInt(space.dim(axis));
+            code.op(IDIV);
+            code.storeInt(layout.rest());
+        }
+        code.loadInt(layout.rest());
+        code.storeInt(layout.axis(0));
+    }
+
+    /// The buffers that writing `outputs` touches: the outputs and what their values load.
+    BitSet buffersOf(List<Integer> outputs) {
+        var buffers = new BitSet();
+        for (int i : outputs) {
+            buffers.set(kernel.inputs().size() + i);
+            buffers.or(LoopSpace.loads(kernel.outputs().get(i).value()));
+        }
+        return buffers;
+    }
+
+    int outputLine(int output) { return 2 + kernel.inputs().size() + kernel.reductions().size() + output; }
+
+    private DType dtypeOf(int buffer) {
+        int inputs = kernel.inputs().size();
+        return buffer < inputs ? kernel.inputs().get(buffer).dtype() : kernel.outputs().get(buffer - inputs).dtype();
+    }
+
+    private static DType dtypeOf(Type type) {
+        return type == Type.DOUBLE_TYPE ? DType.F64 : type == Type.FLOAT_TYPE ? DType.F32 : DType.I32;
+    }
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.codegen;
+
+import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.IndexMap;
+import dev.smelt.kernel.Kernel;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+/// The loops a kernel runs: its iteration space with axes of size 1 dropped and neighbouring axes
+/// merged wherever every buffer walks them as one (`stride[a] == stride[a+1] · dim[a+1]`), so a
+/// contiguous `[64, 3, 5]` is one loop of 960. Merging keeps the row-major order of points, hence
+/// row numbers and the order reductions fold in. Axes an [Expr.Index] reads are never merged, and
+/// outer axes never merge with reduced ones.
+///
+/// Buffers are numbered as `run` takes them: inputs, then outputs. The last axis is the *inner*
+/// axis, the one vector loops walk: the last reduced axis of a reduction, or the last axis of a
+/// pointwise kernel (whose rows are its points). A group left without axes gets one of size 1.
+///
+/// @param dims       the merged axes, outer ones first
+/// @param outerRank  how many of `dims` index rows; for a pointwise kernel, all of them
+/// @param offsets    each buffer's offset
+/// @param strides    each buffer's stride along each of `dims`
+/// @param axisOf     for each axis of the kernel's space, the merged axis holding it, or -1 for a dropped axis of size 1
+record LoopSpace(List<Integer> dims, int outerRank, List<Integer> offsets, List<List<Integer>> strides, List<Integer> axisOf) {
+    static LoopSpace of(Kernel kernel) {
+        int rank = kernel.space().rank();
+        boolean pointwise = kernel.reducedRank() == 0;
+        var maps = Stream.concat(kernel.inputs().stream().map(Kernel.Input::map), kernel.outputs().stream().map(Kernel.Output::map)).toList();
+        BitSet used = usedBuffers(kernel), indexed = indexedAxes(kernel);
+        var builder = new Builder(kernel, maps, used, indexed);
+        builder.group(0, pointwise ? rank : kernel.outerRank(), pointwise);
+        int outerRank = builder.dims.size();
+        if (!pointwise) builder.group(kernel.outerRank(), rank, true);
+        return new LoopSpace(List.copyOf(builder.dims), outerRank, maps.stream().map(IndexMap::offset).toList(),
+                builder.strides.stream().map(List::copyOf).toList(), IntStream.of(builder.axisOf).boxed().toList());
+    }
+
+    int rank() { return dims.size(); }
+
+    int inner() { return dims.size() - 1; }
+
+    int dim(int axis) { return dims.get(axis); }
+
+    int stride(int buffer, int axis) { return strides.get(buffer).get(axis); }
+
+    int innerStride(int buffer) { return stride(buffer, inner()); }
+
+    private static final class Builder {
+        final Kernel kernel;
+        final List<IndexMap> maps;
+        final BitSet used, indexed;
+        final List<Integer> dims = new ArrayList<>();
+        final List<List<Integer>> strides = new ArrayList<>();
+        final int[] axisOf;
+        final BitSet mergeable = new BitSet();   // merged axes that hold no indexed axis
+
+        Builder(Kernel kernel, List<IndexMap> maps, BitSet used, BitSet indexed) {
+            this.kernel = kernel;
+            this.maps = maps;
+            this.used = used;
+            this.indexed = indexed;
+            this.axisOf = new int[kernel.space().rank()];
+            for (int b = 0; b < maps.size(); b++) strides.add(new ArrayList<>());
+        }
+
+        /// Adds the axes `from` until `to` as one group; `nonEmpty` adds an axis of size 1 if all drop.
+        void group(int from, int to, boolean nonEmpty) {
+            int first = dims.size();
+            for (int axis = from; axis < to; axis++) {
+                int dim = kernel.space().dim(axis);
+                if (dim == 1) axisOf[axis] = -1;
+                else if (dims.size() > first && canMerge(dims.size() - 1, axis)) merge(axis);
+                else append(axis, dim);
+            }
+            if (nonEmpty && dims.size() == first) {
+                dims.add(1);
+                for (var list : strides) list.add(0);
+            }
+        }
+
+        private boolean canMerge(int last, int axis) {
+            if (!mergeable.get(last) || indexed.get(axis)) return false;
+            int dim = kernel.space().dim(axis);
+            for (int b = used.nextSetBit(0); b >= 0; b = used.nextSetBit(b + 1))
+                if ((long) strides.get(b).get(last) != (long) maps.get(b).stride(axis) * dim) return false;
+            return true;
+        }
+
+        private void merge(int axis) {
+            int last = dims.size() - 1;
+            dims.set(last, dims.get(last) * kernel.space().dim(axis));
+            for (int b = 0; b < maps.size(); b++) strides.get(b).set(last, maps.get(b).stride(axis));
+            axisOf[axis] = last;
+        }
+
+        private void append(int axis, int dim) {
+            if (!indexed.get(axis)) mergeable.set(dims.size());
+            axisOf[axis] = dims.size();
+            dims.add(dim);
+            for (int b = 0; b < maps.size(); b++) strides.get(b).add(maps.get(b).stride(axis));
+        }
+    }
+
+    /// The buffers the kernel touches: every output, and the inputs some expression loads.
+    private static BitSet usedBuffers(Kernel kernel) {
+        var used = new BitSet();
+        expressions(kernel).forEach(expr -> used.or(loads(expr)));
+        used.set(kernel.inputs().size(), kernel.bufferCount());
+        return used;
+    }
+
+    /// The inputs `expr` loads.
+    static BitSet loads(Expr expr) {
+        var inputs = new BitSet();
+        walk(expr, node -> { if (node instanceof Expr.Load load) inputs.set(load.input()); });
+        return inputs;
+    }
+
+    private static BitSet indexedAxes(Kernel kernel) {
+        var axes = new BitSet();
+        expressions(kernel).forEach(expr -> walk(expr, node -> { if (node instanceof Expr.Index index) axes.set(index.axis()); }));
+        return axes;
+    }
+
+    static Stream<Expr> expressions(Kernel kernel) {
+        return Stream.concat(kernel.reductions().stream().map(Kernel.Reduction::value), kernel.outputs().stream().map(Kernel.Output::value));
+    }
+
+    /// Calls `visit` on `expr` and every node below it.
+    static void walk(Expr expr, Consumer<Expr> visit) {
+        visit.accept(expr);
+        switch (expr) {
+            case Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _ -> { }
+            case Expr.Unary unary -> walk(unary.x(), visit);
+            case Expr.Binary binary -> { walk(binary.left(), visit); walk(binary.right(), visit); }
+            case Expr.Where where -> { walk(where.condition(), visit); walk(where.ifTrue(), visit); walk(where.ifFalse(), visit); }
+            case Expr.Cast cast -> walk(cast.x(), visit);
+        }
+    }
+}

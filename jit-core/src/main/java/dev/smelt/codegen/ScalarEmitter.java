@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.codegen;
+
+import static org.objectweb.asm.Opcodes.*;
+
+import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.DType;
+import dev.smelt.ir.UnaryOp;
+import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.Kernel;
+import org.objectweb.asm.Type;
+
+/// Emits a kernel expression's value at the current point of the loops: one method per [Expr] kind,
+/// each leaving one value of [Code#scalarType] on the stack. The arithmetic is the interpreter's:
+/// `f32` operators that IEEE rounds exactly (`+ - * /`, `sqrt`, `max`) run in `float`, whose result
+/// equals the double result rounded once; the others widen to double, call the definition and round
+/// once (`(float) Math.exp((double) x)`). Scalar kernels are therefore bit-exact.
+///
+/// The current point is `line<b> + j * stride` in buffer `b`, where `j` is the inner axis's counter.
+final class ScalarEmitter {
+    private final Code code;
+    private final Kernel kernel;
+    private final LoopSpace space;
+    private final KernelLayout layout;
+
+    ScalarEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout) {
+        this.code = code;
+        this.kernel = kernel;
+        this.space = space;
+        this.layout = layout;
+    }
+
+    void emit(Expr expr) {
+        switch (expr) {
+            case Expr.Load load -> emitLoad(load);
+            case Expr.Constant constant -> emitConstant(constant);
+            case Expr.Index index -> emitIndex(index);
+            case Expr.Unary unary -> emitUnary(unary);
+            case Expr.Binary binary -> emitBinary(binary);
+            case Expr.Where where -> emitWhere(where);
+            case Expr.Cast cast -> emitCast(cast);
+            case Expr.Accumulated accumulated -> emitAccumulated(accumulated);
+        }
+    }
+
+    // out<i>[line + j * stride] = <value>
+    void emitStore(int output) {
+        int buffer = kernel.inputs().size() + output;
+        var dtype = kernel.outputs().get(output).dtype();
+        code.load(Type.getType(Object.class), layout.array(buffer));
+        pushPosition(buffer);
+        emit(kernel.outputs().get(output).value());
+        code.op(Code.elementType(dtype).getOpcode(IASTORE));
+    }
+
+    // line<b> + j * stride<b>   (the stride on the inner axis; j alone for stride 1, nothing for 0)
+    void pushPosition(int buffer) {
+        code.loadInt(layout.line(buffer));
+        int stride = space.innerStride(buffer);
+        if (stride == 0) return;
+        code.loadInt(layout.axis(space.inner()));
+        if (stride != 1) {
+            code.pushInt(stride);
+            code.op(IMUL);
+        }
+        code.op(IADD);
+    }
+
+    // in<i>[line + j * stride]
+    private void emitLoad(Expr.Load load) {
+        code.load(Type.getType(Object.class), layout.array(load.input()));
+        pushPosition(load.input());
+        code.op(Code.elementType(load.dtype()).getOpcode(IALOAD));
+    }
+
+    // 2.5f
+    private void emitConstant(Expr.Constant constant) { code.pushConstant(constant.dtype(), constant.value()); }
+
+    // (float) i<axis>    (0 for a dropped axis of size 1)
+    private void emitIndex(Expr.Index index) {
+        int axis = space.axisOf().get(index.axis());
+        if (axis < 0) code.pushInt(0);
+        else code.loadInt(layout.axis(axis));
+        convert(DType.I32, index.dtype());
+    }
+
+    private void emitUnary(Expr.Unary unary) {
+        if (unary.dtype().isFloating()) emitFloatUnary(unary.op(), unary.x(), Code.scalarType(unary.dtype()));
+        else emitIntUnary(unary.op(), unary.x());
+    }
+
+    private void emitFloatUnary(UnaryOp op, Expr x, Type type) {
+        switch (op) {
+            case NEG -> { emit(x); code.op(type.getOpcode(INEG)); }                                           // -x
+            case ABS -> { emit(x); (type == Type.FLOAT_TYPE ? JavaApi.ABS_FLOAT : JavaApi.ABS_DOUBLE).invoke(code.mv); } // Math.abs(x)
+            case RECIPROCAL -> { code.pushConstant(dtypeOf(type), 1); emit(x); code.op(type.getOpcode(IDIV)); } // 1 / x
+            case SQUARE -> { emit(x); code.op(type.getSize() == 2 ? DUP2 : DUP); code.op(type.getOpcode(IMUL)); } // x * x
+            case RELU -> { emit(x); code.pushConstant(dtypeOf(type), 0); maximum(type); }                      // Math.max(x, 0f)
+            case RSQRT -> { code.op(DCONST_1); emitWidened(x, type); JavaApi.SQRT.invoke(code.mv); code.op(DDIV); narrow(type); } // (float) (1 / Math.sqrt(x))
+            case EXP, EXPM1, LOG, LOG1P, SQRT, SIN, COS, TANH, SIGMOID, GELU_TANH, GELU_ERF, SILU, SOFTPLUS, SIGN ->
+                    { emitWidened(x, type); JavaApi.function(op).invoke(code.mv); narrow(type); }          // (float) Math.exp((double) x)
+        }
+    }
+
+    private void emitIntUnary(UnaryOp op, Expr x) {
+        emit(x);
+        switch (op) {
+            case NEG -> code.op(INEG);                                   // -x
+            case ABS -> JavaApi.ABS_INT.invoke(code.mv);                 // Math.abs(x)
+            case SQUARE -> { code.op(DUP); code.op(IMUL); }              // x * x
+            case RELU -> { code.pushInt(0); JavaApi.MAX_INT.invoke(code.mv); } // Math.max(x, 0)
+            case SIGN -> JavaApi.SIGNUM_INT.invoke(code.mv);             // Integer.signum(x)
+            case EXP, EXPM1, LOG, LOG1P, SQRT, RSQRT, RECIPROCAL, SIN, COS, TANH, SIGMOID, GELU_TANH, GELU_ERF, SILU, SOFTPLUS ->
+                    throw new IllegalStateException(op + " of i32 passed KernelCheck");
+        }
+    }
+
+    private void emitBinary(Expr.Binary binary) {
+        var operands = binary.left().dtype();
+        var type = Code.scalarType(operands);
+        if (binary.op() == BinaryOp.POW) { emitPow(binary, type); return; }
+        emit(binary.left());
+        emit(binary.right());
+        switch (binary.op()) {
+            case ADD -> code.op(type.getOpcode(IADD));                   // a + b
+            case SUB -> code.op(type.getOpcode(ISUB));                   // a - b
+            case MUL -> code.op(type.getOpcode(IMUL));                   // a * b
+            case DIV -> code.op(type.getOpcode(IDIV));                   // a / b (floats only)
+            case MAXIMUM -> maximum(type);                               // Math.max(a, b)
+            case MINIMUM -> minimum(type);                               // Math.min(a, b)
+            case EQ, NE, LT, LE, GT, GE -> compare(binary.op(), type);   // a < b ? 1 : 0
+            case POW -> throw new IllegalStateException("handled above");
+        }
+    }
+
+    // (float) Scalars.pow((double) a, (double) b)   /   Scalars.pow(a, b) on i32
+    private void emitPow(Expr.Binary binary, Type type) {
+        if (type == Type.INT_TYPE) {
+            emit(binary.left());
+            emit(binary.right());
+            JavaApi.POW_INT.invoke(code.mv);
+            return;
+        }
+        emitWidened(binary.left(), type);
+        emitWidened(binary.right(), type);
+        JavaApi.POW.invoke(code.mv);
+        narrow(type);
+    }
+
+    // <condition> != 0 ? <ifTrue> : <ifFalse>
+    private void emitWhere(Expr.Where where) {
+        emit(where.condition());
+        code.ifElse(IFEQ, () -> emit(where.ifTrue()), () -> emit(where.ifFalse()));
+    }
+
+    // (int) x, (float) x, x != 0 …
+    private void emitCast(Expr.Cast cast) {
+        emit(cast.x());
+        convert(cast.x().dtype(), cast.dtype());
+    }
+
+    // r<k>
+    private void emitAccumulated(Expr.Accumulated accumulated) {
+        code.load(Code.scalarType(accumulated.dtype()), layout.results().get(accumulated.reduction()));
+    }
+
+    /// Converts the value on the stack as `DType.round` does: Java casts, and `x != 0` to `bool`.
+    void convert(DType from, DType to) {
+        if (from == to || from == DType.BOOL && to == DType.I32) return;
+        switch (to) {
+            case BOOL -> {
+                switch (from) {
+                    case F32 -> { code.op(FCONST_0); code.op(FCMPL); }
+                    case F64 -> { code.op(DCONST_0); code.op(DCMPL); }
+                    case BOOL, I32 -> { }
+                }
+                code.bool(IFEQ);
+            }
+            case I32 -> code.op(from == DType.F32 ? F2I : D2I);
+            case F32 -> code.op(from == DType.F64 ? D2F : I2F);
+            case F64 -> code.op(from == DType.F32 ? F2D : I2D);
+        }
+    }
+
+    /// Compares the two values on the stack into a `bool`. NaN makes every comparison but `ne`
+    /// false: `fcmpg` (NaN → 1) before the jumps for `<` and `<=`, `fcmpl` (NaN → -1) otherwise.
+    private void compare(BinaryOp op, Type type) {
+        if (type == Type.INT_TYPE) {
+            code.bool(switch (op) {
+                case EQ -> IF_ICMPNE;
+                case NE -> IF_ICMPEQ;
+                case LT -> IF_ICMPGE;
+                case LE -> IF_ICMPGT;
+                case GT -> IF_ICMPLE;
+                case GE -> IF_ICMPLT;
+                case ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM -> throw new IllegalArgumentException(op + " is no comparison");
+            });
+            return;
+        }
+        boolean less = op == BinaryOp.LT || op == BinaryOp.LE;
+        code.op(type == Type.FLOAT_TYPE ? (less ? FCMPG : FCMPL) : (less ? DCMPG : DCMPL));
+        code.bool(switch (op) {
+            case EQ -> IFNE;
+            case NE -> IFEQ;
+            case LT -> IFGE;
+            case LE -> IFGT;
+            case GT -> IFLE;
+            case GE -> IFLT;
+            case ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM -> throw new IllegalArgumentException(op + " is no comparison");
+        });
+    }
+
+    void maximum(Type type) {
+        (type == Type.FLOAT_TYPE ? JavaApi.MAX_FLOAT : type == Type.DOUBLE_TYPE ? JavaApi.MAX_DOUBLE : JavaApi.MAX_INT).invoke(code.mv);
+    }
+
+    void minimum(Type type) {
+        (type == Type.FLOAT_TYPE ? JavaApi.MIN_FLOAT : type == Type.DOUBLE_TYPE ? JavaApi.MIN_DOUBLE : JavaApi.MIN_INT).invoke(code.mv);
+    }
+
+    // (double) x
+    private void emitWidened(Expr x, Type type) {
+        emit(x);
+        if (type == Type.FLOAT_TYPE) code.op(F2D);
+    }
+
+    // (float) <double on the stack>
+    private void narrow(Type type) {
+        if (type == Type.FLOAT_TYPE) code.op(D2F);
+    }
+
+    private static DType dtypeOf(Type type) { return type == Type.FLOAT_TYPE ? DType.F32 : DType.F64; }
+}

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.codegen;
+
+import static org.objectweb.asm.Opcodes.*;
+
+import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.DType;
+import dev.smelt.ir.UnaryOp;
+import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.Kernel;
+import java.util.Set;
+import java.util.function.IntConsumer;
+import org.objectweb.asm.Type;
+
+/// Emits a kernel expression for [VectorPlan#lanes] consecutive points of the inner axis, starting
+/// at `j`: one method per [Expr] kind, each leaving one vector of the expression's dtype on the
+/// stack (`FloatVector` for `f32`), or for `bool` a `VectorMask` of the plan's mask species.
+/// Parts that do not vary along the inner axis are computed by the [ScalarEmitter] and broadcast.
+///
+/// `+ - * /`, `sqrt`, `max`, `min`, comparisons, `where` and casts give the scalar result in every
+/// lane; the transcendentals use `lanewise` (SVML on x86, within a few ulps: see the tests'
+/// `Tolerance`), and the composites are built from them (`sigmoid(x) = 1 / (1 + exp(-x))`).
+/// `gelu_erf` and `i32` `pow` go lane by lane through [Lanes].
+final class VectorEmitter {
+    private final Code code;
+    private final Kernel kernel;
+    private final LoopSpace space;
+    private final KernelLayout layout;
+    private final VectorPlan plan;
+    private final ScalarEmitter scalar;
+    private final String className;
+    private final Set<Integer> strideMaps;
+    private int temps;
+
+    VectorEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout, VectorPlan plan, ScalarEmitter scalar,
+                  String className, Set<Integer> strideMaps) {
+        this.code = code;
+        this.kernel = kernel;
+        this.space = space;
+        this.layout = layout;
+        this.plan = plan;
+        this.scalar = scalar;
+        this.className = className;
+        this.strideMaps = strideMaps;
+    }
+
+    void emit(Expr expr) {
+        if (VectorPlan.isUniform(expr, space)) {
+            emitBroadcast(expr);
+            return;
+        }
+        switch (expr) {
+            case Expr.Load load -> emitLoad(load);
+            case Expr.Constant _, Expr.Accumulated _ -> emitBroadcast(expr);
+            case Expr.Index index -> emitIndex(index);
+            case Expr.Unary unary -> emitUnary(unary);
+            case Expr.Binary binary -> emitBinary(binary);
+            case Expr.Where where -> emitWhere(where);
+            case Expr.Cast cast -> emitCast(cast);
+        }
+    }
+
+    // <value>.intoArray(out<i>, line + j)   /   scatter: .intoArray(out<i>, line + j * s, STRIDE_s, 0)
+    // bool: ByteVector.zero(B).blend(ByteVector.broadcast(B, 1), <mask>.cast(B)).intoArray(…)
+    void emitStore(int output) {
+        int buffer = kernel.inputs().size() + output;
+        var value = kernel.outputs().get(output).value();
+        var dtype = value.dtype();
+        if (dtype == DType.BOOL) {
+            pushSpecies(DType.BOOL);
+            VectorApi.BYTE.zero().invoke(code.mv);
+            pushConstant(DType.BOOL, 1);
+            emit(value);
+            castMask(plan.maskType(), DType.BOOL);
+            VectorApi.BYTE.blend().invoke(code.mv);
+        } else {
+            emit(value);
+        }
+        code.load(Type.getType(Object.class), layout.array(buffer));
+        scalar.pushPosition(buffer);
+        int stride = space.innerStride(buffer);
+        if (stride == 1) VectorApi.of(dtype).intoArray().invoke(code.mv);
+        else {
+            pushStrideMap(stride);
+            VectorApi.of(dtype).scatter().invoke(code.mv);
+        }
+    }
+
+    // XVector.broadcast(SPECIES_X, <scalar value>)   /   bool: SPECIES_M.maskAll(<scalar value>)
+    private void emitBroadcast(Expr expr) {
+        boolean bool = expr.dtype() == DType.BOOL;
+        pushSpecies(bool ? plan.maskType() : expr.dtype());
+        scalar.emit(expr);
+        (bool ? VectorApi.MASK_ALL : VectorApi.of(expr.dtype()).broadcast()).invoke(code.mv);
+    }
+
+    // FloatVector.fromArray(SPECIES_F32, in<i>, line + j)   /   gather: fromArray(…, line + j * s, STRIDE_s, 0)
+    // bool: ByteVector.fromArray(SPECIES_BOOL, in<i>, line + j).compare(NE, 0).cast(SPECIES_M)
+    private void emitLoad(Expr.Load load) {
+        var methods = VectorApi.of(load.dtype());
+        pushSpecies(load.dtype());
+        code.load(Type.getType(Object.class), layout.array(load.input()));
+        scalar.pushPosition(load.input());
+        int stride = space.innerStride(load.input());
+        if (stride == 1) methods.fromArray().invoke(code.mv);
+        else {
+            pushStrideMap(stride);
+            methods.gather().invoke(code.mv);
+        }
+        if (load.dtype() == DType.BOOL) {
+            compareScalar(DType.BOOL, VectorApi.NE, 0);
+            castMask(DType.BOOL, plan.maskType());
+        }
+    }
+
+    // IntVector.broadcast(SPECIES_I32, j).addIndex(1), converted to the index's dtype
+    private void emitIndex(Expr.Index index) {
+        pushSpecies(DType.I32);
+        code.loadInt(layout.axis(space.inner()));
+        VectorApi.INT.broadcast().invoke(code.mv);
+        code.pushInt(1);
+        VectorApi.ADD_INDEX.invoke(code.mv);
+        convert(DType.I32, index.dtype());
+    }
+
+    private void emitUnary(Expr.Unary unary) {
+        var dtype = unary.dtype();
+        var methods = VectorApi.of(dtype);
+        var x = unary.x();
+        switch (unary.op()) {
+            case NEG -> { emit(x); methods.neg().invoke(code.mv); }                             // x.neg()
+            case ABS -> { emit(x); methods.abs().invoke(code.mv); }                             // x.abs()
+            case SQUARE -> { emit(x); code.op(DUP); methods.mul().invoke(code.mv); }            // x.mul(x)
+            case RELU -> { emit(x); pushConstant(dtype, 0); methods.max().invoke(code.mv); }    // x.max(0)
+            case RECIPROCAL -> { pushConstant(dtype, 1); emit(x); methods.div().invoke(code.mv); } // 1 / x
+            case RSQRT -> { pushConstant(dtype, 1); emit(x); lanewise(dtype, UnaryOp.SQRT); methods.div().invoke(code.mv); } // 1 / x.sqrt()
+            case EXP, EXPM1, LOG, LOG1P, SQRT, SIN, COS, TANH -> { emit(x); lanewise(dtype, unary.op()); } // x.lanewise(EXP)
+            case SIGMOID -> { pushConstant(dtype, 1); emit(x); onePlusExp(dtype); methods.div().invoke(code.mv); } // 1 / (1 + exp(-x))
+            case SILU -> withOperand(x, t -> emitSilu(dtype, t));
+            case GELU_TANH -> withOperand(x, t -> emitGeluTanh(dtype, t));
+            case SOFTPLUS -> withOperand(x, t -> emitSoftplus(dtype, t));
+            case SIGN -> withOperand(x, t -> emitSign(dtype, t));
+            case GELU_ERF -> { emit(x); (dtype == DType.F32 ? JavaApi.GELU_ERF_FLOAT_LANES : JavaApi.GELU_ERF_DOUBLE_LANES).invoke(code.mv); } // Lanes.geluErf(x)
+        }
+    }
+
+    // t / (1 + exp(-t))
+    private void emitSilu(DType dtype, int t) {
+        loadTemp(t);
+        loadTemp(t);
+        onePlusExp(dtype);
+        VectorApi.of(dtype).div().invoke(code.mv);
+    }
+
+    // t / (1 + exp(-2y)), y = √(2/π)·(t + 0.044715·t³): gelu_tanh's x/2·(1 + tanh y) without the
+    // cancellation of 1 + tanh y for negative t (it equals x·sigmoid(2y))
+    private void emitGeluTanh(DType dtype, int t) {
+        var methods = VectorApi.of(dtype);
+        loadTemp(t);
+        pushConstant(dtype, Math.sqrt(2 / Math.PI));
+        loadTemp(t);
+        pushConstant(dtype, 0.044715);
+        for (int power = 0; power < 3; power++) {
+            loadTemp(t);
+            methods.mul().invoke(code.mv);
+        }
+        methods.add().invoke(code.mv);
+        methods.mul().invoke(code.mv);
+        pushConstant(dtype, -2);
+        methods.mul().invoke(code.mv);
+        lanewise(dtype, UnaryOp.EXP);
+        pushConstant(dtype, 1);
+        methods.add().invoke(code.mv);
+        methods.div().invoke(code.mv);
+    }
+
+    // t.lanewise(EXP).lanewise(LOG1P).blend(t, t.compare(GT, 20))
+    private void emitSoftplus(DType dtype, int t) {
+        loadTemp(t);
+        lanewise(dtype, UnaryOp.EXP);
+        lanewise(dtype, UnaryOp.LOG1P);
+        loadTemp(t);
+        loadTemp(t);
+        compareScalar(dtype, VectorApi.GT, 20);
+        VectorApi.of(dtype).blend().invoke(code.mv);
+    }
+
+    // t.blend(0, t == 0).blend(1, t > 0).blend(-1, t < 0): NaN stays, ±0 gives +0
+    // i32: IntVector.zero(S).blend(1, t > 0).blend(-1, t < 0)
+    private void emitSign(DType dtype, int t) {
+        var methods = VectorApi.of(dtype);
+        if (dtype == DType.I32) {
+            pushSpecies(dtype);
+            methods.zero().invoke(code.mv);
+        } else {
+            loadTemp(t);
+            blendWhere(dtype, 0, t, VectorApi.EQ);
+        }
+        blendWhere(dtype, 1, t, VectorApi.GT);
+        blendWhere(dtype, -1, t, VectorApi.LT);
+    }
+
+    // .blend(value, t <comparison> 0)
+    private void blendWhere(DType dtype, long value, int t, FieldRef comparison) {
+        code.mv.visitLdcInsn(value);
+        loadTemp(t);
+        compareScalar(dtype, comparison, 0);
+        VectorApi.of(dtype).blendScalar().invoke(code.mv);
+    }
+
+    // <vector on the stack> → 1 + exp(-x)
+    private void onePlusExp(DType dtype) {
+        var methods = VectorApi.of(dtype);
+        methods.neg().invoke(code.mv);
+        lanewise(dtype, UnaryOp.EXP);
+        pushConstant(dtype, 1);
+        methods.add().invoke(code.mv);
+    }
+
+    private void emitBinary(Expr.Binary binary) {
+        var operands = binary.left().dtype();
+        if (operands == DType.BOOL) { emitMaskComparison(binary); return; }
+        var methods = VectorApi.of(operands);
+        var op = binary.op();
+        if (op == BinaryOp.POW) { emitPow(binary); return; }
+        if (op.isComparison()) {
+            emit(binary.left());                                       // a.compare(LT, b).cast(SPECIES_M)
+            VectorApi.comparison(op).get(code.mv);
+            emit(binary.right());
+            methods.compare().invoke(code.mv);
+            castMask(operands, plan.maskType());
+            return;
+        }
+        emit(binary.left());
+        emit(binary.right());
+        (switch (op) {
+            case ADD -> methods.add();                                 // a.add(b)
+            case SUB -> methods.sub();                                 // a.sub(b)
+            case MUL -> methods.mul();                                 // a.mul(b)
+            case DIV -> methods.div();                                 // a.div(b)
+            case MAXIMUM -> methods.max();                             // a.max(b): NaN wins, -0 < +0, as Math.max
+            case MINIMUM -> methods.min();                             // a.min(b)
+            case POW, EQ, NE, LT, LE, GT, GE -> throw new IllegalStateException("handled above");
+        }).invoke(code.mv);
+    }
+
+    // a.lanewise(POW, b).blend(1, a == 1 | a == -1 & b is ±∞): C's pow where Java's gives NaN
+    // i32: Lanes.pow(a, b)
+    private void emitPow(Expr.Binary binary) {
+        var dtype = binary.left().dtype();
+        if (dtype == DType.I32) {
+            emit(binary.left());
+            emit(binary.right());
+            JavaApi.POW_INT_LANES.invoke(code.mv);
+            return;
+        }
+        withOperand(binary.left(), a -> withOperand(binary.right(), b -> {
+            var methods = VectorApi.of(dtype);
+            loadTemp(a);
+            VectorApi.POW.get(code.mv);
+            loadTemp(b);
+            methods.binary().invoke(code.mv);
+            code.mv.visitLdcInsn(1L);
+            loadTemp(a);
+            compareScalar(dtype, VectorApi.EQ, 1);
+            loadTemp(a);
+            compareScalar(dtype, VectorApi.EQ, -1);
+            loadTemp(b);
+            VectorApi.IS_INFINITE.get(code.mv);
+            methods.test().invoke(code.mv);
+            VectorApi.MASK_AND.invoke(code.mv);
+            VectorApi.MASK_OR.invoke(code.mv);
+            methods.blendScalar().invoke(code.mv);
+        }));
+    }
+
+    // masks a, b: eq → a.eq(b); ne → a.eq(b).not(); lt (¬a ∧ b) → b.andNot(a); le → a.andNot(b).not();
+    // gt → a.andNot(b); ge → b.andNot(a).not()
+    private void emitMaskComparison(Expr.Binary binary) {
+        var op = binary.op();
+        if (!op.isComparison()) throw new IllegalStateException(op + " of bool passed KernelCheck");
+        emit(binary.left());
+        emit(binary.right());
+        if (op == BinaryOp.LT || op == BinaryOp.GE) code.op(SWAP);
+        (op == BinaryOp.EQ || op == BinaryOp.NE ? VectorApi.MASK_EQ : VectorApi.MASK_AND_NOT).invoke(code.mv);
+        if (op == BinaryOp.NE || op == BinaryOp.LE || op == BinaryOp.GE) VectorApi.MASK_NOT.invoke(code.mv);
+    }
+
+    // <ifFalse>.blend(<ifTrue>, <condition>.cast(SPECIES_X))   /   bool: t.and(c).or(f.andNot(c))
+    private void emitWhere(Expr.Where where) {
+        var dtype = where.dtype();
+        if (dtype == DType.BOOL) {
+            emit(where.ifTrue());
+            withOperand(where.condition(), c -> {
+                loadTemp(c);
+                VectorApi.MASK_AND.invoke(code.mv);
+                emit(where.ifFalse());
+                loadTemp(c);
+                VectorApi.MASK_AND_NOT.invoke(code.mv);
+                VectorApi.MASK_OR.invoke(code.mv);
+            });
+            return;
+        }
+        emit(where.ifFalse());
+        emit(where.ifTrue());
+        emit(where.condition());
+        castMask(plan.maskType(), dtype);
+        VectorApi.of(dtype).blend().invoke(code.mv);
+    }
+
+    // x.castShape(SPECIES_Y, 0)  /  x.compare(NE, 0)  /  XVector.zero(S).blend(1, mask)
+    private void emitCast(Expr.Cast cast) {
+        emit(cast.x());
+        convert(cast.x().dtype(), cast.dtype());
+    }
+
+    /// Converts the vector (or mask) on the stack from `from` to `to`, as Java casts do.
+    private void convert(DType from, DType to) {
+        if (from == to) return;
+        if (to == DType.BOOL) {
+            compareScalar(from, VectorApi.NE, 0);
+            castMask(from, plan.maskType());
+        } else if (from == DType.BOOL) {
+            withTemp(mask -> {
+                code.store(Type.getType(Object.class), mask);
+                pushSpecies(to);
+                VectorApi.of(to).zero().invoke(code.mv);
+                code.mv.visitLdcInsn(1L);
+                loadTemp(mask);
+                castMask(plan.maskType(), to);
+                VectorApi.of(to).blendScalar().invoke(code.mv);
+            });
+        } else {
+            pushSpecies(to);
+            code.pushInt(0);
+            VectorApi.of(from).castShape().invoke(code.mv);
+            code.mv.visitTypeInsn(CHECKCAST, Type.getInternalName(VectorApi.of(to).vector()));
+        }
+    }
+
+    // vacc = XVector.broadcast(SPECIES_X, identity)
+    void initAccumulator(DType dtype, double identity, int slot) {
+        pushConstant(dtype, identity);
+        code.store(Type.getType(Object.class), slot);
+    }
+
+    // vacc = vacc.add(<value>)  /  .mul  /  .max  /  .min
+    void fold(Kernel.Reduction reduction, int slot) {
+        var methods = VectorApi.of(reduction.dtype());
+        loadTemp(slot);
+        emit(reduction.value());
+        (switch (reduction.op()) {
+            case SUM -> methods.add();
+            case PROD -> methods.mul();
+            case MAX -> methods.max();
+            case MIN -> methods.min();
+            case ARGMAX, ARGMIN -> throw new IllegalStateException("arg-reductions run scalar");
+        }).invoke(code.mv);
+        code.store(Type.getType(Object.class), slot);
+    }
+
+    // vacc.reduceLanes(ADD)
+    void reduceLanes(Kernel.Reduction reduction, int slot) {
+        loadTemp(slot);
+        VectorApi.associative(reduction.op()).get(code.mv);
+        VectorApi.of(reduction.dtype()).reduceLanes().invoke(code.mv);
+    }
+
+    /// Pushes the generated class's species for `dtype`.
+    void pushSpecies(DType dtype) {
+        code.mv.visitFieldInsn(GETSTATIC, className, VectorPlan.speciesField(dtype), "Ljdk/incubator/vector/VectorSpecies;");
+    }
+
+    // XVector.broadcast(SPECIES_X, value)
+    private void pushConstant(DType dtype, double value) {
+        pushSpecies(dtype);
+        code.pushConstant(dtype, dtype.round(value));
+        VectorApi.of(dtype).broadcast().invoke(code.mv);
+    }
+
+    // STRIDE_s: {0, s, 2s, …}, the lane offsets of a gather or scatter with stride s
+    private void pushStrideMap(int stride) {
+        strideMaps.add(stride);
+        code.mv.visitFieldInsn(GETSTATIC, className, strideMapField(stride), "[I");
+        code.pushInt(0);
+    }
+
+    static String strideMapField(int stride) { return "STRIDE_" + (stride < 0 ? "MINUS_" + -(long) stride : String.valueOf(stride)); }
+
+    // .compare(op, value)
+    private void compareScalar(DType dtype, FieldRef comparison, long value) {
+        comparison.get(code.mv);
+        code.mv.visitLdcInsn(value);
+        VectorApi.of(dtype).compareScalar().invoke(code.mv);
+    }
+
+    // .cast(SPECIES_TO), when the species differ
+    private void castMask(DType from, DType to) {
+        if (from == to) return;
+        pushSpecies(to);
+        VectorApi.MASK_CAST.invoke(code.mv);
+    }
+
+    // .lanewise(VectorOperators.EXP)
+    private void lanewise(DType dtype, UnaryOp op) {
+        VectorApi.operator(op).get(code.mv);
+        VectorApi.of(dtype).unary().invoke(code.mv);
+    }
+
+    /// Emits `x` into a fresh temporary, then `body` with its slot (an operand used more than once).
+    private void withOperand(Expr x, IntConsumer body) {
+        emit(x);
+        withTemp(slot -> {
+            code.store(Type.getType(Object.class), slot);
+            body.accept(slot);
+        });
+    }
+
+    private void withTemp(IntConsumer body) {
+        int slot = layout.firstTemp() + temps++;
+        body.accept(slot);
+        temps--;
+    }
+
+    private void loadTemp(int slot) { code.load(Type.getType(Object.class), slot); }
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.codegen;
+
+import dev.smelt.ir.DType;
+import dev.smelt.ir.ReduceOp;
+import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.KernelPrinter;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.DoubleVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorSpecies;
+
+/// How a kernel's vector loops are shaped, and which of its loops stay scalar.
+///
+/// One lane count for the whole kernel: the preferred lane count of its widest dtype (16 on an
+/// AVX-512 host for `f32`, 8 once an `f64` appears). Every dtype then uses a species of that many
+/// lanes, so masks convert between them with `VectorMask.cast` and values with `castShape(…, 0)`.
+/// `bool` values are masks of the widest dtype's species ([#maskType]).
+///
+/// A loop runs scalar when its reduction is an arg-reduction or a floating-point product (see
+/// [#whyScalar(Kernel.Reduction, int)]), when an output does not move along the inner axis, or when
+/// a `bool` buffer needs a byte species of that many lanes that does not exist (4 lanes = 32 bits).
+record VectorPlan(int lanes, DType maskType) {
+    /// The plan for `kernel` with `lanes` lanes, or with the preferred count for 0 (tests emulate
+    /// narrower hardware with 4 or 8); null when the widest dtype has no species of that many lanes.
+    static VectorPlan of(Kernel kernel, int lanes) {
+        var preferred = of(kernel);
+        var plan = lanes == 0 ? preferred : new VectorPlan(lanes, preferred.maskType());
+        return plan.hasSpecies(plan.maskType()) ? plan : null;
+    }
+
+    static VectorPlan of(Kernel kernel) {
+        var dtypes = EnumSet.noneOf(DType.class);
+        kernel.inputs().forEach(input -> dtypes.add(input.dtype()));
+        kernel.reductions().forEach(reduction -> dtypes.add(reduction.dtype()));
+        LoopSpace.expressions(kernel).forEach(expr -> LoopSpace.walk(expr, node -> {
+            dtypes.add(node.dtype());
+            if (node instanceof Expr.Index) dtypes.add(DType.I32);
+        }));
+        DType widest = dtypes.stream().max((a, b) -> Integer.compare(a.bytes(), b.bytes())).orElse(DType.F32);
+        int lanes = switch (widest) {
+            case F64 -> DoubleVector.SPECIES_PREFERRED.length();
+            case F32 -> FloatVector.SPECIES_PREFERRED.length();
+            case I32 -> IntVector.SPECIES_PREFERRED.length();
+            case BOOL -> ByteVector.SPECIES_PREFERRED.length();
+        };
+        return new VectorPlan(lanes, widest);
+    }
+
+    /// The width of `dtype`'s species.
+    int bits(DType dtype) { return lanes * dtype.bytes() * Byte.SIZE; }
+
+    /// Whether the platform has a `dtype` species of [#lanes] lanes. (`VectorShape.forBitSize`
+    /// answers sizes above the largest with the largest shape, hence the check of the length.)
+    boolean hasSpecies(DType dtype) {
+        try {
+            return VectorSpecies.of(element(dtype), VectorShape.forBitSize(bits(dtype))).length() == lanes;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    private static Class<?> element(DType dtype) {
+        return switch (dtype) {
+            case BOOL -> byte.class;
+            case I32 -> int.class;
+            case F32 -> float.class;
+            case F64 -> double.class;
+        };
+    }
+
+    /// The generated class's `static final VectorSpecies` field for `dtype`.
+    static String speciesField(DType dtype) { return "SPECIES_" + dtype.name(); }
+
+    /// Whether `expr` has one value along the whole inner axis, so that vector code computes it
+    /// once as a scalar and broadcasts it: loads with stride 0 there, constants, indices of other
+    /// axes, finished reductions.
+    static boolean isUniform(Expr expr, LoopSpace space) {
+        return switch (expr) {
+            case Expr.Load load -> space.innerStride(load.input()) == 0;
+            case Expr.Constant _, Expr.Accumulated _ -> true;
+            case Expr.Index index -> space.axisOf().get(index.axis()) != space.inner();
+            case Expr.Unary unary -> isUniform(unary.x(), space);
+            case Expr.Binary binary -> isUniform(binary.left(), space) && isUniform(binary.right(), space);
+            case Expr.Where where -> isUniform(where.condition(), space) && isUniform(where.ifTrue(), space) && isUniform(where.ifFalse(), space);
+            case Expr.Cast cast -> isUniform(cast.x(), space);
+        };
+    }
+
+    /// Why reduction `k` folds in a scalar loop: empty when it has a vector main loop.
+    List<String> whyScalar(Kernel kernel, LoopSpace space, int k) {
+        var reduction = kernel.reductions().get(k);
+        var op = reduction.op();
+        String where = "r%d = %s(%s)".formatted(k, op, KernelPrinter.expression(reduction.value()));
+        if (op.isArg()) return List.of(where + ": arg-reductions run scalar");
+        if (op == ReduceOp.PROD && reduction.dtype().isFloating())
+            return List.of(where + ": floating-point products run scalar in double (float lanes overflow where the reference does not)");
+        String missing = missingSpecies(reduction.value(), space);
+        return missing == null ? List.of() : List.of(where + ": " + missing);
+    }
+
+    /// Why full outputs `outputs` are written by a scalar loop, or an empty list for a vector loop.
+    List<String> whyScalar(Kernel kernel, LoopSpace space, List<Integer> outputs) {
+        var reasons = new ArrayList<String>();
+        for (int i : outputs) {
+            var output = kernel.outputs().get(i);
+            int buffer = kernel.inputs().size() + i;
+            String where = "out" + i;
+            if (space.innerStride(buffer) == 0) reasons.add(where + ": writes one element for the whole inner axis");
+            else if (output.dtype() == DType.BOOL && !hasSpecies(DType.BOOL)) reasons.add(where + ": " + noSpecies(DType.BOOL));
+            else if (missingSpecies(output.value(), space) != null) reasons.add(where + ": " + missingSpecies(output.value(), space));
+        }
+        if (!reasons.isEmpty() && outputs.size() > reasons.size()) reasons.add("the other outputs share their loop and run scalar too");
+        return reasons;
+    }
+
+    /// Bool buffers read along the inner axis need a byte species of [#lanes] lanes.
+    private String missingSpecies(Expr expr, LoopSpace space) {
+        var missing = new ArrayList<String>();
+        LoopSpace.walk(expr, node -> {
+            if (node instanceof Expr.Load load && load.dtype() == DType.BOOL && !isUniform(load, space) && !hasSpecies(DType.BOOL))
+                missing.add(noSpecies(DType.BOOL));
+        });
+        return missing.isEmpty() ? null : missing.getFirst();
+    }
+
+    private String noSpecies(DType dtype) { return "no %s species of %d lanes (%d bits)".formatted(dtype, lanes, bits(dtype)); }
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.runtime;
+
+import dev.smelt.codegen.GeneratedKernel;
+import dev.smelt.kernel.KernelFunction;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Optional;
+
+/// Turns a [GeneratedKernel] into a running [KernelFunction]: a hidden class in this package.
+///
+/// The class is defined without `ClassOption.STRONG`, so it is unloaded once its function is no
+/// longer reachable, and without `NESTMATE`: it needs nothing private. It links against
+/// `dev.smelt.kernel`, `dev.smelt.codegen` (the scalar helpers) and `jdk.incubator.vector`, which
+/// this class's module reads.
+///
+/// Dumps: `-Dsmelt.dump=<dir>` (or `-Djit.dump=…,bytecode,…`, into `target/jit-dump`) writes each
+/// class file and its `kernel-<hash>.ir` there, for `javap -c -p` and for the line numbers in a
+/// stack trace.
+public final class KernelLoader {
+    static final Path DEFAULT_DUMP = Path.of("target", "jit-dump");
+
+    private KernelLoader() {}
+
+    public static KernelFunction load(GeneratedKernel kernel) {
+        dumpDirectory().ifPresent(directory -> dump(kernel, directory));
+        try {
+            var lookup = MethodHandles.lookup().defineHiddenClass(kernel.bytes(), true);
+            return (KernelFunction) lookup.findConstructor(lookup.lookupClass(), MethodType.methodType(void.class)).invoke();
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException("cannot load " + kernel.className(), e);
+        }
+    }
+
+    /// Where to dump class files, if anywhere: `smelt.dump`, else `jit.dump` naming `bytecode`.
+    static Optional<Path> dumpDirectory() {
+        String directory = System.getProperty("smelt.dump");
+        if (directory != null && !directory.isBlank() && !directory.equals("true")) return Optional.of(Path.of(directory));
+        if (directory != null) return Optional.of(DEFAULT_DUMP);
+        String stages = System.getProperty("jit.dump", "");
+        return Arrays.asList(stages.split(",")).contains("bytecode") ? Optional.of(DEFAULT_DUMP) : Optional.empty();
+    }
+
+    private static void dump(GeneratedKernel kernel, Path directory) {
+        try {
+            Files.createDirectories(directory);
+            String simpleName = kernel.className().substring(kernel.className().lastIndexOf('.') + 1);
+            Files.write(directory.resolve(simpleName + ".class"), kernel.bytes());
+            Files.writeString(directory.resolve(kernel.sourceFile()), kernel.kernelText());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot dump " + kernel.className() + " to " + directory, e);
+        }
+    }
+}

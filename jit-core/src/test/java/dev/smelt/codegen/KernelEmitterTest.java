@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.codegen;
+
+import static dev.smelt.codegen.Kernels.X;
+import static dev.smelt.codegen.Kernels.binary;
+import static dev.smelt.codegen.Kernels.tree;
+import static dev.smelt.codegen.Kernels.unary;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.DType;
+import dev.smelt.ir.ReduceOp;
+import dev.smelt.ir.Shape;
+import dev.smelt.ir.UnaryOp;
+import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.IndexMap;
+import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.KernelFunction;
+import dev.smelt.kernel.KernelPrinter;
+import dev.smelt.testing.RandomData;
+import java.lang.classfile.ClassFile;
+import java.lang.classfile.attribute.CodeAttribute;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.IntStream;
+import jdk.incubator.vector.FloatVector;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/// Hand-written kernels through both variants, checked against the interpreter like the random
+/// ones ([Differential]), and the shape of the generated classes.
+class KernelEmitterTest {
+    static final int LANES = FloatVector.SPECIES_PREFERRED.length();
+
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void softmaxOverRowsOfAPrimeLengthMatchesInterpreter(Variant variant) {
+        check(Kernels.softmax(5, 1027), variant);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void layerNormOverTwoAxesWithRowOutputsMatchesInterpreter(Variant variant) {
+        check(Kernels.layerNorm(3, 7, 37), variant);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void argmaxPicksTheFirstExtremeAndNaN(Variant variant) {
+        var kernel = Kernels.argmax(4, 5);
+        float nan = Float.NaN;
+        float[] input = {1, 3, 3, 2, 0, -0f, 0f, -1, -2, 0, 1, nan, 5, nan, 7, Float.NEGATIVE_INFINITY, Float.NEGATIVE_INFINITY, -9, -9, -9};
+        var buffers = new Object[] {input, new int[4], new float[4]};
+        Compiled.of(kernel, variant).function().run(buffers, 0, 4);
+        assertArrayEquals(new int[] {1, 0, 1, 2}, (int[]) buffers[1]);
+        assertArrayEquals(new float[] {3, 0, nan, -9}, (float[]) buffers[2]);
+    }
+
+    /// Sizes 0, 1, lanes ± 1, a prime, and one no lane count divides.
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void pointwiseKernelsOfEdgeSizesMatchInterpreter(Variant variant) {
+        var value = unary(UnaryOp.RELU, binary(BinaryOp.ADD, binary(BinaryOp.MUL, X, X), Kernels.f32(-0.5)));
+        for (int size : new int[] {0, 1, 2, LANES - 1, LANES, LANES + 1, 17, 1027}) check(Kernels.pointwise(Shape.of(size), value), variant);
+        check(Kernels.pointwise(Shape.of(), value), variant);
+        check(Kernels.pointwise(Shape.of(3, 0, 5), value), variant);
+    }
+
+    /// A transpose read through a gather, a broadcast row, and a strided scatter.
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void transposedBroadcastAndStridedBuffersMatchInterpreter(Variant variant) {
+        var space = Shape.of(19, 40);
+        var transposed = new Kernel.Input(DType.F32, 40 * 19, new IndexMap(0, List.of(1, 19)));
+        var row = new Kernel.Input(DType.F64, 40, new IndexMap(0, List.of(0, 1)));
+        var value = binary(BinaryOp.ADD, X, new Expr.Cast(new Expr.Load(1, DType.F64), DType.F32));
+        var strided = new Kernel.Output(value, 3 + 2 * 19 * 40, new IndexMap(3, List.of(2 * 40, 2)), false);
+        var kernel = new Kernel(space, 0, List.of(transposed, row), List.of(), List.of(strided));
+        check(kernel, variant);
+        if (variant == Variant.VECTOR) assertTrue(Compiled.text(KernelEmitter.emit(kernel, variant)).contains("STRIDE_19"), "a gather with stride 19");
+    }
+
+    @Test
+    void vectorKernelsSayWhichLoopsRunScalar() {
+        assertEquals(List.of("r0 = argmax(in0): arg-reductions run scalar"), KernelEmitter.emit(Kernels.argmax(4, 100), Variant.VECTOR).scalarFallbacks());
+        assertEquals(List.of(), KernelEmitter.emit(Kernels.softmax(4, 100), Variant.VECTOR).scalarFallbacks());
+        assertEquals(List.of(), KernelEmitter.emit(Kernels.argmax(4, 100), Variant.SCALAR).scalarFallbacks());
+    }
+
+    @Test
+    void classIsNamedByTheHashOfThePrintedKernel() {
+        var kernel = Kernels.softmax(2, 3);
+        var generated = KernelEmitter.emit(kernel, Variant.VECTOR);
+        String hash = KernelEmitter.hash(KernelPrinter.print(kernel));
+        assertEquals("dev.smelt.runtime.Kernel$" + hash + "$Vector", generated.className());
+        assertEquals("kernel-" + hash + ".ir", generated.sourceFile());
+        assertEquals(KernelPrinter.print(kernel), generated.kernelText());
+        assertEquals(generated, KernelEmitter.emit(Kernels.softmax(2, 3), Variant.VECTOR), "emission is deterministic");
+        assertEquals(16, hash.length());
+    }
+
+    /// A stack trace from generated code names the `.ir` file and the line of the output that failed.
+    /// (Hidden classes' frames only show with `-XX:+ShowHiddenFrames`, so this test defines the class
+    /// in an ordinary class loader.)
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void stackTracesPointAtTheKernelLine(Variant variant) throws ReflectiveOperationException {
+        var kernel = Kernels.softmax(2, 3);
+        var generated = KernelEmitter.emit(kernel, variant);
+        var loader = new ClassLoader(KernelEmitterTest.class.getClassLoader()) {
+            Class<?> define() { return defineClass(generated.className(), generated.bytes(), 0, generated.bytes().length); }
+        };
+        var function = (KernelFunction) loader.define().getConstructor().newInstance();
+        var error = assertThrows(ArrayIndexOutOfBoundsException.class, () -> function.run(new Object[] {new float[6], new float[2]}, 0, 2));
+        var frame = error.getStackTrace()[0];
+        assertEquals("kernel-" + KernelEmitter.hash(KernelPrinter.print(kernel)) + ".ir", frame.getFileName());
+        assertEquals(5, frame.getLineNumber(), "line 5 of the printed kernel is out0\n" + kernel);
+    }
+
+    @Test
+    void runCodeSizeIsTheLengthOfRunsBytecode() {
+        for (var variant : Variant.values()) {
+            var generated = KernelEmitter.emit(Kernels.layerNorm(2, 3, 40), variant);
+            var run = ClassFile.of().parse(generated.bytes()).methods().stream().filter(m -> m.methodName().equalsString("run")).findFirst().orElseThrow();
+            assertEquals(run.findAttribute(java.lang.classfile.Attributes.code()).map(CodeAttribute::codeLength).orElseThrow(), generated.runCodeSize());
+        }
+    }
+
+    /// Four outputs of about 2500 bytes each: too big for one method, so `run` calls a helper per output.
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void aKernelTooLargeForOneMethodIsSplitIntoHelpers(Variant variant) {
+        var space = Shape.of(3, 50);
+        int leaves = variant == Variant.SCALAR ? 400 : 130;
+        var outputs = IntStream.range(0, 4).mapToObj(i -> Kernels.output(tree(X, leaves + i), space)).toList();
+        var kernel = new Kernel(space, 0, List.of(Kernels.input(space)), List.of(), outputs);
+        var generated = KernelEmitter.emit(kernel, variant);
+        assertTrue(generated.runCodeSize() < 100, "run only calls the helpers: " + generated);
+        check(kernel, variant);
+        var reduction = new Kernel(space, 1, List.of(Kernels.input(space)),
+                List.of(new Kernel.Reduction(ReduceOp.SUM, tree(X, leaves)), new Kernel.Reduction(ReduceOp.MAX, tree(X, leaves + 1))),
+                List.of(Kernels.output(tree(binary(BinaryOp.SUB, X, Kernels.result(0)), leaves), space), Kernels.output(Kernels.result(1), space)));
+        assertTrue(KernelEmitter.emit(reduction, variant).runCodeSize() < 200);
+        check(reduction, variant);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void aKernelTooLargeEvenWhenSplitIsRejected(Variant variant) {
+        var kernel = Kernels.pointwise(Shape.of(64), tree(X, 3000));
+        var error = assertThrows(KernelTooLargeException.class, () -> KernelEmitter.emit(kernel, variant));
+        assertTrue(error.bytes() > KernelEmitter.METHOD_LIMIT, error.getMessage());
+        assertTrue(error.getMessage().contains("output0"), error.getMessage());
+    }
+
+    @Test
+    void vectorSpeciesAreStaticFinalConstantsAndLoopBoundIsAnInterfaceCall() {
+        var generated = KernelEmitter.emit(Kernels.softmax(2, 100), Variant.VECTOR);
+        var model = ClassFile.of().parse(generated.bytes());
+        var species = model.fields().stream().filter(f -> f.fieldName().stringValue().startsWith("SPECIES_")).toList();
+        assertTrue(!species.isEmpty() && species.stream().allMatch(f -> f.flags().has(java.lang.reflect.AccessFlag.STATIC) && f.flags().has(java.lang.reflect.AccessFlag.FINAL)));
+        String text = Compiled.text(generated);
+        assertTrue(text.contains("INVOKEINTERFACE jdk/incubator/vector/VectorSpecies.loopBound (I)I (itf)"), text);
+        assertTrue(text.contains("INVOKEVIRTUAL jdk/incubator/vector/FloatVector.max"), text);
+        assertTrue(text.contains("GETSTATIC " + generated.className().replace('.', '/') + ".SPECIES_F32"), text);
+    }
+
+    static void check(Kernel kernel, Variant variant) {
+        long seed = Arrays.hashCode(KernelPrinter.print(kernel).getBytes());
+        Differential.check(seed, kernel, RandomData.buffers(seed, kernel), variant);
+    }
+}

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.codegen;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.smelt.ir.DType;
+import dev.smelt.ir.UnaryOp;
+import dev.smelt.testing.RandomData;
+import dev.smelt.testing.RandomKernels;
+import dev.smelt.testing.Tolerance;
+import java.util.List;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/// Generated code after C2 has compiled it. Cold, the Vector API runs its Java fallbacks, which are
+/// exact; compiled, it uses intrinsics (SVML for the transcendentals, AVX for max, min, compares,
+/// casts and blends), whose results the other tests never see.
+class VectorAccuracyTest {
+    /// Calls before the check: C2 compiles a 256-iteration kernel loop after about 600 (measured
+    /// with `-XX:+PrintCompilation`), so this leaves a margin.
+    static final int WARM_UP = 1500;
+
+    @Test
+    void everyOperatorStaysWithinItsToleranceOnceCompiled() {
+        var failures = new StringBuilder();
+        for (var dtype : List.of(DType.F32, DType.F64)) {
+            for (var op : UnaryOp.values()) check(failures, op.toString(), dtype, VectorAccuracy.unary(op, dtype), Tolerance.of(op, dtype));
+            check(failures, "pow", dtype, VectorAccuracy.pow(dtype), Tolerance.pow(dtype));
+        }
+        assertTrue(failures.isEmpty(), failures.toString());
+    }
+
+    private static void check(StringBuilder failures, String op, DType dtype, dev.smelt.kernel.Kernel kernel, Tolerance.Bound bound) {
+        var error = VectorAccuracy.measure(kernel, dtype, 4, WARM_UP, 2);
+        if (error.ulps() > bound.ulps())
+            failures.append("%s %s: %d ulps at %s, %s (bound %d)%n".formatted(op, dtype, error.ulps(), error.worstInput(), error.worstSecond(), bound.ulps()));
+    }
+
+    /// C2 compiles a method after about 5000 calls at tier 3, or sooner when its loops run long
+    /// (measured with `-XX:+PrintCompilation`: ¾ of these kernels reach tier 4 with this budget).
+    static int warmUpCalls(dev.smelt.kernel.Kernel kernel) {
+        int points = Math.max(1, kernel.space().size());
+        return Math.clamp(3_000_000 / points, WARM_UP, 15_000);
+    }
+
+    /// Random kernels whose inner axis is long enough for the vector main loop, the first 24.
+    static Stream<Long> vectorSeeds() {
+        return LongStream.range(0, 1000).boxed().filter(seed -> {
+            var kernel = RandomKernels.generate(seed);
+            var space = LoopSpace.of(kernel);
+            return space.dim(space.inner()) >= VectorPlan.of(kernel).lanes() && kernel.workItems() > 0;
+        }).limit(24);
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("vectorSeeds")
+    void compiledRandomKernelsMatchTheInterpreter(long seed) {
+        var kernel = RandomKernels.generate(seed);
+        var buffers = RandomData.buffers(seed, kernel);
+        for (var variant : Variant.values()) {
+            var compiled = Compiled.of(kernel, variant);
+            var scratch = RandomData.copy(buffers);
+            for (int call = 0; call < warmUpCalls(kernel); call++) compiled.function().run(scratch, 0, kernel.workItems());
+            Differential.check(seed, compiled, buffers);
+        }
+    }
+}

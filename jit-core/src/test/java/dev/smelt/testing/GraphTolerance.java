@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.testing;
+
+import static dev.smelt.testing.ErrorGraph.*;
+
+import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.DType;
+import dev.smelt.ir.Graph;
+import dev.smelt.ir.Node;
+import dev.smelt.ir.ReduceOp;
+import dev.smelt.ir.Shape;
+import dev.smelt.ir.UnaryOp;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/// How far compiled results may be from the reference, derived from the ops (running error
+/// analysis), never a blanket 1e-3.
+///
+/// For each node we build an f64 node `e` bounding `|computed − exact|` elementwise for *either*
+/// implementation, so `|compiled − reference| ≤ 2e`. Errors propagate through each op's derivative
+/// bound over `[x−e, x+e]`, plus the op's own rounding: `LOCAL_ULPS[op]` ulps of the result.
+/// Reductions add `n·ε·Σ|x|` (the reassociation bound) and matmuls `K·ε·Σ|a||b|`. Where a result
+/// may legitimately differ in kind — a comparison within error, an int cast near a boundary, a
+/// result near overflow — the bound is +inf and the element is not compared. The error graph is
+/// itself evaluated by the reference interpreter, so views and reductions index exactly as the
+/// values do.
+public final class GraphTolerance {
+    private GraphTolerance() {}
+
+    /// Ulps of the result each implementation may be off for one op: basic arithmetic rounds
+    /// once (½ ulp); transcendental vector ops are bounded by the measured figure in
+    /// `codegen/VectorUlps` (rounded up); composites add the roundings of their parts.
+    static double localUlps(UnaryOp op) {
+        return switch (op) {
+            case NEG, ABS, RELU, SIGN -> 0;
+            case SQUARE, SQRT, RECIPROCAL -> 0.5;
+            case RSQRT -> 1.5;
+            case EXP, EXPM1, LOG, LOG1P, SIN, COS, TANH -> 4;
+            case SIGMOID, SILU, SOFTPLUS, GELU_TANH, GELU_ERF -> 12;
+        };
+    }
+
+    /// The graph with the same inputs whose outputs are the original outputs' error bounds (f64).
+    public static Graph bounds(Graph graph) {
+        Map<Node, Node> errors = new IdentityHashMap<>();
+        for (Node node : graph.nodes()) errors.put(node, bound(node, errors));
+        return new Graph(graph.inputs(), graph.outputs().stream().map(errors::get).toList());
+    }
+
+    private static Node bound(Node node, Map<Node, Node> e) {
+        return switch (node) {
+            case Node.Input in -> zero(in.shape());
+            case Node.Constant c -> zero(c.shape());
+            case Node.Iota iota -> zero(iota.shape());
+            case Node.Unary u -> Bounds.ofUnary(u, e.get(u.x()));
+            case Node.Binary b -> Bounds.ofBinary(b, e.get(b.left()), e.get(b.right()));
+            case Node.Where w -> unstableIf(positive(e.get(w.condition())), where(w.condition(), e.get(w.ifTrue()), e.get(w.ifFalse())));
+            case Node.Cast c -> Bounds.ofCast(c, e.get(c.x()));
+            case Node.Reduce r -> Bounds.ofReduce(r, e.get(r.x()));
+            case Node.MatMul m -> Bounds.ofMatMul(m, e.get(m.a()), e.get(m.b()));
+            case Node.Reshape r -> new Node.Reshape(e.get(r.x()), r.shape());
+            case Node.Permute p -> new Node.Permute(e.get(p.x()), p.order());
+            case Node.Expand x -> new Node.Expand(e.get(x.x()), x.shape());
+            case Node.Slice s -> new Node.Slice(e.get(s.x()), s.axis(), s.start(), s.stop(), s.step());
+            case Node.Concat c -> new Node.Concat(c.parts().stream().map(e::get).toList(), c.axis());
+        };
+    }
+
+    /// `k` ulps of `value` in its dtype, with a floor at the smallest normal's ulp; 0 for special
+    /// results (both must then agree exactly); +inf within that error of overflow.
+    static Node local(Node value, double k) {
+        Shape shape = value.shape();
+        if (k == 0 || !value.dtype().isFloating()) return zero(shape);
+        boolean single = value.dtype() == DType.F32;
+        double ulp = single ? Math.ulp(1f) : Math.ulp(1.0), floor = single ? Float.MIN_NORMAL : Double.MIN_NORMAL;
+        double largest = single ? Float.MAX_VALUE : Double.MAX_VALUE;
+        Node magnitude = abs(value);
+        Node error = add(scale(magnitude, k * ulp), constant(k * ulp * floor, shape));
+        Node special = compare(BinaryOp.GE, magnitude, constant(INF, shape));
+        Node nan = compare(BinaryOp.NE, magnitude, magnitude);
+        Node nearOverflow = compare(BinaryOp.GT, add(magnitude, error), constant(largest, shape));
+        return where(special, zero(shape), where(nan, zero(shape), unstableIf(nearOverflow, error)));
+    }
+
+    /// Result of comparing compiled `actual` with `expected` under `bound`, or null when they agree.
+    public static String mismatch(double expected, double actual, double bound) {
+        if (Double.isNaN(bound) || bound == ErrorGraph.INF) return null;
+        if (bound == 0 && Double.doubleToLongBits(expected) == Double.doubleToLongBits(actual)) return null;
+        if (Double.isNaN(expected) || Double.isNaN(actual)) return Double.isNaN(expected) && Double.isNaN(actual) ? null : "NaN differs";
+        if (Double.isInfinite(expected) || Double.isInfinite(actual)) return expected == actual ? null : "infinity differs";
+        if (bound == 0) return expected == actual ? "sign of zero differs" : "exact result differs";
+        return Math.abs(expected - actual) <= 2 * bound ? null : "off by %s, allowed %s".formatted(Math.abs(expected - actual), 2 * bound);
+    }
+
+    static List<Integer> all(int rank) {
+        var axes = new ArrayList<Integer>();
+        for (int axis = 0; axis < rank; axis++) axes.add(axis);
+        return axes;
+    }
+
+}

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.testing;
+
+import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.DType;
+import dev.smelt.ir.ReduceOp;
+import dev.smelt.ir.Shape;
+import dev.smelt.ir.UnaryOp;
+import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.IndexMap;
+import dev.smelt.kernel.Kernel;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.IntStream;
+
+/// Random valid kernels and their data, the same for the same seed, for differential tests of code
+/// generation.
+///
+/// The space has rank 0–4 with sizes that include 0, 1, primes, powers of two and sizes no lane
+/// count divides (17, 33, 1027), at most [#MAX_POINTS] points. Half the kernels are pointwise; the
+/// others reduce their last one to three axes with zero to three reductions, later ones often
+/// reading earlier ones ([Expr.Accumulated], as softmax does), and write full and row outputs.
+/// Inputs are read through random index maps: contiguous, broadcast (stride 0), permuted, strided
+/// with padding and an offset, flipped (negative strides). Expressions are trees of depth up to 4
+/// over every operator, `where`, casts between all dtypes, indices, constants and loads.
+public final class RandomKernels {
+    public static final int MAX_POINTS = 2048;
+    private static final int[] DIMS = {1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, 33};
+    private static final int[] LONG_DIMS = {64, 100, 257, 1027};
+    private static final DType[] NUMERIC = {DType.F32, DType.F32, DType.F64, DType.I32};
+    private static final BinaryOp[] ARITHMETIC = {BinaryOp.ADD, BinaryOp.SUB, BinaryOp.MUL, BinaryOp.DIV, BinaryOp.POW, BinaryOp.MAXIMUM, BinaryOp.MINIMUM};
+    private static final BinaryOp[] COMPARISONS = {BinaryOp.EQ, BinaryOp.NE, BinaryOp.LT, BinaryOp.LE, BinaryOp.GT, BinaryOp.GE};
+    private static final int MAX_INPUTS = 6;
+
+    private final Random random;
+    private Shape space;
+    private int reducedRank;
+    private final List<Kernel.Input> inputs = new ArrayList<>();
+    private final List<Boolean> rowInvariant = new ArrayList<>();
+    private final List<DType> accumulated = new ArrayList<>();
+
+    private RandomKernels(long seed) { random = new Random(seed); }
+
+    public static Kernel generate(long seed) { return new RandomKernels(seed).kernel(); }
+
+    private Kernel kernel() {
+        space = randomSpace();
+        reducedRank = space.rank() == 0 || random.nextInt(2) == 0 ? 0 : 1 + (random.nextInt(3) == 0 ? random.nextInt(space.rank()) : 0);
+        var reductions = new ArrayList<Kernel.Reduction>();
+        for (int k = 0, count = reducedRank == 0 ? 0 : random.nextInt(4); k < count; k++) {
+            var reduction = reduction();
+            reductions.add(reduction);
+            accumulated.add(reduction.dtype());
+        }
+        var outputs = new ArrayList<Kernel.Output>();
+        for (int i = 0, count = 1 + random.nextInt(3); i < count; i++) {
+            boolean perRow = reducedRank > 0 && random.nextInt(3) == 0;
+            var dtype = random.nextInt(5) == 0 ? DType.BOOL : any(NUMERIC);
+            var layout = layout(perRow, 0.03);
+            outputs.add(new Kernel.Output(expression(dtype, 1 + random.nextInt(4), perRow), layout.size(), layout.map(), perRow));
+        }
+        return new Kernel(space, reducedRank, inputs, reductions, outputs);
+    }
+
+    private Shape randomSpace() {
+        int rank = new int[] {0, 1, 1, 1, 2, 2, 2, 3, 3, 4}[random.nextInt(10)];
+        int[] dims = new int[rank];
+        for (int axis = 0; axis < rank; axis++) {
+            int kind = random.nextInt(40);
+            dims[axis] = kind == 0 ? 0 : kind < 5 ? LONG_DIMS[random.nextInt(LONG_DIMS.length)] : DIMS[random.nextInt(DIMS.length)];
+        }
+        while (Arrays.stream(dims).asLongStream().reduce(1, (a, b) -> a * b) > MAX_POINTS) {
+            int largest = IntStream.range(0, rank).reduce((a, b) -> dims[a] >= dims[b] ? a : b).orElseThrow();
+            dims[largest] = dims[largest] / 2;
+        }
+        return Shape.of(dims);
+    }
+
+    private Kernel.Reduction reduction() {
+        var op = any(ReduceOp.values());
+        if (op.isArg() && reducedRank != 1) op = random.nextBoolean() ? ReduceOp.SUM : ReduceOp.MAX;
+        return new Kernel.Reduction(op, expression(any(NUMERIC), 1 + random.nextInt(4), false));
+    }
+
+    /// A random expression of `dtype`; in a row output (`perRow`) it must not vary along the reduced axes.
+    private Expr expression(DType dtype, int depth, boolean perRow) {
+        if (depth <= 0 || random.nextInt(4) == 0) return leaf(dtype, perRow);
+        int kinds = dtype == DType.BOOL ? 3 : 5;
+        return switch (random.nextInt(kinds)) {
+            case 0 -> dtype == DType.BOOL ? comparison(depth, perRow) : unary(dtype, depth, perRow);
+            case 1 -> new Expr.Where(expression(DType.BOOL, depth - 1, perRow), expression(dtype, depth - 1, perRow), expression(dtype, depth - 1, perRow));
+            case 2 -> {
+                var from = any(DType.values());
+                yield new Expr.Cast(expression(from, depth - 1, perRow), dtype);
+            }
+            default -> {
+                var ops = dtype == DType.I32 ? Arrays.stream(ARITHMETIC).filter(BinaryOp::acceptsIntegers).toArray(BinaryOp[]::new) : ARITHMETIC;
+                yield new Expr.Binary(any(ops), expression(dtype, depth - 1, perRow), expression(dtype, depth - 1, perRow));
+            }
+        };
+    }
+
+    private Expr unary(DType dtype, int depth, boolean perRow) {
+        var ops = Arrays.stream(UnaryOp.values()).filter(op -> dtype.isFloating() || op.acceptsIntegers()).toArray(UnaryOp[]::new);
+        return new Expr.Unary(any(ops), expression(dtype, depth - 1, perRow));
+    }
+
+    private Expr comparison(int depth, boolean perRow) {
+        var operands = any(DType.values());
+        return new Expr.Binary(any(COMPARISONS), expression(operands, depth - 1, perRow), expression(operands, depth - 1, perRow));
+    }
+
+    private Expr leaf(DType dtype, boolean perRow) {
+        var results = IntStream.range(0, accumulated.size()).filter(k -> accumulated.get(k) == dtype).toArray();
+        int kind = random.nextInt(10);
+        if (kind < 3 && results.length > 0) return new Expr.Accumulated(results[random.nextInt(results.length)], dtype);
+        if (kind < 4) return new Expr.Constant(constant(dtype), dtype);
+        int axes = perRow ? space.rank() - reducedRank : space.rank();
+        if (kind < 5 && dtype != DType.BOOL && axes > 0) return new Expr.Index(random.nextInt(axes), dtype);
+        return new Expr.Load(input(dtype, perRow), dtype);
+    }
+
+    private double constant(DType dtype) {
+        return switch (dtype) {
+            case BOOL -> random.nextInt(2);
+            case I32 -> random.nextInt(9) - 4;
+            case F32, F64 -> random.nextInt(8) == 0 ? any(RandomData.SPECIAL) : Math.round(random.nextGaussian() * 8) / 4.0;
+        };
+    }
+
+    /// An input of `dtype`: an existing one, or a new one with a random index map.
+    private int input(DType dtype, boolean perRow) {
+        var fits = IntStream.range(0, inputs.size()).filter(i -> inputs.get(i).dtype() == dtype && (!perRow || rowInvariant.get(i))).toArray();
+        if (fits.length > 0 && (random.nextInt(10) < 6 || inputs.size() >= MAX_INPUTS)) return fits[random.nextInt(fits.length)];
+        var layout = layout(perRow, 0.2);
+        inputs.add(new Kernel.Input(dtype, layout.size(), layout.map()));
+        int first = space.rank() - reducedRank;
+        rowInvariant.add(IntStream.range(first, space.rank()).allMatch(axis -> layout.map().stride(axis) == 0));
+        return inputs.size() - 1;
+    }
+
+    private record Layout(IndexMap map, int size) {}
+
+    /// A random index map over the space and the smallest buffer it fits, plus a little slack. The
+    /// axes are laid out in random order with strides and padding; some are broadcast (always the
+    /// reduced ones when `perRow`), some flipped.
+    private Layout layout(boolean perRow, double broadcastChance) {
+        int rank = space.rank(), firstReduced = rank - reducedRank;
+        var order = new ArrayList<Integer>(IntStream.range(0, rank).boxed().toList());
+        if (random.nextInt(10) < 3) Collections.shuffle(order, random);
+        long[] strides = new long[rank];
+        long extent = 1;
+        for (int i = rank - 1; i >= 0; i--) {
+            int axis = order.get(i);
+            if (perRow && axis >= firstReduced || random.nextDouble() < broadcastChance) continue;
+            int step = random.nextInt(8) == 0 ? 2 + random.nextInt(2) : 1, padding = random.nextInt(8) == 0 ? 1 + random.nextInt(2) : 0;
+            strides[axis] = extent * step;
+            extent *= (long) Math.max(space.dim(axis), 1) * step + padding;
+        }
+        long offset = random.nextInt(4), reach = 0;
+        for (int axis = 0; axis < rank; axis++) {
+            long span = (long) Math.max(space.dim(axis) - 1, 0) * strides[axis];
+            if (strides[axis] != 0 && random.nextInt(10) == 0) {
+                offset += span;
+                strides[axis] = -strides[axis];
+            } else reach += span;
+        }
+        var map = new IndexMap(Math.toIntExact(offset), Arrays.stream(strides).mapToInt(Math::toIntExact).boxed().toList());
+        return new Layout(map, Math.toIntExact(offset + reach + 1 + random.nextInt(3)));
+    }
+
+    @SafeVarargs
+    private <T> T any(T... choices) { return choices[random.nextInt(choices.length)]; }
+
+    private double any(double[] choices) { return choices[random.nextInt(choices.length)]; }
+}
