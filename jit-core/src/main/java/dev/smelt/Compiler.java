@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import dev.smelt.codegen.KernelEmitter;
+import dev.smelt.codegen.KernelTooLargeException;
+import dev.smelt.codegen.Variant;
 import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Storage;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelFunction;
-import dev.smelt.kernel.KernelInterpreter;
 import dev.smelt.kernel.Schedule;
 import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Executor;
 import dev.smelt.runtime.KernelCache;
+import dev.smelt.runtime.KernelLoader;
 import dev.smelt.runtime.Program;
 import dev.smelt.runtime.TieredKernel;
 import java.util.LinkedHashMap;
@@ -32,9 +35,20 @@ final class Compiler {
         protected boolean removeEldestEntry(Map.Entry<String, Program> eldest) { return size() > EAGER_PROGRAMS; }
     };
 
+    /// Plans and generates the kernels. A kernel whose bytecode would exceed HotSpot's 8000-byte
+    /// limit for JIT compilation is refused by the emitter; the graph is then planned again with
+    /// half the operations per kernel.
     static Program compile(Graph graph) {
-        Schedule schedule = Dump.after("fusion", FusionPlanner.plan(graph));
-        return new Program(schedule, Compiler::kernel, Executor.shared());
+        int budget = FusionPlanner.Options.DEFAULT.budget();
+        while (true) {
+            Schedule schedule = Dump.after("fusion", FusionPlanner.plan(graph, new FusionPlanner.Options(budget)));
+            try {
+                return new Program(schedule, Compiler::kernel, Executor.shared());
+            } catch (KernelTooLargeException tooLarge) {
+                if (budget <= 1) throw tooLarge;
+                budget /= 2;
+            }
+        }
     }
 
     /// Runs a one-op graph for an eager call, reusing the program compiled for the same op and shapes.
@@ -51,10 +65,11 @@ final class Compiler {
 
     static KernelFunction kernel(Kernel kernel) { return KernelCache.get(kernel, Compiler::generate); }
 
+    // Scalar code now; for large kernels, vector code warmed up in the background (TieredKernel).
     private static KernelFunction generate(Kernel kernel) {
-        KernelFunction scalar = new KernelInterpreter(kernel);
+        KernelFunction scalar = KernelLoader.load(KernelEmitter.emit(kernel, Variant.SCALAR));
         long elements = (long) kernel.workItems() * Math.max(1, kernel.rowLength());
         if (elements < VECTOR_THRESHOLD) return scalar;
-        return new TieredKernel(kernel, scalar, () -> new KernelInterpreter(kernel));
+        return new TieredKernel(kernel, scalar, () -> KernelLoader.load(KernelEmitter.emit(kernel, Variant.VECTOR)));
     }
 }

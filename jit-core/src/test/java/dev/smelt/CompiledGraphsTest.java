@@ -7,7 +7,13 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Storage;
 import dev.smelt.ref.Interpreter;
+import dev.smelt.codegen.KernelEmitter;
+import dev.smelt.codegen.Variant;
+import dev.smelt.fusion.FusionPlanner;
+import dev.smelt.runtime.Executor;
 import dev.smelt.runtime.Explain;
+import dev.smelt.runtime.KernelLoader;
+import dev.smelt.runtime.Program;
 import dev.smelt.testing.RandomGraphs;
 import dev.smelt.testing.GraphTolerance;
 import java.util.List;
@@ -28,11 +34,24 @@ class CompiledGraphsTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void compiledGraphsMatchTheInterpreterWithinDerivedBounds(long seed) {
+        check(seed, Compiler.compile(RandomGraphs.generate(seed, 14)));
+    }
+
+    /// The same graphs on vector code only: small kernels would otherwise stay scalar.
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void vectorKernelsMatchTheInterpreterWithinDerivedBounds(long seed) {
         Graph graph = RandomGraphs.generate(seed, 14);
+        var vector = new Program(FusionPlanner.plan(graph), kernel -> KernelLoader.load(KernelEmitter.emit(kernel, Variant.VECTOR)), Executor.sequential());
+        check(seed, vector, graph);
+    }
+
+    private static void check(long seed, Program program) { check(seed, program, RandomGraphs.generate(seed, 14)); }
+
+    private static void check(long seed, Program program, Graph graph) {
         List<Storage> inputs = RandomGraphs.inputs(seed, graph);
         var expected = Interpreter.run(graph, inputs);
         var bounds = Interpreter.run(GraphTolerance.bounds(graph), inputs);
-        var program = Compiler.compile(graph);
         var actual = program.run(inputs);
         for (int o = 0; o < expected.size(); o++)
             for (int i = 0; i < expected.get(o).size(); i++) {

@@ -9,7 +9,7 @@ import dev.smelt.ir.Shape;
 import dev.smelt.ir.UnaryOp;
 import java.util.List;
 
-/// Builders for the error graph of [Tolerance]: f64 nodes over values of any dtype.
+/// Builders for the error graph of [GraphTolerance]: f64 nodes over values of any dtype.
 record ErrorGraph() {
     static final double INF = Double.POSITIVE_INFINITY;
 
