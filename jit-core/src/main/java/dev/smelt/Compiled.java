@@ -42,16 +42,50 @@ public final class Compiled {
     /// All of the function's results.
     public List<Tensor> applyAll(Tensor... arguments) {
         Version entry = entry(arguments);
-        var storages = new ArrayList<Storage>();
-        for (Tensor argument : arguments) storages.add(Dispatch.dense(argument));
-        for (Tensor capture : entry.traced().captures()) storages.add(Dispatch.dense(capture));
-        var results = entry.program().run(storages);
+        var results = entry.program().run(inputs(entry, arguments));
         var tensors = new ArrayList<Tensor>();
         for (int i = 0; i < results.size(); i++) {
             var shape = entry.traced().graph().outputs().get(i).shape();
             tensors.add(new Tensor(results.get(i), shape, shape.contiguousStrides(), 0));
         }
         return tensors;
+    }
+
+    /// Writes the function's only result into `output` instead of a new tensor, as PyTorch's `out=`:
+    /// a call then allocates nothing. `output` must be a dense tensor of the result's shape and
+    /// dtype that shares no memory with the arguments or the tensors the function reads.
+    public Tensor applyInto(Tensor output, Tensor... arguments) { return applyInto(List.of(output), arguments).getFirst(); }
+
+    /// [#applyInto(Tensor, Tensor...)] for every result, in order.
+    public List<Tensor> applyInto(List<Tensor> outputs, Tensor... arguments) {
+        Version entry = entry(arguments);
+        var graph = entry.traced().graph();
+        if (outputs == null || outputs.size() != graph.outputs().size())
+            throw SmeltException.of("applyInto", "the function has %d results, but %s outputs were given", graph.outputs().size(), outputs == null ? "no" : outputs.size());
+        var inputs = inputs(entry, arguments);
+        var targets = new ArrayList<Storage>();
+        for (int o = 0; o < outputs.size(); o++) targets.add(target(o, outputs.get(o), graph.outputs().get(o), inputs, targets));
+        entry.program().run(inputs, targets);
+        return outputs;
+    }
+
+    private static Storage target(int index, Tensor output, dev.smelt.ir.Node result, List<Storage> inputs, List<Storage> earlier) {
+        Values.requireConcrete("applyInto", output);
+        if (!output.shape().equals(result.shape()) || output.dtype() != result.dtype())
+            throw SmeltException.of("applyInto", "output %d is %s%s but the result is %s%s", index, output.dtype(), output.shape(), result.dtype(), result.shape());
+        if (output.offset() != 0 || output.storage().size() != output.size() || !Views.isContiguous(output))
+            throw SmeltException.of("applyInto", "output %d must be a dense tensor, not a view; use contiguous() or a new tensor", index);
+        Storage storage = output.storage();
+        if (inputs.stream().anyMatch(in -> in.array() == storage.array()) || earlier.stream().anyMatch(t -> t.array() == storage.array()))
+            throw SmeltException.of("applyInto", "output %d shares memory with an argument, a captured tensor or another output", index);
+        return storage;
+    }
+
+    private static List<Storage> inputs(Version entry, Tensor[] arguments) {
+        var storages = new ArrayList<Storage>();
+        for (Tensor argument : arguments) storages.add(Dispatch.dense(argument));
+        for (Tensor capture : entry.traced().captures()) storages.add(Dispatch.dense(capture));
+        return storages;
     }
 
     /// How the most recently compiled signature was compiled: the graph, each kernel with the

@@ -95,4 +95,36 @@ class CompiledTest {
         var error = assertThrows(SmeltException.class, () -> compiled.apply(Tensor.ones(2)));
         assertTrue(error.getMessage().contains("expected 2 non-null tensor arguments, got 1"), error.getMessage());
     }
+
+    @Test
+    void applyIntoWritesTheCallersTensor() {
+        var compiled = Jit.compile(CHAIN);
+        var x = Tensor.randn(new Generator(4), 3, 5);
+        var out = Tensor.zeros(3, 5);
+        Tensor returned = compiled.applyInto(out, x, x);
+        assertTrue(returned == out);
+        assertArrayEquals(compiled.apply(x, x).toFloatArray(), out.toFloatArray());
+    }
+
+    @Test
+    void applyIntoCopiesResultsThatAreArgumentsOrRepeated() {
+        var compiled = Jit.compile(args -> List.of(args.get(0), args.get(0).neg(), args.get(0).neg()), 1);
+        var x = Tensor.of(new float[] {1, -2});
+        var outs = List.of(Tensor.zeros(2), Tensor.zeros(2), Tensor.zeros(2));
+        compiled.applyInto(outs, x);
+        assertArrayEquals(new float[] {1, -2}, outs.get(0).toFloatArray());
+        assertArrayEquals(new float[] {-1, 2}, outs.get(1).toFloatArray());
+        assertArrayEquals(new float[] {-1, 2}, outs.get(2).toFloatArray());
+    }
+
+    @Test
+    void applyIntoRefusesWrongShapesViewsAndAliases() {
+        var compiled = Jit.compile((Tensor x) -> x.exp());
+        var x = Tensor.ones(2, 3);
+        assertThrows(SmeltException.class, () -> compiled.applyInto(Tensor.zeros(3, 2), x));
+        assertThrows(SmeltException.class, () -> compiled.applyInto(Tensor.zeros(DType.F64, 2, 3), x));
+        assertThrows(SmeltException.class, () -> compiled.applyInto(Tensor.zeros(3, 2).t(), x));
+        var alias = assertThrows(SmeltException.class, () -> compiled.applyInto(x, x));
+        assertTrue(alias.getMessage().contains("shares memory"), alias.getMessage());
+    }
 }

@@ -27,11 +27,21 @@ public final class Program {
 
     public List<KernelFunction> functions() { return functions; }
 
-    public List<Storage> run(List<Storage> inputs) {
+    public List<Storage> run(List<Storage> inputs) { return run(inputs, null); }
+
+    /// Runs with the outputs written into `outputs` (dense, of the outputs' dtypes and sizes, not
+    /// sharing memory with the inputs), or into fresh buffers when `outputs` is null.
+    public List<Storage> run(List<Storage> inputs, List<Storage> outputs) {
         if (inputs.size() != schedule.inputs().size())
             throw new IllegalArgumentException("expected " + schedule.inputs().size() + " inputs, got " + inputs.size());
         Object[] arrays = new Object[schedule.buffers().size()];
         for (int i = 0; i < inputs.size(); i++) arrays[schedule.inputs().get(i)] = bind(i, inputs.get(i));
+        var copies = new ArrayList<Integer>();
+        for (int o = 0; outputs != null && o < outputs.size(); o++) {
+            int buffer = schedule.outputs().get(o).buffer();
+            if (arrays[buffer] != null) copies.add(o); // the output is an input: copied below
+            else arrays[buffer] = outputs.get(o).array();
+        }
         for (int b = 0; b < arrays.length; b++)
             if (arrays[b] == null) arrays[b] = Storage.allocate(schedule.buffers().get(b).dtype(), schedule.buffers().get(b).size()).array();
         for (int l = 0; l < functions.size(); l++) {
@@ -39,9 +49,14 @@ public final class Program {
             Object[] bound = launch.buffers().stream().map(b -> arrays[b]).toArray();
             executor.run(functions.get(l), bound, launch.kernel());
         }
-        var outputs = new ArrayList<Storage>();
-        for (var output : schedule.outputs()) outputs.add(Storage.wrapArray(arrays[output.buffer()]));
-        return outputs;
+        for (int o : copies) {
+            Object source = arrays[schedule.outputs().get(o).buffer()];
+            System.arraycopy(source, 0, outputs.get(o).array(), 0, outputs.get(o).size());
+        }
+        if (outputs != null) return outputs;
+        var results = new ArrayList<Storage>();
+        for (var output : schedule.outputs()) results.add(Storage.wrapArray(arrays[output.buffer()]));
+        return results;
     }
 
     private Object bind(int slot, Storage input) {
