@@ -72,7 +72,7 @@ public final class Printer {
             case Node.Reshape r -> "reshape " + ref(r.x(), ids);
             case Node.Permute p -> "permute " + ref(p.x(), ids) + " order=" + list(p.order());
             case Node.Expand e -> "expand " + ref(e.x(), ids);
-            case Node.Slice s -> "slice %s axis=%d start=%d stop=%d step=%d".formatted(ref(s.x(), ids), s.axis(), s.start(), s.stop(), s.step());
+            case Node.Slice s -> "slice " + ref(s.x(), ids) + " axis=" + s.axis() + " start=" + s.start() + " stop=" + s.stop() + " step=" + s.step();
             case Node.Concat c -> "concat " + refs(c.parts(), ids) + " axis=" + c.axis();
         };
     }

@@ -19,17 +19,20 @@ public final class KernelPrinter {
         var text = new StringBuilder("kernel ").append(kernel.space());
         if (kernel.reducedRank() > 0) text.append(" reduce ").append(kernel.reducedRank());
         text.append(" {\n");
+        // Plain appends, not String.format: this text is every kernel's cache key, and Formatter's
+        // first use costs a cold JVM tens of milliseconds.
         for (int i = 0; i < kernel.inputs().size(); i++) {
             var input = kernel.inputs().get(i);
-            text.append("  in%d: %s[%d] %s\n".formatted(i, input.dtype(), input.size(), input.map()));
+            text.append("  in").append(i).append(": ").append(input.dtype()).append('[').append(input.size()).append("] ").append(input.map()).append('\n');
         }
         for (int k = 0; k < kernel.reductions().size(); k++) {
             var reduction = kernel.reductions().get(k);
-            text.append("  r%d = %s(%s)\n".formatted(k, reduction.op(), expression(reduction.value())));
+            text.append("  r").append(k).append(" = ").append(reduction.op()).append('(').append(expression(reduction.value())).append(")\n");
         }
         for (int i = 0; i < kernel.outputs().size(); i++) {
             var output = kernel.outputs().get(i);
-            text.append("  out%d%s: %s[%d] %s = %s\n".formatted(i, output.perRow() ? " (row)" : "", output.dtype(), output.size(), output.map(), expression(output.value())));
+            text.append("  out").append(i).append(output.perRow() ? " (row)" : "").append(": ").append(output.dtype())
+                    .append('[').append(output.size()).append("] ").append(output.map()).append(" = ").append(expression(output.value())).append('\n');
         }
         return text.append("}\n").toString();
     }
