@@ -7,6 +7,9 @@ class, then the issue's targets with PASS or FAIL.
     python3 benchmarks/report.py results.json [more.json…]
 
 Times are medians: JMH's 50th percentile over iterations (avgt), samples (sample) or forks (ss).
+Comparisons are like for like: compiledInto (Compiled.applyInto) against handWritten and triad, which
+all write into an array allocated once; compiled against handWrittenNewArray and PyTorch, which all
+allocate their result.
 A target holds at the sizes it names; at other sizes its row shows the value and says "info".
 MISSING: a benchmark the target needs is not in the file (not run, or its agreement check threw).
 Exits with 1 if a target fails or is missing.
@@ -107,9 +110,12 @@ def times(value):
 
 def chain(checks, rows):
     for size in sorted({r["params"]["size"] for r in rows if r["group"] == "ChainBench"}):
-        compiled, eager, hand = (median(rows, "ChainBench", m, size=size) for m in ("compiled", "eager", "handWritten"))
+        compiled, into, eager, hand, hand_new = (median(rows, "ChainBench", m, size=size) for m in
+                                                 ("compiled", "compiledInto", "eager", "handWritten", "handWrittenNewArray"))
         p = f"size={size}"
-        checks.add("compiled / handWritten", p, ratio(compiled, hand), times, "≤ 1.1× (1M, 16M)", lambda v: v <= 1.1, size in (M1, M16))
+        checks.add("compiledInto / handWritten (preallocated)", p, ratio(into, hand), times,
+                   "≤ 1.1× (1M, 16M)", lambda v: v <= 1.1, size in (M1, M16))
+        checks.add("compiled / handWrittenNewArray (allocating)", p, ratio(compiled, hand_new), times)
         checks.add("eager / compiled", p, ratio(eager, compiled), times, "≥ 2× (16M)", lambda v: v >= 2, size == M16)
         if size in PYTORCH_CHAIN_MS:
             speedup = PYTORCH_CHAIN_SPEEDUP[size]
@@ -123,21 +129,23 @@ def chain(checks, rows):
 def memory(checks, rows):
     for group, threads in (("MemoryBoundBench.OneThread", 1), ("MemoryBoundBench.TwoThreads", 2)):
         for size in sorted({r["params"]["size"] for r in rows if r["group"] == group}):
-            compiled, triad = (gbs(m, size, median(rows, group, m, size=size)) for m in ("compiled", "triad"))
+            compiled, into, triad = (gbs(m, size, median(rows, group, m, size=size)) for m in ("compiled", "compiledInto", "triad"))
             p = f"threads={threads} size={size}"
-            checks.add("compiled GB/s / triad GB/s", p, ratio(compiled, triad), "{:.0%}".format,
+            checks.add("compiledInto GB/s / triad GB/s (preallocated)", p, ratio(into, triad), "{:.0%}".format,
                        "≥ 80% (16M)", lambda v: v >= 0.8, size == M16)
+            checks.add("compiled GB/s / triad GB/s (compiled allocates)", p, ratio(compiled, triad), "{:.0%}".format)
             checks.add(f"triad GB/s / STREAM's {STREAM_GBS[threads]:g} GB/s", p, ratio(triad, STREAM_GBS[threads]), "{:.0%}".format)
 
 
 def row_ops(checks, rows):
     shapes = [dict(p) for p in dict.fromkeys(tuple(r["params"].items()) for r in rows if r["group"] == "RowOpsBench")]
     for params in shapes:
-        compiled, eager = (median(rows, "RowOpsBench", m, **params) for m in ("compiled", "eager"))
+        compiled, into, eager = (median(rows, "RowOpsBench", m, **params) for m in ("compiled", "compiledInto", "eager"))
         issue_shape = (params["rows"], params["cols"]) == (4096, 1024)
         p = params_text(params)
         checks.add("compiled", p, compiled, fmt, "≤ 2.5 ms ([4096,1024])", lambda v: v <= 2.5, issue_shape)
         checks.add("eager / compiled", p, ratio(eager, compiled), times, "≥ 2× ([4096,1024])", lambda v: v >= 2, issue_shape)
+        checks.add("compiledInto (preallocated)", p, into, fmt)
         pytorch = PYTORCH_ROW_MS[params["op"]]
         if issue_shape:
             checks.add(f"PyTorch 1.13 {pytorch:g} ms / compiled", p, ratio(pytorch, compiled), times)

@@ -24,10 +24,13 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /// `relu((sin(x)·cos(y) + x)·y)` over two f32 vectors on one thread, side by side: `compiled` (one
-/// fused kernel from [Jit#compile]), `eager` (Smelt eager: each op its own kernel and its own
-/// output array) and `handWritten` (the fused loop written with the Vector API).
-/// Targets: compiled within 1.1× of handWritten, ≥ 2× eager at 16M, and ≥ 2× / ≥ 10× faster than
-/// PyTorch 1.13 eager's 3.6 ms / 260 ms at 1M / 16M on this machine (`report.py` checks them).
+/// fused kernel from [Jit#compile], a new result per call), `compiledInto` (the same kernel writing
+/// into a tensor allocated once, [Compiled#applyInto]), `eager` (Smelt eager: each op its own kernel
+/// and its own output array), `handWritten` (the fused loop written with the Vector API, into an
+/// array allocated once) and `handWrittenNewArray` (the same loop allocating its result).
+/// Like for like: compiledInto vs handWritten, compiled vs handWrittenNewArray.
+/// Targets: compiledInto within 1.1× of handWritten, ≥ 2× eager at 16M, and ≥ 2× / ≥ 10× faster
+/// than PyTorch 1.13 eager's 3.6 ms / 260 ms at 1M / 16M on this machine (`report.py` checks them).
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -44,7 +47,7 @@ public class ChainBench {
     @Param({"1048576", "16777216"})
     public int size;
 
-    Tensor x, y;
+    Tensor x, y, into;
     float[] xs, ys, out;
     Compiled compiledChain;
 
@@ -58,10 +61,12 @@ public class ChainBench {
         xs = x.toFloatArray();
         ys = y.toFloatArray();
         out = new float[size];
+        into = Tensor.zeros(size);
         compiledChain = Jit.compile(Chain::apply);
         float[] fused = compiled().toFloatArray();
         int prefix = Math.min(size, Chain.PREFIX);
         Tolerance.ELEMENTWISE.check("compiled vs interpreter", Chain.interpreted(Chain::apply, xs, ys, prefix), Arrays.copyOf(fused, prefix));
+        Tolerance.ELEMENTWISE.check("compiledInto vs compiled", fused, compiledInto().toFloatArray());
         Tolerance.ELEMENTWISE.check("eager vs compiled", fused, eager().toFloatArray());
         Tolerance.ELEMENTWISE.check("handWritten vs compiled", fused, handWritten());
     }
@@ -71,12 +76,20 @@ public class ChainBench {
     public void kernelsStillAgree() {
         float[] fused = compiled().toFloatArray();
         Tolerance.ELEMENTWISE.check("compiled (warmed up) vs handWritten", handWritten(), fused);
+        into = Tensor.zeros(size); // a blank target, so a call that writes nothing cannot pass
+        Tolerance.ELEMENTWISE.check("compiledInto (warmed up) vs compiled", fused, compiledInto().toFloatArray());
         Tolerance.ELEMENTWISE.check("eager (warmed up) vs compiled", fused, eager().toFloatArray());
     }
 
     @Benchmark
     public Tensor compiled() {
         return compiledChain.apply(x, y);
+    }
+
+    /// compiled into a tensor allocated once in @Setup, as handWritten writes into its array.
+    @Benchmark
+    public Tensor compiledInto() {
+        return compiledChain.applyInto(into, x, y);
     }
 
     @Benchmark

@@ -28,9 +28,11 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /// `a·b + c` over f32[16M]: memory bound, 16 bytes per element (three reads, one write). `compiled`
-/// is measured against STREAM's `triad` (`a = b + s·c`, 12 bytes per element) written with the
-/// Vector API, the same `a·b + c` loop by hand, and a plain scalar loop. Target: compiled moves
-/// ≥ 80% of the triad's GB/s. The two subclasses fork with `-Dsmelt.threads=1` and `=2`; the hand
+/// (a new result per call) and `compiledInto` (into a tensor allocated once, [Compiled#applyInto])
+/// are measured against STREAM's `triad` (`a = b + s·c`, 12 bytes per element) written with the
+/// Vector API, the same `a·b + c` loop by hand (`handWritten` into an array allocated once,
+/// `handWrittenNewArray` into a new one), and a plain scalar loop. Target: compiledInto moves ≥ 80%
+/// of the triad's GB/s (both write into an existing array). The two subclasses fork with `-Dsmelt.threads=1` and `=2`; the hand
 /// loops split their range the same way over a plain thread pool. `report.py` converts to GB/s.
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -56,7 +58,7 @@ public abstract class MemoryBoundBench {
     /// The same property the compiled kernels read, so both sides use the same number of threads.
     final int threads = Integer.getInteger("smelt.threads", 1);
 
-    Tensor a, b, c;
+    Tensor a, b, c, into;
     float[] as, bs, cs, out;
     Compiled compiledMulAdd;
     ExecutorService pool;
@@ -81,10 +83,12 @@ public abstract class MemoryBoundBench {
         bs = b.toFloatArray();
         cs = c.toFloatArray();
         out = new float[size];
+        into = Tensor.zeros(size);
         compiledMulAdd = Jit.compile(MemoryBoundBench::mulAdd);
         float[] fused = compiled().toFloatArray();
         int n = Math.min(size, PREFIX);
         Tolerance.EXACT.check("compiled vs interpreter", interpreted(n), Arrays.copyOf(fused, n));
+        Tolerance.EXACT.check("compiledInto vs compiled", fused, compiledInto().toFloatArray());
         Tolerance.EXACT.check("handWritten vs compiled", fused, handWritten().clone());
         Tolerance.EXACT.check("handWrittenNewArray vs compiled", fused, handWrittenNewArray());
         Tolerance.EXACT.check("scalarLoop vs compiled", fused, scalarLoop().clone());
@@ -97,7 +101,10 @@ public abstract class MemoryBoundBench {
     @TearDown
     public void kernelsStillAgree() {
         try {
-            Tolerance.EXACT.check("compiled (warmed up) vs handWritten", handWritten().clone(), compiled().toFloatArray());
+            float[] fused = compiled().toFloatArray();
+            Tolerance.EXACT.check("compiled (warmed up) vs handWritten", handWritten().clone(), fused);
+            into = Tensor.zeros(size); // a blank target, so a call that writes nothing cannot pass
+            Tolerance.EXACT.check("compiledInto (warmed up) vs compiled", fused, compiledInto().toFloatArray());
         } finally {
             pool.shutdownNow();
         }
@@ -106,6 +113,12 @@ public abstract class MemoryBoundBench {
     @Benchmark
     public Tensor compiled() {
         return compiledMulAdd.apply(a, b, c);
+    }
+
+    /// compiled into a tensor allocated once in @Setup, as handWritten and triad write into theirs.
+    @Benchmark
+    public Tensor compiledInto() {
+        return compiledMulAdd.applyInto(into, a, b, c);
     }
 
     @Benchmark

@@ -21,7 +21,8 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /// `softmax(-1)` and `layerNorm(1024)` over the last axis of an f32[4096, 1024], one thread.
-/// `compiled` is the composite under [Jit#compile] (one row kernel). `eager` is the same maths as
+/// `compiled` is the composite under [Jit#compile] (one row kernel, a new result per call), and
+/// `compiledInto` the same writing into a tensor allocated once ([Compiled#applyInto]). `eager` is the same maths as
 /// eager code op by op (max, sub, exp, sum, div), each op its own kernel: the baseline of the
 /// target. `eagerComposite` calls the composite eagerly, which the runtime plans as one program, so
 /// it is already fused (informational). Targets: compiled ≤ 2.5 ms and ≥ 2× eager (PyTorch 1.13
@@ -48,7 +49,7 @@ public class RowOpsBench {
     @Param("1024")
     public int cols;
 
-    Tensor x;
+    Tensor x, into;
     Compiled compiledOp;
 
     /// The composite, as a user writes it.
@@ -78,12 +79,14 @@ public class RowOpsBench {
     @Setup
     public void kernelsAgree() {
         x = Tensor.randn(new Generator(SEED), rows, cols);
+        into = Tensor.zeros(rows, cols);
         compiledOp = Jit.compile(this::composite);
         float[] fused = compiled().toFloatArray();
         int prefixRows = Math.min(rows, PREFIX_ROWS);
         var prefix = Tensor.of(Arrays.copyOf(x.toFloatArray(), prefixRows * cols), prefixRows, cols);
         float[] interpreted = Jit.trace(this::composite, prefix).interpret(prefix).getFirst().toFloatArray();
         Tolerance.ROW_REDUCTION.check(op + ": compiled vs interpreter", interpreted, Arrays.copyOf(fused, prefixRows * cols));
+        Tolerance.ROW_REDUCTION.check(op + ": compiledInto vs compiled", fused, compiledInto().toFloatArray());
         Tolerance.ROW_REDUCTION.check(op + ": eager vs compiled", fused, eager().toFloatArray());
         Tolerance.ROW_REDUCTION.check(op + ": eagerComposite vs compiled", fused, eagerComposite().toFloatArray());
     }
@@ -93,12 +96,20 @@ public class RowOpsBench {
     public void kernelsStillAgree() {
         float[] fused = compiled().toFloatArray();
         Tolerance.ROW_REDUCTION.check(op + ": compiled (warmed up) vs eager", eager().toFloatArray(), fused);
+        into = Tensor.zeros(rows, cols); // a blank target, so a call that writes nothing cannot pass
+        Tolerance.ROW_REDUCTION.check(op + ": compiledInto (warmed up) vs compiled", fused, compiledInto().toFloatArray());
         Tolerance.ROW_REDUCTION.check(op + ": eagerComposite (warmed up) vs compiled", fused, eagerComposite().toFloatArray());
     }
 
     @Benchmark
     public Tensor compiled() {
         return compiledOp.apply(x);
+    }
+
+    /// compiled into a tensor allocated once in @Setup (informational).
+    @Benchmark
+    public Tensor compiledInto() {
+        return compiledOp.applyInto(into, x);
     }
 
     @Benchmark
