@@ -46,9 +46,15 @@ import java.util.List;
 /// of one scalar for stride 0, a gather with a constant index map (`STRIDE_s`) otherwise.
 ///
 /// [Variant#SCALAR] is the same class without the vector loops and is bit-exact to the
-/// `KernelInterpreter`: `f32` sums and products accumulate in double as it does. [Variant#VECTOR]
-/// differs from it only where the Vector API does: transcendentals (a few ulps), sums (vector lanes
-/// reassociate and add in the dtype: `n·ε·Σ|x|`); [VectorPlan] lists the loops that stay scalar.
+/// `KernelInterpreter`: scalar accumulators of `f32` sums and products are `double`, as the
+/// interpreter's are. [Variant#VECTOR] differs from it only where the Vector API does: the
+/// transcendentals (a few ulps) and sums, whose vector lanes add in the dtype (`float` for `f32`)
+/// and in another order (error below `n·u·Σ|x|`); the scalar tail still adds in double.
+/// [VectorPlan] says which loops stay scalar; [GeneratedKernel#scalarFallbacks] lists them.
+///
+/// An output may share its array with an input only element for element (an in-place update at
+/// the same positions): each point's outputs are written in order, as the interpreter does, but a
+/// vector loop reads a whole vector of points before it writes them.
 ///
 /// A method over [#METHOD_LIMIT] bytes is first split: `run` then calls one static helper per
 /// reduction and per output ([KernelClass]). If a helper is still too large the kernel is
@@ -59,7 +65,7 @@ public final class KernelEmitter {
     static final String PACKAGE = "dev/smelt/runtime";
 
     /// HotSpot does not compile a method over 8000 bytes of bytecode (`HugeMethodLimit`); keep a margin.
-    public static final int METHOD_LIMIT = 7900;
+    static final int METHOD_LIMIT = 7900;
 
     private KernelEmitter() {}
 

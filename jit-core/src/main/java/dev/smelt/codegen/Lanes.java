@@ -9,7 +9,8 @@ import jdk.incubator.vector.IntVector;
 
 /// Lane-by-lane fallbacks that vector kernels call for the operators the Vector API has no lanewise
 /// form of: each spills the lanes to an array, applies the scalar definition, and reloads. Exact,
-/// but slow; only `gelu_erf` and integer `pow` use them.
+/// but slow; only `gelu_erf` and integer `pow` use them. Public only because the kernel classes,
+/// hidden classes in `dev.smelt.runtime`, call it.
 public final class Lanes {
     private Lanes() {}
 

@@ -105,7 +105,7 @@ final class LoopEmitter {
         code.store(accumulator, layout.accumulators().get(k));
         code.pushInt(0);
         code.storeInt(layout.bestIndices().get(k));
-        boolean vectorized = vectorLoop() && scalarBecause(plan.whyScalar(kernel, space, k));
+        boolean vectorized = vectorLoop() && vectorizable(plan.whyScalar(kernel, space, k));
         int lanes = layout.vectorAccumulators().get(k);
         if (vectorized) vector.initAccumulator(reduction.dtype(), reduction.op().identity(), lanes);
         overRow(LoopSpace.loads(reduction.value()), new Body(() -> scalarFold(k), vectorized ? () -> vector.fold(reduction, lanes) : null));
@@ -137,7 +137,7 @@ final class LoopEmitter {
 
     private Body outputsBody(List<Integer> outputs) {
         Runnable scalarStores = () -> outputs.forEach(i -> { code.line(outputLine(i)); scalar.emitStore(i); });
-        boolean vectorized = vectorLoop() && scalarBecause(plan.whyScalar(kernel, space, outputs));
+        boolean vectorized = vectorLoop() && vectorizable(plan.whyScalar(kernel, space, outputs));
         return new Body(scalarStores, vectorized ? () -> outputs.forEach(i -> { code.line(outputLine(i)); vector.emitStore(i); }) : null);
     }
 
@@ -145,8 +145,8 @@ final class LoopEmitter {
     /// axis is shorter than a vector.
     private boolean vectorLoop() { return vector != null && space.dim(space.inner()) >= plan.lanes(); }
 
-    /// Records why a loop runs scalar; true when there is no reason, so it gets a vector main loop.
-    private boolean scalarBecause(List<String> reasons) {
+    /// Whether a loop gets a vector main loop: when nothing says it must run scalar. Records the reasons.
+    private boolean vectorizable(List<String> reasons) {
         fallbacks.addAll(reasons);
         return reasons.isEmpty();
     }

@@ -6,7 +6,8 @@ import dev.smelt.ir.UnaryOp;
 
 /// The scalar definitions that generated code calls instead of inlining them: the composite
 /// activations and `pow`. Each delegates to its operator's definition, so a scalar kernel computes
-/// exactly what the interpreter does (in double, rounded once by the caller).
+/// exactly what the interpreter does (in double, rounded once by the caller). Public only because
+/// the kernel classes, hidden classes in `dev.smelt.runtime`, call it.
 public final class Scalars {
     private Scalars() {}
 

@@ -22,7 +22,7 @@ final class VectorApi {
     private VectorApi() {}
 
     /// The methods generated code calls on one vector class (`FloatVector` for `f32`, …).
-    record Methods(Class<?> vector, MethodRef fromArray, MethodRef gather, MethodRef intoArray, MethodRef scatter,
+    record Methods(Class<?> vector, MethodRef fromArray, MethodRef gather, MethodRef intoArray,
                    MethodRef broadcast, MethodRef zero, MethodRef add, MethodRef sub, MethodRef mul, MethodRef div,
                    MethodRef max, MethodRef min, MethodRef neg, MethodRef abs, MethodRef unary, MethodRef binary,
                    MethodRef compare, MethodRef compareScalar, MethodRef blend, MethodRef blendScalar,
@@ -32,7 +32,6 @@ final class VectorApi {
                     MethodRef.of(vector, "fromArray", VectorSpecies.class, array, int.class),
                     MethodRef.of(vector, "fromArray", VectorSpecies.class, array, int.class, int[].class, int.class),
                     MethodRef.of(vector, "intoArray", array, int.class),
-                    MethodRef.of(vector, "intoArray", array, int.class, int[].class, int.class),
                     MethodRef.of(vector, "broadcast", VectorSpecies.class, element),
                     MethodRef.of(vector, "zero", VectorSpecies.class),
                     MethodRef.of(vector, "add", Vector.class), MethodRef.of(vector, "sub", Vector.class),

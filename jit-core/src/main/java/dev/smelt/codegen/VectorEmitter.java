@@ -18,11 +18,8 @@ import org.objectweb.asm.Type;
 /// Parts that do not vary along the inner axis are computed by the [ScalarEmitter] and broadcast.
 ///
 /// `+ - * /`, `sqrt`, `max`, `min`, comparisons, `where` and casts give the scalar result in every
-/// lane; the transcendentals use `lanewise` (SVML on x86, within a few ulps: see the tests'
-/// `Tolerance`), and the composites are built from them (`sigmoid(x) = 1 / (1 + exp(-x))`).
-/// `gelu_erf` and `i32` `pow` go lane by lane through [Lanes].
+/// lane; the unary operators and `pow` are in [VectorMath].
 final class VectorEmitter {
-    private final Code code;
     private final Kernel kernel;
     private final LoopSpace space;
     private final KernelLayout layout;
@@ -30,6 +27,8 @@ final class VectorEmitter {
     private final ScalarEmitter scalar;
     private final String className;
     private final Set<Integer> strideMaps;
+    private final VectorMath math;
+    final Code code;
     private int temps;
 
     VectorEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout, VectorPlan plan, ScalarEmitter scalar,
@@ -42,6 +41,7 @@ final class VectorEmitter {
         this.scalar = scalar;
         this.className = className;
         this.strideMaps = strideMaps;
+        this.math = new VectorMath(this);
     }
 
     void emit(Expr expr) {
@@ -53,14 +53,14 @@ final class VectorEmitter {
             case Expr.Load load -> emitLoad(load);
             case Expr.Constant _, Expr.Accumulated _ -> emitBroadcast(expr);
             case Expr.Index index -> emitIndex(index);
-            case Expr.Unary unary -> emitUnary(unary);
+            case Expr.Unary unary -> math.emitUnary(unary);
             case Expr.Binary binary -> emitBinary(binary);
             case Expr.Where where -> emitWhere(where);
             case Expr.Cast cast -> emitCast(cast);
         }
     }
 
-    // <value>.intoArray(out<i>, line + j)   /   scatter: .intoArray(out<i>, line + j * s, STRIDE_s, 0)
+    // <value>.intoArray(out<i>, line + j)   (outputs with stride 1 only: see VectorPlan.whyScalar)
     // bool: ByteVector.zero(B).blend(ByteVector.broadcast(B, 1), <mask>.cast(B)).intoArray(…)
     void emitStore(int output) {
         int buffer = kernel.inputs().size() + output;
@@ -78,12 +78,7 @@ final class VectorEmitter {
         }
         code.load(Type.getType(Object.class), layout.array(buffer));
         scalar.pushPosition(buffer);
-        int stride = space.innerStride(buffer);
-        if (stride == 1) VectorApi.of(dtype).intoArray().invoke(code.mv);
-        else {
-            pushStrideMap(stride);
-            VectorApi.of(dtype).scatter().invoke(code.mv);
-        }
+        VectorApi.of(dtype).intoArray().invoke(code.mv);
     }
 
     // XVector.broadcast(SPECIES_X, <scalar value>)   /   bool: SPECIES_M.maskAll(<scalar value>)
@@ -123,106 +118,12 @@ final class VectorEmitter {
         convert(DType.I32, index.dtype());
     }
 
-    private void emitUnary(Expr.Unary unary) {
-        var dtype = unary.dtype();
-        var methods = VectorApi.of(dtype);
-        var x = unary.x();
-        switch (unary.op()) {
-            case NEG -> { emit(x); methods.neg().invoke(code.mv); }                             // x.neg()
-            case ABS -> { emit(x); methods.abs().invoke(code.mv); }                             // x.abs()
-            case SQUARE -> { emit(x); code.op(DUP); methods.mul().invoke(code.mv); }            // x.mul(x)
-            case RELU -> { emit(x); pushConstant(dtype, 0); methods.max().invoke(code.mv); }    // x.max(0)
-            case RECIPROCAL -> { pushConstant(dtype, 1); emit(x); methods.div().invoke(code.mv); } // 1 / x
-            case RSQRT -> { pushConstant(dtype, 1); emit(x); lanewise(dtype, UnaryOp.SQRT); methods.div().invoke(code.mv); } // 1 / x.sqrt()
-            case EXP, EXPM1, LOG, LOG1P, SQRT, SIN, COS, TANH -> { emit(x); lanewise(dtype, unary.op()); } // x.lanewise(EXP)
-            case SIGMOID -> { pushConstant(dtype, 1); emit(x); onePlusExp(dtype); methods.div().invoke(code.mv); } // 1 / (1 + exp(-x))
-            case SILU -> withOperand(x, t -> emitSilu(dtype, t));
-            case GELU_TANH -> withOperand(x, t -> emitGeluTanh(dtype, t));
-            case SOFTPLUS -> withOperand(x, t -> emitSoftplus(dtype, t));
-            case SIGN -> withOperand(x, t -> emitSign(dtype, t));
-            case GELU_ERF -> { emit(x); (dtype == DType.F32 ? JavaApi.GELU_ERF_FLOAT_LANES : JavaApi.GELU_ERF_DOUBLE_LANES).invoke(code.mv); } // Lanes.geluErf(x)
-        }
-    }
-
-    // t / (1 + exp(-t))
-    private void emitSilu(DType dtype, int t) {
-        loadTemp(t);
-        loadTemp(t);
-        onePlusExp(dtype);
-        VectorApi.of(dtype).div().invoke(code.mv);
-    }
-
-    // t / (1 + exp(-2y)), y = √(2/π)·(t + 0.044715·t³): gelu_tanh's x/2·(1 + tanh y) without the
-    // cancellation of 1 + tanh y for negative t (it equals x·sigmoid(2y))
-    private void emitGeluTanh(DType dtype, int t) {
-        var methods = VectorApi.of(dtype);
-        loadTemp(t);
-        pushConstant(dtype, Math.sqrt(2 / Math.PI));
-        loadTemp(t);
-        pushConstant(dtype, 0.044715);
-        for (int power = 0; power < 3; power++) {
-            loadTemp(t);
-            methods.mul().invoke(code.mv);
-        }
-        methods.add().invoke(code.mv);
-        methods.mul().invoke(code.mv);
-        pushConstant(dtype, -2);
-        methods.mul().invoke(code.mv);
-        lanewise(dtype, UnaryOp.EXP);
-        pushConstant(dtype, 1);
-        methods.add().invoke(code.mv);
-        methods.div().invoke(code.mv);
-    }
-
-    // t.lanewise(EXP).lanewise(LOG1P).blend(t, t.compare(GT, 20))
-    private void emitSoftplus(DType dtype, int t) {
-        loadTemp(t);
-        lanewise(dtype, UnaryOp.EXP);
-        lanewise(dtype, UnaryOp.LOG1P);
-        loadTemp(t);
-        loadTemp(t);
-        compareScalar(dtype, VectorApi.GT, 20);
-        VectorApi.of(dtype).blend().invoke(code.mv);
-    }
-
-    // t.blend(0, t == 0).blend(1, t > 0).blend(-1, t < 0): NaN stays, ±0 gives +0
-    // i32: IntVector.zero(S).blend(1, t > 0).blend(-1, t < 0)
-    private void emitSign(DType dtype, int t) {
-        var methods = VectorApi.of(dtype);
-        if (dtype == DType.I32) {
-            pushSpecies(dtype);
-            methods.zero().invoke(code.mv);
-        } else {
-            loadTemp(t);
-            blendWhere(dtype, 0, t, VectorApi.EQ);
-        }
-        blendWhere(dtype, 1, t, VectorApi.GT);
-        blendWhere(dtype, -1, t, VectorApi.LT);
-    }
-
-    // .blend(value, t <comparison> 0)
-    private void blendWhere(DType dtype, long value, int t, FieldRef comparison) {
-        code.mv.visitLdcInsn(value);
-        loadTemp(t);
-        compareScalar(dtype, comparison, 0);
-        VectorApi.of(dtype).blendScalar().invoke(code.mv);
-    }
-
-    // <vector on the stack> → 1 + exp(-x)
-    private void onePlusExp(DType dtype) {
-        var methods = VectorApi.of(dtype);
-        methods.neg().invoke(code.mv);
-        lanewise(dtype, UnaryOp.EXP);
-        pushConstant(dtype, 1);
-        methods.add().invoke(code.mv);
-    }
-
     private void emitBinary(Expr.Binary binary) {
         var operands = binary.left().dtype();
         if (operands == DType.BOOL) { emitMaskComparison(binary); return; }
         var methods = VectorApi.of(operands);
         var op = binary.op();
-        if (op == BinaryOp.POW) { emitPow(binary); return; }
+        if (op == BinaryOp.POW) { math.emitPow(binary); return; }
         if (op.isComparison()) {
             emit(binary.left());                                       // a.compare(LT, b).cast(SPECIES_M)
             VectorApi.comparison(op).get(code.mv);
@@ -242,36 +143,6 @@ final class VectorEmitter {
             case MINIMUM -> methods.min();                             // a.min(b)
             case POW, EQ, NE, LT, LE, GT, GE -> throw new IllegalStateException("handled above");
         }).invoke(code.mv);
-    }
-
-    // a.lanewise(POW, b).blend(1, a == 1 | a == -1 & b is ±∞): C's pow where Java's gives NaN
-    // i32: Lanes.pow(a, b)
-    private void emitPow(Expr.Binary binary) {
-        var dtype = binary.left().dtype();
-        if (dtype == DType.I32) {
-            emit(binary.left());
-            emit(binary.right());
-            JavaApi.POW_INT_LANES.invoke(code.mv);
-            return;
-        }
-        withOperand(binary.left(), a -> withOperand(binary.right(), b -> {
-            var methods = VectorApi.of(dtype);
-            loadTemp(a);
-            VectorApi.POW.get(code.mv);
-            loadTemp(b);
-            methods.binary().invoke(code.mv);
-            code.mv.visitLdcInsn(1L);
-            loadTemp(a);
-            compareScalar(dtype, VectorApi.EQ, 1);
-            loadTemp(a);
-            compareScalar(dtype, VectorApi.EQ, -1);
-            loadTemp(b);
-            VectorApi.IS_INFINITE.get(code.mv);
-            methods.test().invoke(code.mv);
-            VectorApi.MASK_AND.invoke(code.mv);
-            VectorApi.MASK_OR.invoke(code.mv);
-            methods.blendScalar().invoke(code.mv);
-        }));
     }
 
     // masks a, b: eq → a.eq(b); ne → a.eq(b).not(); lt (¬a ∧ b) → b.andNot(a); le → a.andNot(b).not();
@@ -372,13 +243,13 @@ final class VectorEmitter {
     }
 
     // XVector.broadcast(SPECIES_X, value)
-    private void pushConstant(DType dtype, double value) {
+    void pushConstant(DType dtype, double value) {
         pushSpecies(dtype);
         code.pushConstant(dtype, dtype.round(value));
         VectorApi.of(dtype).broadcast().invoke(code.mv);
     }
 
-    // STRIDE_s: {0, s, 2s, …}, the lane offsets of a gather or scatter with stride s
+    // STRIDE_s: {0, s, 2s, …}, the lane offsets of a gather with stride s
     private void pushStrideMap(int stride) {
         strideMaps.add(stride);
         code.mv.visitFieldInsn(GETSTATIC, className, strideMapField(stride), "[I");
@@ -388,7 +259,7 @@ final class VectorEmitter {
     static String strideMapField(int stride) { return "STRIDE_" + (stride < 0 ? "MINUS_" + -(long) stride : String.valueOf(stride)); }
 
     // .compare(op, value)
-    private void compareScalar(DType dtype, FieldRef comparison, long value) {
+    void compareScalar(DType dtype, FieldRef comparison, long value) {
         comparison.get(code.mv);
         code.mv.visitLdcInsn(value);
         VectorApi.of(dtype).compareScalar().invoke(code.mv);
@@ -402,13 +273,13 @@ final class VectorEmitter {
     }
 
     // .lanewise(VectorOperators.EXP)
-    private void lanewise(DType dtype, UnaryOp op) {
+    void lanewise(DType dtype, UnaryOp op) {
         VectorApi.operator(op).get(code.mv);
         VectorApi.of(dtype).unary().invoke(code.mv);
     }
 
     /// Emits `x` into a fresh temporary, then `body` with its slot (an operand used more than once).
-    private void withOperand(Expr x, IntConsumer body) {
+    void withOperand(Expr x, IntConsumer body) {
         emit(x);
         withTemp(slot -> {
             code.store(Type.getType(Object.class), slot);
@@ -422,5 +293,5 @@ final class VectorEmitter {
         temps--;
     }
 
-    private void loadTemp(int slot) { code.load(Type.getType(Object.class), slot); }
+    void loadTemp(int slot) { code.load(Type.getType(Object.class), slot); }
 }

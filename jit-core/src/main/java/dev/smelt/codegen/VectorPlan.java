@@ -23,9 +23,10 @@ import jdk.incubator.vector.VectorSpecies;
 /// lanes, so masks convert between them with `VectorMask.cast` and values with `castShape(…, 0)`.
 /// `bool` values are masks of the widest dtype's species ([#maskType]).
 ///
-/// A loop runs scalar when its reduction is an arg-reduction or a floating-point product (see
-/// [#whyScalar(Kernel.Reduction, int)]), when an output does not move along the inner axis, or when
-/// a `bool` buffer needs a byte species of that many lanes that does not exist (4 lanes = 32 bits).
+/// A loop runs scalar when its reduction is an arg-reduction or a floating-point product, when an
+/// output does not move along the inner axis, or when a `bool` buffer needs a byte species of that
+/// many lanes that does not exist (4 lanes = 32 bits): see the `whyScalar` methods. A loop over an
+/// inner axis shorter than one vector has no vector part at all.
 record VectorPlan(int lanes, DType maskType) {
     /// The plan for `kernel` with `lanes` lanes, or with the preferred count for 0 (tests emulate
     /// narrower hardware with 4 or 8); null when the widest dtype has no species of that many lanes.
@@ -106,13 +107,20 @@ record VectorPlan(int lanes, DType maskType) {
     }
 
     /// Why full outputs `outputs` are written by a scalar loop, or an empty list for a vector loop.
+    ///
+    /// Only contiguous stores (stride 1 on the inner axis) are vectorised. Scatters are not used:
+    /// C2 in JDK 25.0.3 (AVX-512) drops the stores of a `FloatVector`/`DoubleVector` scatter
+    /// (`intoArray(a, offset, indexMap, 0)`) of a loop-invariant value once it compiles the loop,
+    /// e.g. `for (j = 0; j < 32; j += 8) DoubleVector.broadcast(S, 2.0).intoArray(out, 2 + 3 * j, MAP, 0)`
+    /// leaves `out` untouched after about 20 000 calls. Found by `VectorAccuracyTest`.
     List<String> whyScalar(Kernel kernel, LoopSpace space, List<Integer> outputs) {
         var reasons = new ArrayList<String>();
         for (int i : outputs) {
             var output = kernel.outputs().get(i);
-            int buffer = kernel.inputs().size() + i;
+            int stride = space.innerStride(kernel.inputs().size() + i);
             String where = "out" + i;
-            if (space.innerStride(buffer) == 0) reasons.add(where + ": writes one element for the whole inner axis");
+            if (stride == 0) reasons.add(where + ": writes one element for the whole inner axis");
+            else if (stride != 1) reasons.add(where + ": strided stores (stride " + stride + ") run scalar, as C2 drops some scatters");
             else if (output.dtype() == DType.BOOL && !hasSpecies(DType.BOOL)) reasons.add(where + ": " + noSpecies(DType.BOOL));
             else if (missingSpecies(output.value(), space) != null) reasons.add(where + ": " + missingSpecies(output.value(), space));
         }

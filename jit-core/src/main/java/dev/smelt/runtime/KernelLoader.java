@@ -20,8 +20,9 @@ import java.util.Optional;
 /// this class's module reads.
 ///
 /// Dumps: `-Dsmelt.dump=<dir>` (or `-Djit.dump=…,bytecode,…`, into `target/jit-dump`) writes each
-/// class file and its `kernel-<hash>.ir` there, for `javap -c -p` and for the line numbers in a
-/// stack trace.
+/// class file and its `kernel-<hash>.ir` there, for `javap -c -p -l`. The class's line numbers are
+/// lines of that `.ir` file; stack traces show a hidden class's frames only with
+/// `-XX:+ShowHiddenFrames`.
 public final class KernelLoader {
     static final Path DEFAULT_DUMP = Path.of("target", "jit-dump");
 

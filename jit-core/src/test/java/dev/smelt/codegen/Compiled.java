@@ -24,6 +24,13 @@ record Compiled(Kernel kernel, GeneratedKernel generated, KernelFunction functio
         return new Compiled(kernel, generated, KernelLoader.load(generated));
     }
 
+    /// [KernelEmitter#emit], verified.
+    static GeneratedKernel emit(Kernel kernel, Variant variant) {
+        var generated = KernelEmitter.emit(kernel, variant);
+        verify(generated, kernel);
+        return generated;
+    }
+
     /// Fails with the verifier's report and the class as text unless the bytecode verifies.
     static void verify(GeneratedKernel generated, Kernel kernel) {
         var report = new StringWriter();
