@@ -3,10 +3,6 @@ package dev.smelt.codegen;
 
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelPrinter;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 
 /// Compiles a [Kernel] to a class file implementing [dev.smelt.kernel.KernelFunction].
@@ -85,13 +81,14 @@ public final class KernelEmitter {
         return new GeneratedKernel(className.replace('/', '.'), written.bytes(), written.runSize(), variant, fallbacks, text);
     }
 
-    /// The first 16 hex digits of the SHA-256 of `text`: stable across runs, for class and dump names.
+    /// 64-bit FNV-1a of `text` as 16 hex digits: stable across runs, for class and dump names.
+    /// Not SHA-256: a `MessageDigest` initialises the security providers, which costs a cold JVM
+    /// tens of milliseconds on the first compile, and names need no cryptographic strength (hidden
+    /// classes are unique whatever their name).
     static String hash(String text) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest, 0, 8);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has SHA-256", e);
-        }
+        long hash = 0xcbf29ce484222325L;
+        for (int i = 0; i < text.length(); i++) hash = (hash ^ text.charAt(i)) * 0x100000001b3L;
+        String hex = Long.toHexString(hash);
+        return "0".repeat(16 - hex.length()) + hex;
     }
 }
