@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
@@ -73,6 +74,29 @@ public class CompileBench {
         return Jit.compile(Warm.chainTimes(warm.nextConstant())).explain(warm.x, warm.y);
     }
 
+    /// The first call of a freshly compiled function in a warm JVM: compile plus one call on 1M
+    /// floats, for a kernel never seen before (its classes are new, so their code starts in the
+    /// bytecode interpreter: the case the scalar tier is for, where a fresh Vector API kernel took
+    /// about 700 ms). One shot per measurement iteration, each a new function; the JVM (Smelt's
+    /// own code) was warmed by [Warm]'s setup and the benchmark's warm-up shots.
+    @Benchmark
+    @BenchmarkMode(Mode.SingleShotTime)
+    @Warmup(iterations = 5)
+    @Measurement(iterations = 21)
+    @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector"})
+    public Tensor firstCallWarmJvm(Warm warm, Quiet quiet) {
+        return Jit.compile(Warm.chainTimes(warm.nextConstant())).apply(warm.x, warm.y);
+    }
+
+    /// Before each shot, a pause for the previous shot's background work (the vector variant's
+    /// warm-up and its C2 compile) to finish: each shot is then one first call in a quiet JVM, as
+    /// a program meets it, rather than a burst of new kernels competing for the two cores.
+    @State(Scope.Thread)
+    public static class Quiet {
+        @Setup(Level.Iteration)
+        public void settle() throws InterruptedException { Thread.sleep(1500); }
+    }
+
     @State(Scope.Benchmark)
     public static class Fresh {
         @Param("1048576")
@@ -103,7 +127,8 @@ public class CompileBench {
         }
     }
 
-    /// One shot per fresh JVM; ten forks give the median.
+    /// One shot per fresh JVM; ten forks give the median. This also pays for loading and linking
+    /// the compiler itself (about 150 classes, their lambdas and pattern-switch bootstraps).
     @Benchmark
     @BenchmarkMode(Mode.SingleShotTime)
     @Warmup(iterations = 0)
