@@ -127,4 +127,22 @@ class CompiledTest {
         var alias = assertThrows(SmeltException.class, () -> compiled.applyInto(x, x));
         assertTrue(alias.getMessage().contains("shares memory"), alias.getMessage());
     }
+
+    /// A chain far longer than one kernel may hold (HotSpot will not JIT-compile a method over
+    /// 8000 bytes) is cut into several kernels, and still computes the same values.
+    @Test
+    void aVeryLongChainIsSplitIntoSeveralKernels() {
+        Jit.Function1 longChain = x -> {
+            Tensor y = x;
+            for (int i = 0; i < 400; i++) y = i % 2 == 0 ? y.mul(0.999).add(x) : y.sin();
+            return y;
+        };
+        var x = Tensor.randn(new Generator(5), 257);
+        var compiled = Jit.compile(longChain);
+        var expected = Jit.trace(longChain, x).interpret(x).getFirst();
+        assertArrayEquals(expected.toFloatArray(), compiled.apply(x).toFloatArray(), 1e-4f);
+        String explanation = compiled.explain();
+        int kernels = Integer.parseInt(explanation.replaceAll("(?s).*kernels: (\\d+).*", "$1"));
+        assertTrue(kernels > 1, explanation);
+    }
 }
