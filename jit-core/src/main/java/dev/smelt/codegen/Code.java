@@ -8,7 +8,12 @@ import static org.objectweb.asm.Opcodes.ICONST_1;
 import static org.objectweb.asm.Opcodes.IF_ICMPGE;
 import static org.objectweb.asm.Opcodes.ILOAD;
 import static org.objectweb.asm.Opcodes.ISTORE;
+import static org.objectweb.asm.Opcodes.NEWARRAY;
 import static org.objectweb.asm.Opcodes.SIPUSH;
+import static org.objectweb.asm.Opcodes.T_BYTE;
+import static org.objectweb.asm.Opcodes.T_DOUBLE;
+import static org.objectweb.asm.Opcodes.T_FLOAT;
+import static org.objectweb.asm.Opcodes.T_INT;
 
 import dev.smelt.ir.DType;
 import org.objectweb.asm.Label;
@@ -59,6 +64,16 @@ final class Code {
             case F32 -> mv.visitLdcInsn((float) value);
             case F64 -> mv.visitLdcInsn(value);
         }
+    }
+
+    /// `new float[<length on the stack>]`: an array of `dtype`'s [#elementType].
+    void newArray(DType dtype) {
+        mv.visitIntInsn(NEWARRAY, switch (dtype) {
+            case BOOL -> T_BYTE;
+            case I32 -> T_INT;
+            case F32 -> T_FLOAT;
+            case F64 -> T_DOUBLE;
+        });
     }
 
     /// Maps the code that follows to `line` of the printed kernel (the class's `SourceFile`).

@@ -21,7 +21,8 @@ import org.objectweb.asm.Type;
 ///
 /// Inline, `run` holds every loop. Split, `run` only calls one static helper per section (each
 /// reduction, each full output, the row outputs), each of which computes one row and finds its own
-/// arrays and indices. Splitting is how a kernel stays under HotSpot's huge-method limit.
+/// arrays and indices; `run` allocates the element arrays and passes them to every helper.
+/// Splitting is how a kernel stays under HotSpot's huge-method limit.
 final class KernelClass {
     /// The written class and its largest method; no bytes when a method is over the limit (ASM
     /// would refuse one over 64 KiB).
@@ -99,9 +100,10 @@ final class KernelClass {
         return size;
     }
 
-    // float[] in0 = …; <points or rows, with every section inline>
+    // float[] in0 = …; float[] element1 = new float[rowLength]; <points or rows, with every section inline>
     private void inlineRun(Method m) {
         m.loops().loadArrays(usedBuffers());
+        m.loops().allocateElements();
         if (kernel.reducedRank() == 0) m.loops().points(fullOutputs());
         else m.loops().rows(() -> {
             m.loops().rowIndices(m.layout().row());
@@ -112,8 +114,10 @@ final class KernelClass {
         m.code().op(RETURN);
     }
 
-    // output0(buffers, start, end); …   /   for (row…) { r0 = reduce0(buffers, row, row + 1); …; output0(buffers, row, row + 1, r0, …); }
+    // output0(buffers, start, end); …   /   float[] element1 = new float[rowLength];
+    // for (row…) { r0 = reduce0(buffers, row, row + 1, element1); …; output0(buffers, row, row + 1, element1, r0, …); }
     private void splitRun(Method m) {
+        m.loops().allocateElements();
         if (kernel.reducedRank() == 0) {
             for (int i : fullOutputs()) call(m, "output" + i, 0, m.layout().start(), Type.VOID_TYPE);
         } else m.loops().rows(() -> {
@@ -129,7 +133,7 @@ final class KernelClass {
         m.code().op(RETURN);
     }
 
-    // <name>(buffers, from, end or from + 1, r0, …)
+    // <name>(buffers, from, end or from + 1, element1, …, r0, …)
     private void call(Method m, String name, int results, int from, Type returns) {
         var code = m.code();
         code.load(OBJECT, m.layout().buffers());
@@ -140,6 +144,7 @@ final class KernelClass {
             code.pushInt(1);
             code.op(IADD);
         }
+        for (int slot : m.layout().elements()) if (slot >= 0) code.load(OBJECT, slot);
         for (int k = 0; k < results; k++) code.load(Code.scalarType(kernel.reductions().get(k).dtype()), m.layout().results().get(k));
         code.mv.visitMethodInsn(INVOKESTATIC, className, name, descriptor(results, returns), false);
     }
@@ -182,6 +187,9 @@ final class KernelClass {
 
     private String descriptor(int results, Type returns) {
         var parameters = new StringBuilder(BUFFERS_INT_INT);
+        var elements = LoopSpace.elements(kernel);
+        for (int k = elements.nextSetBit(0); k >= 0; k = elements.nextSetBit(k + 1))
+            parameters.append('[').append(Code.elementType(kernel.reductions().get(k).value().dtype()).getDescriptor());
         for (int k = 0; k < results; k++) parameters.append(Code.scalarType(kernel.reductions().get(k).dtype()).getDescriptor());
         return parameters.append(')').append(returns.getDescriptor()).toString();
     }

@@ -8,7 +8,8 @@ import java.util.List;
 /// Compiles a [Kernel] to a class file implementing [dev.smelt.kernel.KernelFunction].
 ///
 /// For a softmax over rows of 1027, `kernel [R,1027] reduce 1 { in0: f32 …; r0 = max(in0);
-/// r1 = sum(exp(sub(in0, r0))); out0 = div(exp(sub(in0, r0)), r1) }`, the [Variant#VECTOR] class on
+/// r1 = sum(exp(sub(in0, r0))); out0 = div(e1, r1) }` (lowering has replaced the output's second
+/// `exp(sub(in0, r0))` by `e1`, the value `r1` folds at the point), the [Variant#VECTOR] class on
 /// an AVX-512 host is, as Java:
 /// ```
 /// public final class Kernel$3f1c…$Vector implements KernelFunction {        // SourceFile kernel-3f1c….ir
@@ -16,6 +17,7 @@ import java.util.List;
 ///     …                                                     // one species of 16 lanes per dtype
 ///     public void run(Object[] buffers, int start, int end) {
 ///         float[] in0 = (float[]) buffers[0], out0 = (float[]) buffers[1];
+///         float[] element1 = new float[1027];                // r1's value at each point of the row
 ///         for (int row = start; row < end; row++) {
 ///             int i0 = row;                                  // the row's outer indices
 ///             int line0 = 0 + i0 * 1027;                     // where each buffer's row starts
@@ -26,16 +28,29 @@ import java.util.List;
 ///             for (; j < innerEnd; j++) acc0 = Math.max(acc0, in0[line0 + j]);    // the scalar tail
 ///             float r0 = Math.max(acc0, lanes0.reduceLanes(MAX));
 ///             double acc1 = 0;                               // r1 = sum(…): f32 sums add in double
-///             …                                              // the same loops: lanes1.add(….sub(r0).lanewise(EXP))
+///             FloatVector lanes1 = FloatVector.broadcast(SPECIES_F32, 0f);
+///             for (j = 0; j < innerBound; j += 16) {         // the same loops, keeping each value
+///                 FloatVector v = FloatVector.fromArray(SPECIES_F32, in0, line0 + j).sub(FloatVector.broadcast(SPECIES_F32, r0)).lanewise(EXP);
+///                 v.intoArray(element1, j);
+///                 lanes1 = lanes1.add(v);
+///             }
+///             for (; j < innerEnd; j++) {
+///                 float candidate = (float) Math.exp((double) (in0[line0 + j] - r0));
+///                 element1[j] = candidate;
+///                 acc1 += candidate;
+///             }
 ///             float r1 = (float) (acc1 + lanes1.reduceLanes(ADD));
-///             for (j = 0; j < innerBound; j += 16)           // out0 = div(exp(sub(in0, r0)), r1)
-///                 FloatVector.fromArray(SPECIES_F32, in0, line0 + j).sub(FloatVector.broadcast(SPECIES_F32, r0))
-///                         .lanewise(EXP).div(FloatVector.broadcast(SPECIES_F32, r1)).intoArray(out0, line0 + j);
-///             for (; j < innerEnd; j++) out0[line0 + j] = (float) Math.exp((double) (in0[line0 + j] - r0)) / r1;
+///             for (j = 0; j < innerBound; j += 16)           // out0 = div(e1, r1)
+///                 FloatVector.fromArray(SPECIES_F32, element1, j).div(FloatVector.broadcast(SPECIES_F32, r1)).intoArray(out0, line0 + j);
+///             for (; j < innerEnd; j++) out0[line0 + j] = element1[j] / r1;
 ///         }
 ///     }
 /// }
 /// ```
+/// Element arrays hold a row's points in loop order, are allocated once per `run`, and exist only
+/// for the reductions an [dev.smelt.kernel.Expr.Element] reads; in a row of several loop axes a
+/// point's place in them is `elementLine + j`.
+///
 /// A pointwise kernel walks its points in segments along the inner axis instead of rows (see
 /// [LoopEmitter#points]); [LoopSpace] merges axes first, so a contiguous kernel is one segment.
 /// Buffer `b`'s element at a point is `line<b> + j * stride`: `fromArray` for stride 1, a broadcast
@@ -53,8 +68,8 @@ import java.util.List;
 /// vector loop reads a whole vector of points before it writes them.
 ///
 /// A method over [#METHOD_LIMIT] bytes is first split: `run` then calls one static helper per
-/// reduction and per output ([KernelClass]). If a helper is still too large the kernel is
-/// rejected with [KernelTooLargeException].
+/// reduction and per output, passing them the element arrays ([KernelClass]). If a helper is still
+/// too large the kernel is rejected with [KernelTooLargeException].
 public final class KernelEmitter {
     /// Hidden classes are defined in their lookup class's package (`Lookup.defineHiddenClass`), and
     /// the runtime's `KernelLoader` is the lookup.

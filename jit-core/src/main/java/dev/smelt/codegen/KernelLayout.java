@@ -10,9 +10,14 @@ import org.objectweb.asm.Type;
 
 /// The local-variable slots of one generated method, assigned once from the kernel, so that no
 /// emitter writes a slot number. Every method starts `(Object[] buffers, int start, int end, …)`;
-/// `run` is an instance method, the helpers of a split kernel are static and take the results of
-/// earlier reductions as further parameters.
+/// `run` is an instance method, the helpers of a split kernel are static and take the element
+/// arrays (which `run` allocates in the same slots) and the results of earlier reductions as
+/// further parameters.
 ///
+/// @param elements    for each reduction an [dev.smelt.kernel.Expr.Element] reads, its array of the
+///                    row's values (`float[] element1`), indexed by the point's place in the row; -1 for the others
+/// @param elementLine where the current line of the inner axis starts in the element arrays, for
+///                    rows of more than one loop axis ([LoopSpace#rowHasLines])
 /// @param arrays      each buffer's typed array (`float[] in0 = (float[]) buffers[0]`)
 /// @param lines       each buffer's position at index 0 of the current line of the inner axis
 /// @param axes        the index along each [LoopSpace] axis; the inner one is the loop counter `j`
@@ -20,20 +25,24 @@ import org.objectweb.asm.Type;
 /// @param bestIndices each arg-reduction's index of the best value
 /// @param results     each reduction's finished value, read by [dev.smelt.kernel.Expr.Accumulated]
 /// @param vectorAccumulators each reduction's lanes of partial results in a vector loop
-/// @param candidate   the value an arg-reduction is comparing
+/// @param candidate   the value a reduction folds at the current point, when an arg-reduction
+///                    compares it or an element array keeps it
 /// @param firstTemp   where the vector emitter's temporaries start
-record KernelLayout(int buffers, int start, int end, int row, int rest, int innerEnd, int innerBound,
-                    List<Integer> arrays, List<Integer> lines, List<Integer> axes, List<Integer> accumulators,
+record KernelLayout(int buffers, int start, int end, List<Integer> elements, int row, int rest, int innerEnd, int innerBound,
+                    int elementLine, List<Integer> arrays, List<Integer> lines, List<Integer> axes, List<Integer> accumulators,
                     List<Integer> bestIndices, List<Integer> results, List<Integer> vectorAccumulators,
                     int candidate, int firstTemp) {
 
     static KernelLayout of(Kernel kernel, LoopSpace space, boolean instance, int resultParameters) {
         var slots = new int[] {instance ? 1 : 0};
         int buffers = take(slots, 1), start = take(slots, 1), end = take(slots, 1);
-        var results = new ArrayList<Integer>();
         var reductions = kernel.reductions();
+        var stored = LoopSpace.elements(kernel);
+        var elements = new ArrayList<Integer>();
+        for (int k = 0; k < reductions.size(); k++) elements.add(stored.get(k) ? take(slots, 1) : -1);
+        var results = new ArrayList<Integer>();
         for (int k = 0; k < resultParameters; k++) results.add(take(slots, width(Code.scalarType(reductions.get(k).dtype()))));
-        int row = take(slots, 1), rest = take(slots, 1), innerEnd = take(slots, 1), innerBound = take(slots, 1);
+        int row = take(slots, 1), rest = take(slots, 1), innerEnd = take(slots, 1), innerBound = take(slots, 1), elementLine = take(slots, 1);
         var arrays = repeat(slots, kernel.bufferCount(), 1);
         var lines = repeat(slots, kernel.bufferCount(), 1);
         var axes = repeat(slots, space.rank(), 1);
@@ -43,7 +52,7 @@ record KernelLayout(int buffers, int start, int end, int row, int rest, int inne
         for (int k = resultParameters; k < reductions.size(); k++) results.add(take(slots, width(Code.scalarType(reductions.get(k).dtype()))));
         var vectorAccumulators = repeat(slots, reductions.size(), 1);
         int candidate = take(slots, 2);
-        return new KernelLayout(buffers, start, end, row, rest, innerEnd, innerBound, arrays, lines, axes,
+        return new KernelLayout(buffers, start, end, List.copyOf(elements), row, rest, innerEnd, innerBound, elementLine, arrays, lines, axes,
                 List.copyOf(accumulators), bestIndices, List.copyOf(results), vectorAccumulators, candidate, slots[0]);
     }
 

@@ -49,6 +49,16 @@ final class LoopEmitter {
         }
     }
 
+    // float[] element1 = new float[rowLength]; …   for each reduction an Expr.Element reads
+    void allocateElements() {
+        for (int k = 0; k < kernel.reductions().size(); k++) {
+            if (layout.elements().get(k) < 0) continue;
+            code.pushInt(kernel.rowLength());
+            code.newArray(kernel.reductions().get(k).value().dtype());
+            code.store(Type.getType(Object.class), layout.elements().get(k));
+        }
+    }
+
     // for (row = start; row < end; row++) <body>
     void rows(Runnable body) {
         code.loadInt(layout.start());
@@ -97,6 +107,8 @@ final class LoopEmitter {
 
     /// `r<k> = <op>(<value>)`: folds the row, vector lanes first when the plan allows, then the
     /// scalar tail, then finishes: `r0 = (float) acc` for an `f32` sum, the index for `argmax`.
+    /// When an [dev.smelt.kernel.Expr.Element] reads the reduction, each point's value is also
+    /// stored in its element array.
     void reduction(int k) {
         var reduction = kernel.reductions().get(k);
         code.line(2 + kernel.inputs().size() + k);
@@ -108,7 +120,7 @@ final class LoopEmitter {
         boolean vectorized = vectorLoop() && vectorizable(plan.whyScalar(kernel, space, k));
         int lanes = layout.vectorAccumulators().get(k);
         if (vectorized) vector.initAccumulator(reduction.dtype(), reduction.op().identity(), lanes);
-        overRow(LoopSpace.loads(reduction.value()), new Body(() -> scalarFold(k), vectorized ? () -> vector.fold(reduction, lanes) : null));
+        overRow(LoopSpace.loads(reduction.value()), new Body(() -> scalarFold(k), vectorized ? () -> vector.fold(k, lanes) : null));
         if (vectorized) {
             // acc = acc + (double) vacc.reduceLanes(ADD)
             code.load(accumulator, layout.accumulators().get(k));
@@ -160,6 +172,7 @@ final class LoopEmitter {
             return;
         }
         lines(buffers);
+        if (space.rowHasLines() && !LoopSpace.elements(kernel).isEmpty()) elementLine();
         code.pushInt(0);
         code.storeInt(layout.axis(axis));
         code.pushInt(space.dim(axis));
@@ -188,9 +201,11 @@ final class LoopEmitter {
     }
 
     // acc = acc + (double) <value>  /  Math.max(acc, <value>)  /  the arg-reduction update
+    // kept: candidate = <value>; element<k>[elementLine + j] = candidate; acc = acc + (double) candidate
     private void scalarFold(int k) {
         var reduction = kernel.reductions().get(k);
         var accumulator = KernelLayout.accumulatorType(reduction);
+        var valueType = Code.scalarType(reduction.value().dtype());
         int slot = layout.accumulators().get(k);
         if (reduction.op().isArg()) {
             scalar.emit(reduction.value());
@@ -198,9 +213,16 @@ final class LoopEmitter {
             argUpdate(reduction.op(), accumulator, slot, layout.bestIndices().get(k));
             return;
         }
+        boolean kept = layout.elements().get(k) >= 0;
+        if (kept) {
+            scalar.emit(reduction.value());
+            code.store(valueType, layout.candidate());
+            scalar.storeElement(k, () -> code.load(valueType, layout.candidate()));
+        }
         code.load(accumulator, slot);
-        scalar.emit(reduction.value());
-        if (accumulator != Code.scalarType(reduction.dtype())) code.op(F2D);
+        if (kept) code.load(valueType, layout.candidate());
+        else scalar.emit(reduction.value());
+        if (accumulator != valueType) code.op(F2D);
         combine(reduction.op(), accumulator);
         code.store(accumulator, slot);
     }
@@ -278,6 +300,18 @@ final class LoopEmitter {
             }
             code.storeInt(layout.line(b));
         }
+    }
+
+    // elementLine = i1 * elementStride1 + …   (the reduced axes but the inner one)
+    private void elementLine() {
+        code.pushInt(0);
+        for (int axis = space.outerRank(); axis < space.inner(); axis++) {
+            code.loadInt(layout.axis(axis));
+            code.pushInt(space.elementStride(axis));
+            code.op(IMUL);
+            code.op(IADD);
+        }
+        code.storeInt(layout.elementLine());
     }
 
     // rest = flat; i<n-1> = rest % dim; rest /= dim; …; i0 = rest   (axes 0 until `to`)

@@ -114,6 +114,24 @@ record LoopSpace(List<Integer> dims, int outerRank, List<Integer> offsets, List<
         return used;
     }
 
+    /// The reductions whose values an [Expr.Element] reads: those that keep each point's value.
+    static BitSet elements(Kernel kernel) {
+        var reductions = new BitSet();
+        expressions(kernel).forEach(expr -> walk(expr, node -> { if (node instanceof Expr.Element element) reductions.set(element.reduction()); }));
+        return reductions;
+    }
+
+    /// Whether a row is more than the inner axis, so that a point's place in the row's element
+    /// arrays is `elementLine + j`, not `j`.
+    boolean rowHasLines() { return rank() - outerRank > 1; }
+
+    /// The stride of `axis` in the element arrays, which hold a row's points in loop order.
+    int elementStride(int axis) {
+        int stride = 1;
+        for (int after = axis + 1; after < rank(); after++) stride *= dim(after);
+        return stride;
+    }
+
     /// The inputs `expr` loads.
     static BitSet loads(Expr expr) {
         var inputs = new BitSet();
@@ -135,7 +153,7 @@ record LoopSpace(List<Integer> dims, int outerRank, List<Integer> offsets, List<
     static void walk(Expr expr, Consumer<Expr> visit) {
         visit.accept(expr);
         switch (expr) {
-            case Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _ -> { }
+            case Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _, Expr.Element _ -> { }
             case Expr.Unary unary -> walk(unary.x(), visit);
             case Expr.Binary binary -> { walk(binary.left(), visit); walk(binary.right(), visit); }
             case Expr.Where where -> { walk(where.condition(), visit); walk(where.ifTrue(), visit); walk(where.ifFalse(), visit); }

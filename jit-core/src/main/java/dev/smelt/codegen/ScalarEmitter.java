@@ -40,6 +40,7 @@ final class ScalarEmitter {
             case Expr.Where where -> emitWhere(where);
             case Expr.Cast cast -> emitCast(cast);
             case Expr.Accumulated accumulated -> emitAccumulated(accumulated);
+            case Expr.Element element -> emitElement(element);
         }
     }
 
@@ -64,6 +65,25 @@ final class ScalarEmitter {
             code.op(IMUL);
         }
         code.op(IADD);
+    }
+
+    // elementLine + j   (j alone when the row is one line)
+    void pushElementPosition() {
+        if (!space.rowHasLines()) {
+            code.loadInt(layout.axis(space.inner()));
+            return;
+        }
+        code.loadInt(layout.elementLine());
+        code.loadInt(layout.axis(space.inner()));
+        code.op(IADD);
+    }
+
+    // element<k>[elementLine + j] = <value>
+    void storeElement(int k, Runnable value) {
+        code.load(Type.getType(Object.class), layout.elements().get(k));
+        pushElementPosition();
+        value.run();
+        code.op(Code.elementType(kernel.reductions().get(k).value().dtype()).getOpcode(IASTORE));
     }
 
     // in<i>[line + j * stride]
@@ -162,6 +182,13 @@ final class ScalarEmitter {
     // r<k>
     private void emitAccumulated(Expr.Accumulated accumulated) {
         code.load(Code.scalarType(accumulated.dtype()), layout.results().get(accumulated.reduction()));
+    }
+
+    // element<k>[elementLine + j]
+    private void emitElement(Expr.Element element) {
+        code.load(Type.getType(Object.class), layout.elements().get(element.reduction()));
+        pushElementPosition();
+        code.op(Code.elementType(element.dtype()).getOpcode(IALOAD));
     }
 
     /// Converts the value on the stack as `DType.round` does: Java casts, and `x != 0` to `bool`.

@@ -57,6 +57,7 @@ final class VectorEmitter {
             case Expr.Binary binary -> emitBinary(binary);
             case Expr.Where where -> emitWhere(where);
             case Expr.Cast cast -> emitCast(cast);
+            case Expr.Element element -> emitElement(element);
         }
     }
 
@@ -106,6 +107,14 @@ final class VectorEmitter {
             compareScalar(DType.BOOL, VectorApi.NE, 0);
             castMask(DType.BOOL, plan.maskType());
         }
+    }
+
+    // FloatVector.fromArray(SPECIES_F32, element<k>, elementLine + j)
+    private void emitElement(Expr.Element element) {
+        pushSpecies(element.dtype());
+        code.load(Type.getType(Object.class), layout.elements().get(element.reduction()));
+        scalar.pushElementPosition();
+        VectorApi.of(element.dtype()).fromArray().invoke(code.mv);
     }
 
     // IntVector.broadcast(SPECIES_I32, j).addIndex(1), converted to the index's dtype
@@ -216,10 +225,18 @@ final class VectorEmitter {
     }
 
     // vacc = vacc.add(<value>)  /  .mul  /  .max  /  .min
-    void fold(Kernel.Reduction reduction, int slot) {
+    // kept: v = <value>; v.intoArray(element<k>, elementLine + j); vacc = vacc.add(v)
+    void fold(int k, int slot) {
+        var reduction = kernel.reductions().get(k);
         var methods = VectorApi.of(reduction.dtype());
         loadTemp(slot);
         emit(reduction.value());
+        if (layout.elements().get(k) >= 0) {
+            code.op(DUP);
+            code.load(Type.getType(Object.class), layout.elements().get(k));
+            scalar.pushElementPosition();
+            methods.intoArray().invoke(code.mv);
+        }
         (switch (reduction.op()) {
             case SUM -> methods.add();
             case PROD -> methods.mul();

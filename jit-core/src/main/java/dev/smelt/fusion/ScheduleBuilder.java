@@ -81,7 +81,7 @@ final class ScheduleBuilder {
             outputBuffers.add(buffers.get(target));
         }
         var signature = group.signature();
-        var kernel = new Kernel(signature.space(), signature.reducedRank(), lowering.inputs(), lowering.reductions(), outputs);
+        var kernel = ElementReuse.apply(new Kernel(signature.space(), signature.reducedRank(), lowering.inputs(), lowering.reductions(), outputs));
         var bound = new ArrayList<>(lowering.inputBuffers());
         bound.addAll(outputBuffers);
         var fused = lowering.fused().stream().map(labels::get).distinct().toList();

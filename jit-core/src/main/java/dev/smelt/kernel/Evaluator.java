@@ -17,6 +17,7 @@ record Evaluator(Kernel kernel, Storage[] buffers, int[] index, double[] accumul
             case Expr.Where w -> evaluate(w.condition()) != 0 ? evaluate(w.ifTrue()) : evaluate(w.ifFalse());
             case Expr.Cast c -> c.dtype().round(evaluate(c.x()));
             case Expr.Accumulated a -> accumulated[a.reduction()];
+            case Expr.Element e -> evaluate(kernel.reductions().get(e.reduction()).value());
         };
     }
 

@@ -6,8 +6,8 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.UnaryOp;
 
 /// A scalar expression evaluated at one point of a kernel's iteration space. Trees, not DAGs: a value
-/// used twice inside one kernel is either recomputed (the planner decided it is cheap) or a [Load]
-/// of a buffer another kernel wrote.
+/// used twice inside one kernel is either recomputed (the planner decided it is cheap), a [Load]
+/// of a buffer another kernel wrote, or, when it is what a reduction folds, that reduction's [Element].
 public sealed interface Expr {
     DType dtype();
 
@@ -43,4 +43,9 @@ public sealed interface Expr {
 
     /// The finished value of reduction `reduction` for the current row (see [Kernel]).
     record Accumulated(int reduction, DType dtype) implements Expr {}
+
+    /// The value reduction `reduction` folds at the current point: its `value` expression evaluated
+    /// here, not the accumulated result. Generated code stores each point's value while it folds
+    /// the row and reads it back, so softmax's `div(e1, r1)` computes `exp` once per point.
+    record Element(int reduction, DType dtype) implements Expr {}
 }

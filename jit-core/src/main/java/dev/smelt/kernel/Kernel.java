@@ -11,7 +11,8 @@ import java.util.List;
 /// The outer axes (all but the reduced ones) index *rows*. For each row, the kernel folds each of
 /// `reductions` in order over the row's points (a reduction's value may use [Expr.Accumulated]
 /// results of earlier ones, as softmax's sum uses its max), then writes each output: a full output
-/// at every point of the row, a row output once per row. A pointwise kernel has `reducedRank` 0,
+/// at every point of the row, a row output once per row. Later reductions and full outputs may
+/// reuse what an earlier reduction folded at the same point ([Expr.Element]). A pointwise kernel has `reducedRank` 0,
 /// no reductions, and every point is its own row.
 ///
 /// Inputs and outputs are flat buffers addressed through [IndexMap]s over `space`, so views are

@@ -8,7 +8,9 @@ import java.util.List;
 /// The invariants of a [Kernel], checked once when it is built so that generated code can trust
 /// them: every load and store stays inside its buffer, dtypes agree, operators get the dtypes the
 /// graph IR allows them (no `exp` of an `i32`, no arithmetic on `bool`), accumulators are defined
-/// before use, and row outputs do not vary within a row.
+/// before use, and row outputs do not vary within a row. A reduction's [Expr.Element] is read only
+/// where each point of the row is visited after that reduction folded it: in later reductions and
+/// full outputs (an arg-reduction's values are not kept).
 final class KernelCheck {
     private KernelCheck() {}
 
@@ -44,8 +46,8 @@ final class KernelCheck {
         require(low >= 0 && high < size, "%s map %s reaches [%d, %d] of a buffer of %d over %s", role, map, low, high, size, space);
     }
 
-    /// What an expression may refer to: inputs, the first `defined` accumulators, and (in a row
-    /// output) nothing that varies along the reduced axes, which start at `firstReduced`.
+    /// What an expression may refer to: inputs, the first `defined` accumulators and elements, and
+    /// (in a row output) nothing that varies along the reduced axes, which start at `firstReduced`.
     private record Scope(List<Kernel.Input> inputs, List<Kernel.Reduction> reductions, int defined, boolean perRow, int firstReduced, int rank) {
         void check(Expr expr) {
             switch (expr) {
@@ -70,6 +72,12 @@ final class KernelCheck {
                 case Expr.Accumulated acc -> {
                     require(acc.reduction() >= 0 && acc.reduction() < defined, "accumulator %d used before it is complete", acc.reduction());
                     require(reductions.get(acc.reduction()).dtype() == acc.dtype(), "accumulator %d read as %s", acc.reduction(), acc.dtype());
+                }
+                case Expr.Element element -> {
+                    int k = element.reduction();
+                    require(!perRow && k >= 0 && k < defined, "element %d read outside a later reduction or full output", k);
+                    require(!reductions.get(k).op().isArg(), "element %d of an arg-reduction", k);
+                    require(reductions.get(k).value().dtype() == element.dtype(), "element %d read as %s", k, element.dtype());
                 }
             }
         }

@@ -9,9 +9,10 @@ import java.util.stream.Collectors;
 ///   in0: f32[786432] @0[768,1]
 ///   r0 = max(in0)
 ///   r1 = sum(exp(sub(in0, r0)))
-///   out0: f32[786432] @0[768,1] = div(exp(sub(in0, r0)), r1)
+///   out0: f32[786432] @0[768,1] = div(e1, r1)
 /// }
 /// ```
+/// `r1` is reduction 1's result for the row, `e1` the value it folds at the current point.
 public final class KernelPrinter {
     private KernelPrinter() {}
 
@@ -48,6 +49,7 @@ public final class KernelPrinter {
             case Expr.Where where -> "where(" + java.util.stream.Stream.of(where.condition(), where.ifTrue(), where.ifFalse()).map(KernelPrinter::expression).collect(Collectors.joining(", ")) + ")";
             case Expr.Cast cast -> "cast<" + cast.dtype() + ">(" + expression(cast.x()) + ")";
             case Expr.Accumulated acc -> "r" + acc.reduction();
+            case Expr.Element element -> "e" + element.reduction();
         };
     }
 }

@@ -44,6 +44,37 @@ class KernelEmitterTest {
 
     @ParameterizedTest
     @EnumSource(Variant.class)
+    void softmaxReadingBackTheExponentialsMatchesInterpreter(Variant variant) {
+        var kernel = Kernels.softmaxReusingElements(5, 1027);
+        assertTrue(kernel.toString().contains("= div(e1, r1)"), kernel.toString());
+        check(kernel, variant);
+        check(Kernels.softmaxReusingElements(3, LANES - 1), variant);
+        String text = Compiled.text(Compiled.emit(kernel, variant));
+        assertEquals(1, count(text, "NEWARRAY T_FLOAT"), "one element array, for r1 only, allocated once per run\n" + text);
+        assertEquals(variant == Variant.SCALAR ? 1 : 2, count(text, "java/lang/Math.exp") + count(text, "GETSTATIC jdk/incubator/vector/VectorOperators.EXP"),
+                "exp in r1's loops only\n" + text);
+    }
+
+    /// Elements of a row of two loop axes (a transposed read keeps them from merging), in an `f64`
+    /// reduction and an `i32` one, read by a later reduction and by the output.
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void elementsOfRowsOfSeveralLinesMatchInterpreter(Variant variant) {
+        var space = Shape.of(3, 7, 37);
+        var transposed = new Kernel.Input(DType.F64, 3 * 7 * 37, new IndexMap(0, List.of(7 * 37, 1, 7)));
+        var x = new Expr.Load(0, DType.F64);
+        var square = binary(BinaryOp.MUL, x, x);
+        var rounded = new Expr.Cast(binary(BinaryOp.ADD, x, x), DType.I32);
+        var reductions = List.of(new Kernel.Reduction(ReduceOp.SUM, square), new Kernel.Reduction(ReduceOp.MAX, rounded),
+                new Kernel.Reduction(ReduceOp.SUM, binary(BinaryOp.SUB, new Expr.Element(0, DType.F64), new Expr.Accumulated(0, DType.F64))));
+        var value = binary(BinaryOp.ADD, binary(BinaryOp.DIV, new Expr.Element(0, DType.F64), new Expr.Accumulated(2, DType.F64)),
+                new Expr.Cast(new Expr.Element(1, DType.I32), DType.F64));
+        var output = new Kernel.Output(value, space.size(), IndexMap.contiguous(space), false);
+        check(new Kernel(space, 2, List.of(transposed), reductions, List.of(output)), variant);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Variant.class)
     void layerNormOverTwoAxesWithRowOutputsMatchesInterpreter(Variant variant) {
         check(Kernels.layerNorm(3, 7, 37), variant);
     }
@@ -152,6 +183,13 @@ class KernelEmitterTest {
                 List.of(Kernels.output(tree(binary(BinaryOp.SUB, X, Kernels.result(0)), leaves), space), Kernels.output(Kernels.result(1), space)));
         assertTrue(Compiled.emit(reduction, variant).runCodeSize() < 200);
         check(reduction, variant);
+        var elements = new Kernel(space, 1, List.of(Kernels.input(space)),
+                List.of(new Kernel.Reduction(ReduceOp.SUM, tree(X, leaves)), new Kernel.Reduction(ReduceOp.MAX, binary(BinaryOp.MUL, Kernels.element(0), X))),
+                List.of(Kernels.output(binary(BinaryOp.SUB, tree(binary(BinaryOp.SUB, X, Kernels.result(0)), leaves), Kernels.element(0)), space),
+                        Kernels.output(binary(BinaryOp.ADD, tree(binary(BinaryOp.MUL, X, Kernels.result(1)), leaves), Kernels.element(1)), space)));
+        var split = Compiled.emit(elements, variant);
+        assertTrue(split.runCodeSize() < 200, "the element arrays are passed to the helpers: " + split.runCodeSize() + "\n" + Compiled.text(split));
+        check(elements, variant);
     }
 
     @ParameterizedTest
@@ -174,6 +212,8 @@ class KernelEmitterTest {
         assertTrue(text.contains("INVOKEVIRTUAL jdk/incubator/vector/FloatVector.max"), text);
         assertTrue(text.contains("GETSTATIC " + generated.className().replace('.', '/') + ".SPECIES_F32"), text);
     }
+
+    private static int count(String text, String part) { return text.split(java.util.regex.Pattern.quote(part), -1).length - 1; }
 
     static void check(Kernel kernel, Variant variant) {
         long seed = Arrays.hashCode(KernelPrinter.print(kernel).getBytes());

@@ -43,6 +43,16 @@ final class Kernels {
                 List.of(output(binary(BinaryOp.DIV, shifted, result(1)), space)));
     }
 
+    static Expr element(int k) { return new Expr.Element(k, DType.F32); }
+
+    /// Softmax as lowering builds it: `out0 = e1 / r1` reads back each point's `exp(in0 - r0)`,
+    /// which `r1` folded, instead of computing it again.
+    static Kernel softmaxReusingElements(int rows, int columns) {
+        var softmax = softmax(rows, columns);
+        return new Kernel(softmax.space(), 1, softmax.inputs(), softmax.reductions(),
+                List.of(output(binary(BinaryOp.DIV, element(1), result(1)), softmax.space())));
+    }
+
     /// Layer norm over the last two axes of `[rows, a, b]`: mean, variance about it, then
     /// `(x - mean) * rsqrt(variance + 1e-5)`, and the mean and variance as row outputs.
     static Kernel layerNorm(int rows, int a, int b) {

@@ -69,6 +69,7 @@ public final class KernelBounds {
             case Expr.Where w -> where(w, index, accumulated);
             case Expr.Cast c -> BoundArithmetic.cast(c.x().dtype(), c.dtype(), evaluate(c.x(), index, accumulated));
             case Expr.Accumulated a -> accumulated[a.reduction()];
+            case Expr.Element e -> evaluate(kernel.reductions().get(e.reduction()).value(), index, accumulated);
         };
     }
 

@@ -23,6 +23,8 @@ import java.util.stream.IntStream;
 /// count divides (17, 33, 1027), at most [#MAX_POINTS] points. Half the kernels are pointwise; the
 /// others reduce their last one to three axes with zero to three reductions, later ones often
 /// reading earlier ones ([Expr.Accumulated], as softmax does), and write full and row outputs.
+/// Later reductions and full outputs sometimes reuse what an earlier reduction folds at the point
+/// ([Expr.Element], as lowered softmax does).
 /// Inputs are read through random index maps: contiguous, broadcast (stride 0), permuted, strided
 /// with padding and an offset, flipped (negative strides). Expressions are trees of depth up to 4
 /// over every operator, `where`, casts between all dtypes, indices, constants and loads.
@@ -41,6 +43,8 @@ public final class RandomKernels {
     private final List<Kernel.Input> inputs = new ArrayList<>();
     private final List<Boolean> rowInvariant = new ArrayList<>();
     private final List<DType> accumulated = new ArrayList<>();
+    /// Each reduction's value dtype, or null for an arg-reduction, whose values are not kept.
+    private final List<DType> elements = new ArrayList<>();
 
     private RandomKernels(long seed) { random = new Random(seed); }
 
@@ -54,6 +58,7 @@ public final class RandomKernels {
             var reduction = reduction();
             reductions.add(reduction);
             accumulated.add(reduction.dtype());
+            elements.add(reduction.op().isArg() ? null : reduction.value().dtype());
         }
         var outputs = new ArrayList<Kernel.Output>();
         for (int i = 0, count = 1 + random.nextInt(3); i < count; i++) {
@@ -115,6 +120,8 @@ public final class RandomKernels {
 
     private Expr leaf(DType dtype, boolean perRow) {
         var results = IntStream.range(0, accumulated.size()).filter(k -> accumulated.get(k) == dtype).toArray();
+        var kept = IntStream.range(0, elements.size()).filter(k -> elements.get(k) == dtype).toArray();
+        if (!perRow && kept.length > 0 && random.nextInt(5) == 0) return new Expr.Element(kept[random.nextInt(kept.length)], dtype);
         int kind = random.nextInt(10);
         if (kind < 3 && results.length > 0) return new Expr.Accumulated(results[random.nextInt(results.length)], dtype);
         if (kind < 4) return new Expr.Constant(constant(dtype), dtype);

@@ -73,13 +73,18 @@ class RandomKernelsTest {
                 if (dim == 1027) seen.add("size 1027");
                 if (dim == 17 || dim == 13) seen.add("prime size");
             }
-            kernel.reductions().forEach(reduction -> walk(reduction.value(), node -> { if (node instanceof Expr.Accumulated) seen.add("reduction reads a reduction"); }));
+            kernel.reductions().forEach(reduction -> walk(reduction.value(), node -> {
+                if (node instanceof Expr.Accumulated) seen.add("reduction reads a reduction");
+                if (node instanceof Expr.Element) seen.add("reduction reads an element");
+            }));
+            kernel.outputs().forEach(output -> walk(output.value(), node -> { if (node instanceof Expr.Element) seen.add("output reads an element"); }));
             kernel.outputs().forEach(output -> seen.add(output.perRow() ? "row output" : "full output"));
             Stream.concat(kernel.inputs().stream().map(Kernel.Input::map), kernel.outputs().stream().map(Kernel.Output::map))
                     .forEach(map -> seen.addAll(kinds(map, kernel)));
         }
         var expected = new TreeSet<>(List.of("rank 0", "rank 1", "rank 2", "rank 3", "rank 4", "pointwise", "reduce 1", "reduce 2",
-                "size 0", "size 1027", "prime size", "reduction reads a reduction", "row output", "full output",
+                "size 0", "size 1027", "prime size", "reduction reads a reduction", "reduction reads an element", "output reads an element",
+                "row output", "full output",
                 "broadcast", "permuted", "strided", "offset", "flipped"));
         expected.removeAll(seen);
         assertEquals(Set.of(), expected, "never generated in " + SEEDS + " kernels");
@@ -106,7 +111,7 @@ class RandomKernelsTest {
     static void walk(Expr expr, Consumer<Expr> visit) {
         visit.accept(expr);
         switch (expr) {
-            case Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _ -> { }
+            case Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _, Expr.Element _ -> { }
             case Expr.Unary unary -> walk(unary.x(), visit);
             case Expr.Binary binary -> { walk(binary.left(), visit); walk(binary.right(), visit); }
             case Expr.Where where -> { walk(where.condition(), visit); walk(where.ifTrue(), visit); walk(where.ifFalse(), visit); }

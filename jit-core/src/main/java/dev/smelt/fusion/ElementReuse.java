@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.fusion;
+
+import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.Kernel;
+import java.util.ArrayList;
+import java.util.List;
+
+/// Reuses what a reduction folds: in each later reduction's value and each full output, every
+/// subtree equal to a reduction's value becomes that reduction's [Expr.Element], which generated
+/// code reads back from where the reduction's loop stored it instead of computing it again.
+/// Softmax's `out0 = div(exp(sub(in0, r0)), r1)` becomes `div(e1, r1)`: one `exp` per point, not two.
+///
+/// The walk is top-down, so the largest match wins. A reduction whose value is a leaf (a load,
+/// a constant, an index, a finished result) is not reused, since reading a stored copy costs what
+/// the leaf does; nor is an arg-reduction, which keeps no values. Row outputs read no elements.
+final class ElementReuse {
+    private ElementReuse() {}
+
+    static Kernel apply(Kernel kernel) {
+        var reductions = kernel.reductions();
+        var rewritten = new ArrayList<Kernel.Reduction>();
+        for (int k = 0; k < reductions.size(); k++)
+            rewritten.add(new Kernel.Reduction(reductions.get(k).op(), reuse(reductions.get(k).value(), reductions, k)));
+        var outputs = kernel.outputs().stream().map(output -> output.perRow() ? output
+                : new Kernel.Output(reuse(output.value(), reductions, reductions.size()), output.size(), output.map(), false)).toList();
+        if (rewritten.equals(reductions) && outputs.equals(kernel.outputs())) return kernel;
+        return new Kernel(kernel.space(), kernel.reducedRank(), kernel.inputs(), rewritten, outputs);
+    }
+
+    /// `expr` with each largest subtree equal to the value of a reusable reduction before `limit`
+    /// replaced by that reduction's element.
+    private static Expr reuse(Expr expr, List<Kernel.Reduction> reductions, int limit) {
+        for (int k = 0; k < limit; k++)
+            if (reusable(reductions.get(k)) && reductions.get(k).value().equals(expr)) return new Expr.Element(k, expr.dtype());
+        return switch (expr) {
+            case Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _, Expr.Element _ -> expr;
+            case Expr.Unary unary -> new Expr.Unary(unary.op(), reuse(unary.x(), reductions, limit));
+            case Expr.Binary binary -> new Expr.Binary(binary.op(), reuse(binary.left(), reductions, limit), reuse(binary.right(), reductions, limit));
+            case Expr.Where where -> new Expr.Where(reuse(where.condition(), reductions, limit),
+                    reuse(where.ifTrue(), reductions, limit), reuse(where.ifFalse(), reductions, limit));
+            case Expr.Cast cast -> new Expr.Cast(reuse(cast.x(), reductions, limit), cast.dtype());
+        };
+    }
+
+    private static boolean reusable(Kernel.Reduction reduction) {
+        return !reduction.op().isArg() && switch (reduction.value()) {
+            case Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _, Expr.Element _ -> false;
+            case Expr.Unary _, Expr.Binary _, Expr.Where _, Expr.Cast _ -> true;
+        };
+    }
+}
