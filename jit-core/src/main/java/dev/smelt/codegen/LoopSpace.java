@@ -145,19 +145,7 @@ record LoopSpace(List<Integer> dims, int outerRank, List<Integer> offsets, List<
         return axes;
     }
 
-    static Stream<Expr> expressions(Kernel kernel) {
-        return Stream.concat(kernel.reductions().stream().map(Kernel.Reduction::value), kernel.outputs().stream().map(Kernel.Output::value));
-    }
+    static Stream<Expr> expressions(Kernel kernel) { return kernel.expressions(); }
 
-    /// Calls `visit` on `expr` and every node below it.
-    static void walk(Expr expr, Consumer<Expr> visit) {
-        visit.accept(expr);
-        switch (expr) {
-            case Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _, Expr.Element _ -> { }
-            case Expr.Unary unary -> walk(unary.x(), visit);
-            case Expr.Binary binary -> { walk(binary.left(), visit); walk(binary.right(), visit); }
-            case Expr.Where where -> { walk(where.condition(), visit); walk(where.ifTrue(), visit); walk(where.ifFalse(), visit); }
-            case Expr.Cast cast -> walk(cast.x(), visit);
-        }
-    }
+    static void walk(Expr expr, Consumer<Expr> visit) { Expr.walk(expr, visit); }
 }

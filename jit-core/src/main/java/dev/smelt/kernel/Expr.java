@@ -11,6 +11,18 @@ import dev.smelt.ir.UnaryOp;
 public sealed interface Expr {
     DType dtype();
 
+    /// Calls `visit` on `expr` and every node below it, parents first.
+    static void walk(Expr expr, java.util.function.Consumer<Expr> visit) {
+        visit.accept(expr);
+        switch (expr) {
+            case Load _, Constant _, Index _, Accumulated _, Element _ -> { }
+            case Unary unary -> walk(unary.x(), visit);
+            case Binary binary -> { walk(binary.left(), visit); walk(binary.right(), visit); }
+            case Where where -> { walk(where.condition(), visit); walk(where.ifTrue(), visit); walk(where.ifFalse(), visit); }
+            case Cast cast -> walk(cast.x(), visit);
+        }
+    }
+
     /// Input buffer `input` of the kernel, read through its [IndexMap] at the current point.
     record Load(int input, DType dtype) implements Expr {}
 

@@ -57,6 +57,11 @@ public record Kernel(Shape space, int reducedRank, List<Input> inputs, List<Redu
         return points;
     }
 
+    /// Every expression of the kernel: the reductions' values, then the outputs'.
+    public java.util.stream.Stream<Expr> expressions() {
+        return java.util.stream.Stream.concat(reductions.stream().map(Reduction::value), outputs.stream().map(Output::value));
+    }
+
     /// Buffers in the order `run` takes them: the inputs, then the outputs.
     public int bufferCount() { return inputs.size() + outputs.size(); }
 
