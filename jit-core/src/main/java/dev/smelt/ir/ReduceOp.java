@@ -34,6 +34,18 @@ public enum ReduceOp {
         };
     }
 
+    /// [#combine] on `int`, wrapping like Java (as [BinaryOp#applyInt]); `(int) identity()` starts
+    /// the fold, so an empty max is `Integer.MIN_VALUE`.
+    public int combineInt(int accumulator, int x) {
+        return switch (this) {
+            case SUM -> accumulator + x;
+            case PROD -> accumulator * x;
+            case MAX -> Math.max(accumulator, x);
+            case MIN -> Math.min(accumulator, x);
+            case ARGMAX, ARGMIN -> throw new IllegalArgumentException(this + " keeps an index, not a value");
+        };
+    }
+
     /// Whether `candidate` replaces `best` in an arg-reduction (first occurrence wins ties).
     public boolean beats(double candidate, double best) {
         if (Double.isNaN(best)) return false;

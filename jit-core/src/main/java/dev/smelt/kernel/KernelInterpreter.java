@@ -38,39 +38,25 @@ public final class KernelInterpreter implements KernelFunction {
         }
     }
 
+    // Floats fold in double and round once; i32 folds in int, wrapping (ReduceOp.combineInt);
+    // arg-reductions keep the first extreme's position.
     private double reduce(Kernel.Reduction reduction, Evaluator evaluator, int[] index) {
         ReduceOp op = reduction.op();
+        boolean integer = reduction.dtype() == DType.I32 && !op.isArg();
         double accumulator = op.identity(), best = op.identity();
-        int bestIndex = 0;
+        int integerAccumulator = (int) op.identity(), bestIndex = 0;
         for (int point = 0; point < kernel.rowLength(); point++) {
             unflatten(point, kernel.outerRank(), kernel.space().rank(), index);
             double value = evaluator.evaluate(reduction.value());
-            if (!op.isArg()) accumulator = op.combine(accumulator, value);
+            if (integer) integerAccumulator = op.combineInt(integerAccumulator, (int) value);
+            else if (!op.isArg()) accumulator = op.combine(accumulator, value);
             else if (point == 0 || op.beats(value, best)) {
                 best = value;
                 bestIndex = point;
             }
         }
         if (op.isArg()) return bestIndex;
-        return reduction.dtype() == DType.I32 ? integerFold(reduction, evaluator, index) : reduction.dtype().round(accumulator);
-    }
-
-    // Integer sums and products wrap like Java's int, so they are folded in int, not double.
-    private int integerFold(Kernel.Reduction reduction, Evaluator evaluator, int[] index) {
-        ReduceOp op = reduction.op();
-        int accumulator = op == ReduceOp.SUM ? 0 : op == ReduceOp.PROD ? 1 : op == ReduceOp.MAX ? Integer.MIN_VALUE : Integer.MAX_VALUE;
-        for (int point = 0; point < kernel.rowLength(); point++) {
-            unflatten(point, kernel.outerRank(), kernel.space().rank(), index);
-            int value = (int) evaluator.evaluate(reduction.value());
-            accumulator = switch (op) {
-                case SUM -> accumulator + value;
-                case PROD -> accumulator * value;
-                case MAX -> Math.max(accumulator, value);
-                case MIN -> Math.min(accumulator, value);
-                case ARGMAX, ARGMIN -> throw new IllegalStateException("arg-reductions are folded by index");
-            };
-        }
-        return accumulator;
+        return integer ? integerAccumulator : reduction.dtype().round(accumulator);
     }
 
     /// Writes the row-major multi-index of `flat` over axes `from` until `to` into `index`.

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.ref;
 
-import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Node.Reduce;
 import dev.smelt.ir.ReduceOp;
@@ -38,20 +37,13 @@ final class Reduction {
         return result;
     }
 
-    // i32 folds wrap like BinaryOp.applyInt. The (int) cast saturates, so an empty max is
+    // i32 folds wrap (ReduceOp.combineInt). The (int) cast saturates, so an empty max is
     // Integer.MIN_VALUE and an empty min Integer.MAX_VALUE.
     private static Storage foldInts(ReduceOp op, Storage x, int[] targets, Storage result) {
         int[] accumulators = result.ints();
         Arrays.fill(accumulators, (int) op.identity());
-        var combine = switch (op) {
-            case SUM -> BinaryOp.ADD;
-            case PROD -> BinaryOp.MUL;
-            case MAX -> BinaryOp.MAXIMUM;
-            case MIN -> BinaryOp.MINIMUM;
-            case ARGMAX, ARGMIN -> throw new IllegalArgumentException(op + " keeps an index, not a value");
-        };
         for (int i = 0; i < targets.length; i++)
-            accumulators[targets[i]] = combine.applyInt(accumulators[targets[i]], (int) x.get(i));
+            accumulators[targets[i]] = op.combineInt(accumulators[targets[i]], (int) x.get(i));
         return result;
     }
 
