@@ -4,10 +4,10 @@ package dev.smelt;
 import dev.smelt.ir.Storage;
 import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Explain;
+import dev.smelt.runtime.LruMap;
 import dev.smelt.runtime.Program;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -22,10 +22,7 @@ public final class Compiled {
 
     private final Jit.FunctionN function;
     private final int arity;
-    private final Map<String, CompletableFuture<Version>> entries = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, CompletableFuture<Version>> eldest) { return size() > CAPACITY; }
-    };
+    private final Map<String, CompletableFuture<Version>> entries = new LruMap<>(CAPACITY);
     private volatile Version last;
 
     /// One compiled signature: its trace and its program.

@@ -14,9 +14,9 @@ import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Executor;
 import dev.smelt.runtime.KernelCache;
 import dev.smelt.runtime.KernelLoader;
+import dev.smelt.runtime.LruMap;
 import dev.smelt.runtime.Program;
 import dev.smelt.runtime.TieredKernel;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -30,10 +30,7 @@ final class Compiler {
     static final int VECTOR_THRESHOLD = Integer.getInteger("smelt.vectorThreshold", 1 << 14);
 
     private static final int EAGER_PROGRAMS = 1024;
-    private static final Map<String, Program> EAGER = new LinkedHashMap<>(256, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Program> eldest) { return size() > EAGER_PROGRAMS; }
-    };
+    private static final Map<String, Program> EAGER = new LruMap<>(EAGER_PROGRAMS);
 
     /// Plans and generates the kernels. A kernel whose bytecode would exceed HotSpot's 8000-byte
     /// limit for JIT compilation is refused by the emitter; the graph is then planned again with

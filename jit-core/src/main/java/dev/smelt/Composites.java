@@ -36,7 +36,7 @@ final class Composites {
         return Dispatch.apply(List.of(x), (b, in) -> b.reshape(logSoftmax(b, atLeastVector(b, b.toFloat(in.getFirst())), normalized), x.shape()));
     }
 
-    private static Node logSoftmax(Builder b, Node value, int axis) {
+    static Node logSoftmax(Builder b, Node value, int axis) {
         List<Integer> axes = List.of(axis);
         Node centred = shifted(b, value, axes);
         Node logSum = b.unary(UnaryOp.LOG, b.reduce(ReduceOp.SUM, b.unary(UnaryOp.EXP, centred), axes));
@@ -108,8 +108,6 @@ final class Composites {
             return b.binary(BinaryOp.DIV, b.unary(UnaryOp.NEG, total), b.constant(rows, Shape.SCALAR, dtype));
         });
     }
-
-    static Node logSoftmaxNode(Builder b, Node value, int axis) { return logSoftmax(b, value, axis); }
 
     /// mean((x - target)²), over equal shapes (PyTorch broadcasts with a warning; we refuse).
     static Tensor mseLoss(Tensor x, Tensor target) {

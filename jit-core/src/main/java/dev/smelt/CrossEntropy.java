@@ -39,7 +39,7 @@ final class CrossEntropy {
         Shape shape = matrix.shape();
         Node column = b.broadcast(b.reshape(targets, Shape.of(shape.dim(0), 1)), shape);
         Node oneHot = b.binary(BinaryOp.EQ, b.iota(shape, 1, DType.I32), column);
-        Node logp = Composites.logSoftmaxNode(b, matrix, 1);
+        Node logp = Composites.logSoftmax(b, matrix, 1);
         Node zero = b.constant(0, shape, matrix.dtype());
         Node picked = b.reduce(ReduceOp.SUM, b.where(oneHot, logp, zero), List.of(1));
         Node matches = b.reduce(ReduceOp.SUM, b.cast(oneHot, DType.I32), List.of(1));

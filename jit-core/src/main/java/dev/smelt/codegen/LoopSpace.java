@@ -7,7 +7,6 @@ import dev.smelt.kernel.Kernel;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
-import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -109,7 +108,7 @@ record LoopSpace(List<Integer> dims, int outerRank, List<Integer> offsets, List<
     /// The buffers the kernel touches: every output, and the inputs some expression loads.
     private static BitSet usedBuffers(Kernel kernel) {
         var used = new BitSet();
-        expressions(kernel).forEach(expr -> used.or(loads(expr)));
+        kernel.expressions().forEach(expr -> used.or(loads(expr)));
         used.set(kernel.inputs().size(), kernel.bufferCount());
         return used;
     }
@@ -117,7 +116,7 @@ record LoopSpace(List<Integer> dims, int outerRank, List<Integer> offsets, List<
     /// The reductions whose values an [Expr.Element] reads: those that keep each point's value.
     static BitSet elements(Kernel kernel) {
         var reductions = new BitSet();
-        expressions(kernel).forEach(expr -> walk(expr, node -> { if (node instanceof Expr.Element element) reductions.set(element.reduction()); }));
+        kernel.expressions().forEach(expr -> Expr.walk(expr, node -> { if (node instanceof Expr.Element element) reductions.set(element.reduction()); }));
         return reductions;
     }
 
@@ -135,17 +134,13 @@ record LoopSpace(List<Integer> dims, int outerRank, List<Integer> offsets, List<
     /// The inputs `expr` loads.
     static BitSet loads(Expr expr) {
         var inputs = new BitSet();
-        walk(expr, node -> { if (node instanceof Expr.Load load) inputs.set(load.input()); });
+        Expr.walk(expr, node -> { if (node instanceof Expr.Load load) inputs.set(load.input()); });
         return inputs;
     }
 
     private static BitSet indexedAxes(Kernel kernel) {
         var axes = new BitSet();
-        expressions(kernel).forEach(expr -> walk(expr, node -> { if (node instanceof Expr.Index index) axes.set(index.axis()); }));
+        kernel.expressions().forEach(expr -> Expr.walk(expr, node -> { if (node instanceof Expr.Index index) axes.set(index.axis()); }));
         return axes;
     }
-
-    static Stream<Expr> expressions(Kernel kernel) { return kernel.expressions(); }
-
-    static void walk(Expr expr, Consumer<Expr> visit) { Expr.walk(expr, visit); }
 }

@@ -40,7 +40,7 @@ record VectorPlan(int lanes, DType maskType) {
         var dtypes = EnumSet.noneOf(DType.class);
         kernel.inputs().forEach(input -> dtypes.add(input.dtype()));
         kernel.reductions().forEach(reduction -> dtypes.add(reduction.dtype()));
-        LoopSpace.expressions(kernel).forEach(expr -> LoopSpace.walk(expr, node -> {
+        kernel.expressions().forEach(expr -> Expr.walk(expr, node -> {
             dtypes.add(node.dtype());
             if (node instanceof Expr.Index) dtypes.add(DType.I32);
         }));
@@ -132,7 +132,7 @@ record VectorPlan(int lanes, DType maskType) {
     /// Bool buffers read along the inner axis need a byte species of [#lanes] lanes.
     private String missingSpecies(Expr expr, LoopSpace space) {
         var missing = new ArrayList<String>();
-        LoopSpace.walk(expr, node -> {
+        Expr.walk(expr, node -> {
             if (node instanceof Expr.Load load && load.dtype() == DType.BOOL && !isUniform(load, space) && !hasSpecies(DType.BOOL))
                 missing.add(noSpecies(DType.BOOL));
         });

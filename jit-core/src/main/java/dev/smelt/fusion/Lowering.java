@@ -37,8 +37,6 @@ final class Lowering {
         this.budget = budget;
     }
 
-    Signature signature() { return signature; }
-
     List<Integer> inputBuffers() { return inputBuffers; }
 
     List<Kernel.Input> inputs() { return List.copyOf(inputs); }

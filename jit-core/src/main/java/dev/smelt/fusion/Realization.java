@@ -3,7 +3,6 @@ package dev.smelt.fusion;
 
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,12 +39,5 @@ final class Realization {
 
     private static void decide(Node node, String reason, Set<Node> realized, List<String> decisions, Map<Node, String> labels) {
         if (realized.add(node)) decisions.add("materialise " + labels.get(node) + ": " + reason);
-    }
-
-    static Map<Node, Integer> users(Graph graph) {
-        Map<Node, Integer> users = new IdentityHashMap<>();
-        for (Node node : graph.nodes())
-            for (Node operand : node.inputs()) users.merge(operand, 1, Integer::sum);
-        return users;
     }
 }

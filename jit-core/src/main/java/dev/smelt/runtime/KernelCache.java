@@ -3,7 +3,6 @@ package dev.smelt.runtime;
 
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelFunction;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -15,10 +14,7 @@ public final class KernelCache {
     /// How many kernels stay cached; each is one or two small hidden classes.
     public static final int CAPACITY = Integer.getInteger("smelt.kernelCache", 2048);
 
-    private static final Map<String, KernelFunction> KERNELS = new LinkedHashMap<>(256, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, KernelFunction> eldest) { return size() > CAPACITY; }
-    };
+    private static final Map<String, KernelFunction> KERNELS = new LruMap<>(CAPACITY);
 
     private KernelCache() {}
 

@@ -10,7 +10,9 @@ import dev.smelt.ir.UnaryOp;
 import java.util.List;
 
 /// Builders for the error graph of [GraphTolerance]: f64 nodes over values of any dtype.
-record ErrorGraph() {
+final class ErrorGraph {
+    private ErrorGraph() {}
+
     static final double INF = Double.POSITIVE_INFINITY;
 
     static Node f64(Node x) { return x.dtype() == DType.F64 ? x : new Node.Cast(x, DType.F64); }

@@ -7,12 +7,9 @@ import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
-import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.UnaryOp;
-import java.util.ArrayList;
 import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.Map;
 
 /// How far compiled results may be from the reference, derived from the ops (running error
@@ -92,12 +89,6 @@ public final class GraphTolerance {
         if (Double.isInfinite(expected) || Double.isInfinite(actual)) return expected == actual ? null : "infinity differs";
         if (bound == 0) return expected == actual ? "sign of zero differs" : "exact result differs";
         return Math.abs(expected - actual) <= 2 * bound ? null : "off by %s, allowed %s".formatted(Math.abs(expected - actual), 2 * bound);
-    }
-
-    static List<Integer> all(int rank) {
-        var axes = new ArrayList<Integer>();
-        for (int axis = 0; axis < rank; axis++) axes.add(axis);
-        return axes;
     }
 
 }

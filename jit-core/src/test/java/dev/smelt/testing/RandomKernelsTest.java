@@ -18,7 +18,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -42,7 +41,7 @@ class RandomKernelsTest {
         for (long seed = 0; seed < SEEDS; seed++) {
             var kernel = RandomKernels.generate(seed);
             kernel.reductions().forEach(reduction -> seen.add(reduction.op()));
-            expressions(kernel).forEach(expr -> walk(expr, node -> {
+            kernel.expressions().forEach(expr -> Expr.walk(expr, node -> {
                 seen.add(node.getClass());
                 seen.add(node.dtype());
                 if (node instanceof Expr.Unary unary) seen.add(unary.op().toString() + "/" + unary.dtype());
@@ -73,11 +72,11 @@ class RandomKernelsTest {
                 if (dim == 1027) seen.add("size 1027");
                 if (dim == 17 || dim == 13) seen.add("prime size");
             }
-            kernel.reductions().forEach(reduction -> walk(reduction.value(), node -> {
+            kernel.reductions().forEach(reduction -> Expr.walk(reduction.value(), node -> {
                 if (node instanceof Expr.Accumulated) seen.add("reduction reads a reduction");
                 if (node instanceof Expr.Element) seen.add("reduction reads an element");
             }));
-            kernel.outputs().forEach(output -> walk(output.value(), node -> { if (node instanceof Expr.Element) seen.add("output reads an element"); }));
+            kernel.outputs().forEach(output -> Expr.walk(output.value(), node -> { if (node instanceof Expr.Element) seen.add("output reads an element"); }));
             kernel.outputs().forEach(output -> seen.add(output.perRow() ? "row output" : "full output"));
             Stream.concat(kernel.inputs().stream().map(Kernel.Input::map), kernel.outputs().stream().map(Kernel.Output::map))
                     .forEach(map -> seen.addAll(kinds(map, kernel)));
@@ -103,8 +102,4 @@ class RandomKernelsTest {
         }
         return kinds;
     }
-
-    static Stream<Expr> expressions(Kernel kernel) { return kernel.expressions(); }
-
-    static void walk(Expr expr, Consumer<Expr> visit) { Expr.walk(expr, visit); }
 }
