@@ -166,12 +166,47 @@ def compile_latency(checks, rows):
             checks.add(f"{method} median", "—", None, fmt, goal, ok)
 
 
+def fusion(checks, rows):
+    graphs = list(dict.fromkeys(r["params"]["graph"] for r in rows if r["group"] == "FusionBench"))
+    strictly = 0
+    for graph in graphs:
+        cost, greedy, none = (median(rows, "FusionBench", "run", graph=graph, mode=m) for m in ("COST_MODEL", "GREEDY", "NONE"))
+        best = None if greedy is None or none is None else min(greedy, none)
+        checks.add("cost model / best of greedy, none", f"graph={graph}", ratio(cost, best), times, "≤ 1.1×", lambda v: v <= 1.1)
+        checks.add("  times: cost model, greedy, none", f"graph={graph}", (cost, greedy, none),
+                   lambda v: ", ".join("—" if t is None else fmt(t) for t in v))
+        if None not in (cost, greedy, none) and cost < greedy and cost < none:
+            strictly += 1
+    checks.add("graphs where the cost model beats both", f"{len(graphs)} graphs", strictly, str, "≥ 2", lambda v: v >= 2, len(graphs) > 0)
+
+
+CALIBRATION_BYTES = 4 << 24  # 16M f32
+CACHED = 1 << 16
+
+
+def calibration(checks, rows):
+    t = {r["params"]["op"]: r["median"] * 1e6 for r in rows if r["group"] == "CalibrationBench"}  # ns
+    def per(op, base, n, divide=1):
+        return None if op not in t or base not in t else (t[op] - t[base]) / n / divide
+    weights = [("READ_NS_PER_BYTE", None if "read" not in t else t["read"] / CALIBRATION_BYTES),
+               ("WRITE_NS_PER_BYTE", per("copy", "read", CALIBRATION_BYTES)),
+               ("LAUNCH_NS", t.get("launch")),
+               ("CHEAP_NS", per("add8", "neg", CACHED, 8)),
+               ("DIVIDE_NS", per("div", "neg", CACHED)),
+               ("EXP_NS", per("exp", "neg", CACHED)),
+               ("TRIG_NS", per("sin", "neg", CACHED)),
+               ("POW_NS", per("pow", "neg", CACHED))]
+    for name, value in weights:
+        checks.add(f"measured {name}", "one thread", value, lambda v: f"{v:.4g}")
+
+
 def main(paths):
     rows = [row for path in paths for row in load(path)]
     failures = 0
     for group in dict.fromkeys(r["group"] for r in rows):
         print(f"## {group}\n\n" + "\n".join(timings([r for r in rows if r["group"] == group])) + "\n")
-    for prefix, add in (("ChainBench", chain), ("MemoryBoundBench", memory), ("RowOpsBench", row_ops), ("CompileBench", compile_latency)):
+    for prefix, add in (("ChainBench", chain), ("MemoryBoundBench", memory), ("RowOpsBench", row_ops), ("CompileBench", compile_latency),
+                        ("FusionBench", fusion), ("CalibrationBench", calibration)):
         if any(r["group"].startswith(prefix) for r in rows):
             checks = Checks()
             add(checks, rows)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import dev.smelt.fusion.FusionMode;
 import dev.smelt.ir.Storage;
 import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Explain;
@@ -22,16 +23,31 @@ public final class Compiled {
 
     private final Jit.FunctionN function;
     private final int arity;
+    private final FusionMode fusion;
     private final Map<String, CompletableFuture<Version>> entries = new LruMap<>(CAPACITY);
     private volatile Version last;
 
     /// One compiled signature: its trace and its program.
     private record Version(Traced traced, Program program) {}
 
-    Compiled(Jit.FunctionN function, int arity) {
+    Compiled(Jit.FunctionN function, int arity) { this(function, arity, FusionMode.COST_MODEL); }
+
+    private Compiled(Jit.FunctionN function, int arity, FusionMode fusion) {
         this.function = function;
         this.arity = arity;
+        this.fusion = fusion;
     }
+
+    /// The same function compiled with another fusion strategy (a separate cache): the cost model
+    /// (the default), greedy fusion, or none (each op its own kernel, as eager runs them), so that
+    /// users and benchmarks can compare them. `explain()` shows each plan's decisions.
+    public Compiled withFusion(FusionMode mode) {
+        if (mode == null) throw SmeltException.of("withFusion", "the fusion mode is null; use one of %s", java.util.Arrays.toString(FusionMode.values()));
+        return new Compiled(function, arity, mode);
+    }
+
+    /// The fusion strategy this function compiles with.
+    public FusionMode fusion() { return fusion; }
 
     /// The function's first result.
     public Tensor apply(Tensor... arguments) { return applyAll(arguments).getFirst(); }
@@ -113,7 +129,7 @@ public final class Compiled {
         if (future == null) {
             try {
                 Traced traced = Dump.after("trace", Jit.trace(function, List.of(arguments)));
-                mine.complete(new Version(traced, Compiler.compile(traced.graph())));
+                mine.complete(new Version(traced, Compiler.compile(traced.graph(), fusion)));
             } catch (RuntimeException | Error e) {
                 synchronized (entries) { entries.remove(key); }
                 mine.completeExceptionally(e);

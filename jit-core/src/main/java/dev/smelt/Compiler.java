@@ -4,6 +4,7 @@ package dev.smelt;
 import dev.smelt.codegen.KernelEmitter;
 import dev.smelt.codegen.KernelTooLargeException;
 import dev.smelt.codegen.Variant;
+import dev.smelt.fusion.FusionMode;
 import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Storage;
@@ -35,15 +36,17 @@ final class Compiler {
     /// Plans and generates the kernels. A kernel whose bytecode would exceed HotSpot's 8000-byte
     /// limit for JIT compilation is refused by the emitter; the graph is then planned again with
     /// half the operations per kernel.
-    static Program compile(Graph graph) {
-        int budget = FusionPlanner.Options.DEFAULT.budget();
+    static Program compile(Graph graph) { return compile(graph, FusionMode.COST_MODEL); }
+
+    static Program compile(Graph graph, FusionMode mode) {
+        var options = FusionPlanner.Options.DEFAULT.withMode(mode);
         while (true) {
-            Schedule schedule = Dump.after("fusion", FusionPlanner.plan(graph, new FusionPlanner.Options(budget)));
+            Schedule schedule = Dump.after("fusion", FusionPlanner.plan(graph, options));
             try {
                 return new Program(schedule, Compiler::kernel, Executor.shared());
             } catch (KernelTooLargeException tooLarge) {
-                if (budget <= 1) throw tooLarge;
-                budget /= 2;
+                if (options.budget() <= 1) throw tooLarge;
+                options = options.withBudget(options.budget() / 2);
             }
         }
     }

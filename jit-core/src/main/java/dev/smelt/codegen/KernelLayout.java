@@ -3,6 +3,7 @@ package dev.smelt.codegen;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.ReduceOp;
+import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,11 +28,13 @@ import org.objectweb.asm.Type;
 /// @param vectorAccumulators each reduction's lanes of partial results in a vector loop
 /// @param candidate   the value a reduction folds at the current point, when an arg-reduction
 ///                    compares it or an element array keeps it
+/// @param shared      each [dev.smelt.kernel.Expr.Shared] id's local (a scalar in scalar loops, a
+///                    vector object in vector loops; two slots wide for a `double`)
 /// @param firstTemp   where the vector emitter's temporaries start
 record KernelLayout(int buffers, int start, int end, List<Integer> elements, int row, int rest, int innerEnd, int innerBound,
                     int elementLine, List<Integer> arrays, List<Integer> lines, List<Integer> axes, List<Integer> accumulators,
                     List<Integer> bestIndices, List<Integer> results, List<Integer> vectorAccumulators,
-                    int candidate, int firstTemp) {
+                    int candidate, List<Integer> shared, int firstTemp) {
 
     static KernelLayout of(Kernel kernel, LoopSpace space, boolean instance, int resultParameters) {
         var slots = new int[] {instance ? 1 : 0};
@@ -52,8 +55,15 @@ record KernelLayout(int buffers, int start, int end, List<Integer> elements, int
         for (int k = resultParameters; k < reductions.size(); k++) results.add(take(slots, width(Code.scalarType(reductions.get(k).dtype()))));
         var vectorAccumulators = repeat(slots, reductions.size(), 1);
         int candidate = take(slots, 2);
+        var shared = repeat(slots, sharedCount(kernel), 2);
         return new KernelLayout(buffers, start, end, List.copyOf(elements), row, rest, innerEnd, innerBound, elementLine, arrays, lines, axes,
-                List.copyOf(accumulators), bestIndices, List.copyOf(results), vectorAccumulators, candidate, slots[0]);
+                List.copyOf(accumulators), bestIndices, List.copyOf(results), vectorAccumulators, candidate, shared, slots[0]);
+    }
+
+    private static int sharedCount(Kernel kernel) {
+        int count = 0;
+        for (var shared : Expr.sharedValues(kernel.expressions().toList())) count = Math.max(count, shared.id() + 1);
+        return count;
     }
 
     /// The JVM type a reduction folds in: `double` for `f32` sums and products, which is what the

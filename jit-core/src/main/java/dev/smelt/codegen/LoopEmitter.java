@@ -120,7 +120,9 @@ final class LoopEmitter {
         boolean vectorized = vectorLoop() && vectorizable(plan.whyScalar(kernel, space, k));
         int lanes = layout.vectorAccumulators().get(k);
         if (vectorized) vector.initAccumulator(reduction.dtype(), reduction.op().identity(), lanes);
-        overRow(LoopSpace.loads(reduction.value()), new Body(() -> scalarFold(k), vectorized ? () -> vector.fold(k, lanes) : null));
+        var values = List.of(reduction.value());
+        overRow(LoopSpace.loads(reduction.value()), new Body(() -> { scalar.computeShared(values); scalarFold(k); },
+                vectorized ? () -> { vector.computeShared(values); vector.fold(k, lanes); } : null));
         if (vectorized) {
             // acc = acc + (double) vacc.reduceLanes(ADD)
             code.load(accumulator, layout.accumulators().get(k));
@@ -141,6 +143,7 @@ final class LoopEmitter {
     // out<i>[line] = <value>, once per row
     void rowOutputs(List<Integer> outputs) {
         lines(buffersOf(outputs));
+        scalar.computeShared(values(outputs));
         for (int i : outputs) {
             code.line(outputLine(i));
             scalar.emitStore(i);
@@ -148,9 +151,20 @@ final class LoopEmitter {
     }
 
     private Body outputsBody(List<Integer> outputs) {
-        Runnable scalarStores = () -> outputs.forEach(i -> { code.line(outputLine(i)); scalar.emitStore(i); });
+        var values = values(outputs);
+        Runnable scalarStores = () -> {
+            scalar.computeShared(values);
+            outputs.forEach(i -> { code.line(outputLine(i)); scalar.emitStore(i); });
+        };
         boolean vectorized = vectorLoop() && vectorizable(plan.whyScalar(kernel, space, outputs));
-        return new Body(scalarStores, vectorized ? () -> outputs.forEach(i -> { code.line(outputLine(i)); vector.emitStore(i); }) : null);
+        return new Body(scalarStores, vectorized ? () -> {
+            vector.computeShared(values);
+            outputs.forEach(i -> { code.line(outputLine(i)); vector.emitStore(i); });
+        } : null);
+    }
+
+    private List<dev.smelt.kernel.Expr> values(List<Integer> outputs) {
+        return outputs.stream().map(i -> kernel.outputs().get(i).value()).toList();
     }
 
     /// Whether inner loops get a vector main loop at all: not in scalar kernels, nor where the inner

@@ -8,6 +8,7 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.UnaryOp;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
+import java.util.List;
 import org.objectweb.asm.Type;
 
 /// Emits a kernel expression's value at the current point of the loops: one method per [Expr] kind,
@@ -41,6 +42,15 @@ final class ScalarEmitter {
             case Expr.Cast cast -> emitCast(cast);
             case Expr.Accumulated accumulated -> emitAccumulated(accumulated);
             case Expr.Element element -> emitElement(element);
+            case Expr.Shared shared -> code.load(Code.scalarType(shared.dtype()), layout.shared().get(shared.id()));  // t<id>
+        }
+    }
+
+    // float t0 = <value>; float t1 = <value reading t0>; …   before a loop body's stores
+    void computeShared(List<Expr> exprs) {
+        for (var shared : Expr.sharedValues(exprs)) {
+            emit(shared.value());
+            code.store(Code.scalarType(shared.dtype()), layout.shared().get(shared.id()));
         }
     }
 

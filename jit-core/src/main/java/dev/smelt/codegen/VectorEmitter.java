@@ -10,6 +10,7 @@ import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
 import java.util.Set;
 import java.util.function.IntConsumer;
+import java.util.List;
 import org.objectweb.asm.Type;
 
 /// Emits a kernel expression for [VectorPlan#lanes] consecutive points of the inner axis, starting
@@ -45,6 +46,10 @@ final class VectorEmitter {
     }
 
     void emit(Expr expr) {
+        if (expr instanceof Expr.Shared shared) {  // t<id>, a vector computed by computeShared
+            code.load(Type.getType(Object.class), layout.shared().get(shared.id()));
+            return;
+        }
         if (VectorPlan.isUniform(expr, space)) {
             emitBroadcast(expr);
             return;
@@ -58,6 +63,15 @@ final class VectorEmitter {
             case Expr.Where where -> emitWhere(where);
             case Expr.Cast cast -> emitCast(cast);
             case Expr.Element element -> emitElement(element);
+            case Expr.Shared _ -> throw new IllegalStateException("handled above");
+        }
+    }
+
+    // FloatVector t0 = <value>; FloatVector t1 = <value reading t0>; …   before a vector loop body's stores
+    void computeShared(List<Expr> exprs) {
+        for (var shared : Expr.sharedValues(exprs)) {
+            emit(shared.value());
+            code.store(Type.getType(Object.class), layout.shared().get(shared.id()));
         }
     }
 

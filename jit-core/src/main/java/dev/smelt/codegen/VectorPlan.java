@@ -81,7 +81,8 @@ record VectorPlan(int lanes, DType maskType) {
 
     /// Whether `expr` has one value along the whole inner axis, so that vector code computes it
     /// once as a scalar and broadcasts it: loads with stride 0 there, constants, indices of other
-    /// axes, finished reductions. Elements are read as vectors from their arrays, whatever they hold.
+    /// axes, finished reductions. Elements are read as vectors from their arrays, and shared values
+    /// from their locals, whatever they hold.
     static boolean isUniform(Expr expr, LoopSpace space) {
         return switch (expr) {
             case Expr.Load load -> space.innerStride(load.input()) == 0;
@@ -91,6 +92,7 @@ record VectorPlan(int lanes, DType maskType) {
             case Expr.Binary binary -> isUniform(binary.left(), space) && isUniform(binary.right(), space);
             case Expr.Where where -> isUniform(where.condition(), space) && isUniform(where.ifTrue(), space) && isUniform(where.ifFalse(), space);
             case Expr.Cast cast -> isUniform(cast.x(), space);
+            case Expr.Shared _ -> false; // vector loops keep shared values as vectors, even uniform ones
             case Expr.Element _ -> false;
         };
     }

@@ -33,20 +33,10 @@ final class ElementReuse {
     private static Expr reuse(Expr expr, List<Kernel.Reduction> reductions, int limit) {
         for (int k = 0; k < limit; k++)
             if (reusable(reductions.get(k)) && reductions.get(k).value().equals(expr)) return new Expr.Element(k, expr.dtype());
-        return switch (expr) {
-            case Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _, Expr.Element _ -> expr;
-            case Expr.Unary unary -> new Expr.Unary(unary.op(), reuse(unary.x(), reductions, limit));
-            case Expr.Binary binary -> new Expr.Binary(binary.op(), reuse(binary.left(), reductions, limit), reuse(binary.right(), reductions, limit));
-            case Expr.Where where -> new Expr.Where(reuse(where.condition(), reductions, limit),
-                    reuse(where.ifTrue(), reductions, limit), reuse(where.ifFalse(), reductions, limit));
-            case Expr.Cast cast -> new Expr.Cast(reuse(cast.x(), reductions, limit), cast.dtype());
-        };
+        return Expr.mapOperands(expr, operand -> reuse(operand, reductions, limit));
     }
 
     private static boolean reusable(Kernel.Reduction reduction) {
-        return !reduction.op().isArg() && switch (reduction.value()) {
-            case Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _, Expr.Element _ -> false;
-            case Expr.Unary _, Expr.Binary _, Expr.Where _, Expr.Cast _ -> true;
-        };
+        return !reduction.op().isArg() && !Expr.isLeaf(reduction.value());
     }
 }

@@ -4,44 +4,155 @@ package dev.smelt.fusion;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Printer;
+import dev.smelt.kernel.Decision;
 import dev.smelt.kernel.Schedule;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/// Cuts a graph into kernels. A simple planner: a node gets a buffer of its own ("is realized")
-/// only when it must — a graph output, a concat, a matmul operand that is not a view of a buffer,
-/// a reduction read by several nodes — or when lowering finds it cannot be computed inside the
-/// kernel that reads it ([Realize]); then it plans again. Everything else is fused into the
-/// kernels that read it: pointwise chains, views (as index maps), and reductions into the row
-/// kernel of their consumers. The cost model (its own issue) will replace the fixed rules.
+/// Cuts a graph into kernels. A node gets a buffer of its own ("is realized") when a rule says it
+/// must — a graph output, a concat, a matmul operand that is not a view of a buffer — or when
+/// lowering finds it cannot be computed inside the kernel that reads it ([Realize]). Everything
+/// else is fused into the kernels that read it: pointwise chains, views (as index maps), and
+/// reductions into the row kernels of their consumers.
+///
+/// Then, in [FusionMode#COST_MODEL], the planner weighs what fusion duplicates: a node computed in
+/// several kernels is materialised once when writing and reading it back is estimated cheaper
+/// than recomputing it ([CostModel]), and a kernel whose loop body still spills after [Sharing]
+/// is split by materialising one of its shared values when that is cheaper. Each candidate is
+/// priced by planning the graph with it realized; the best saving is taken, and the search
+/// repeats until none saves. Every choice, with both estimates, is kept for `explain()`.
 public final class FusionPlanner {
     private FusionPlanner() {}
 
+    /// Materialisation candidates priced per round, and rounds: bounds on compile time.
+    private static final int CANDIDATES = 16, ROUNDS = 8;
+
     /// `budget` caps the operations fused into one kernel, keeping generated methods well under
-    /// HotSpot's 8000-byte limit for JIT compilation (about 30 bytes of bytecode per operation).
-    public record Options(int budget) {
-        public static final Options DEFAULT = new Options(120);
+    /// HotSpot's 8000-byte limit for JIT compilation (about 30 bytes of bytecode per operation);
+    /// the compiler halves it when the emitter still finds a method too large.
+    public record Options(int budget, FusionMode mode, Machine machine) {
+        public static final Options DEFAULT = new Options(120, FusionMode.COST_MODEL, Machine.CURRENT);
+
+        public Options {
+            if (budget < 1) throw new IllegalArgumentException("budget " + budget);
+            if (mode == null || machine == null) throw new IllegalArgumentException("fusion mode and machine are required");
+        }
+
+        public Options withBudget(int budget) { return new Options(budget, mode, machine); }
+
+        public Options withMode(FusionMode mode) { return new Options(budget, mode, machine); }
     }
 
     public static Schedule plan(Graph graph) { return plan(graph, Options.DEFAULT); }
 
     public static Schedule plan(Graph graph, Options options) {
         Set<Node> realized = Collections.newSetFromMap(new IdentityHashMap<>());
-        var decisions = new ArrayList<String>();
+        var decisions = new ArrayList<Decision>();
         var labels = labels(graph);
-        Realization.initial(graph, realized, decisions, labels);
+        Realization.initial(graph, options.mode(), realized, decisions, labels);
+        var attempt = attempt(graph, realized, labels, options, decisions);
+        if (options.mode() != FusionMode.COST_MODEL) return finish(attempt, decisions, recomputed(attempt, labels, options.mode(), Map.of()));
+        Map<Node, Double> priced = new IdentityHashMap<>();
+        for (int round = 0; round < ROUNDS; round++) {
+            Node best = null;
+            ScheduleBuilder.Attempt bestAttempt = null;
+            priced.clear();
+            for (Node candidate : candidates(attempt, realized)) {
+                Set<Node> with = Collections.newSetFromMap(new IdentityHashMap<>());
+                with.addAll(realized);
+                with.add(candidate);
+                ScheduleBuilder.Attempt priced1;
+                try {
+                    priced1 = attempt(graph, with, labels, options, new ArrayList<>());
+                } catch (RuntimeException unplannable) {
+                    continue;
+                }
+                priced.put(candidate, priced1.cost());
+                if (priced1.cost() < attempt.cost() && (bestAttempt == null || priced1.cost() < bestAttempt.cost())) {
+                    best = candidate;
+                    bestAttempt = priced1;
+                }
+            }
+            if (best == null) break;
+            decisions.add(new Decision(labels.get(best), "materialise", bestAttempt.cost(), attempt.cost(), reason(best, attempt)));
+            realized.add(best);
+            attempt = attempt(graph, realized, labels, options, decisions);
+        }
+        return finish(attempt, decisions, recomputed(attempt, labels, options.mode(), priced));
+    }
+
+    /// One plan for a fixed set of realized nodes, realizing more (and noting why in `decisions`)
+    /// where lowering demands it.
+    private static ScheduleBuilder.Attempt attempt(Graph graph, Set<Node> realized, Map<Node, String> labels, Options options, List<Decision> decisions) {
         while (true) {
             try {
-                return new ScheduleBuilder(graph, realized, labels, options.budget(), decisions).build();
+                return new ScheduleBuilder(graph, realized, labels, options).build();
             } catch (Realize realize) {
                 if (!realized.add(realize.node)) throw new IllegalStateException("planning did not converge at " + labels.get(realize.node));
-                decisions.add("materialise " + labels.get(realize.node) + ": " + realize.reason);
+                decisions.add(Decision.rule(labels.get(realize.node), "materialise", realize.reason));
             }
         }
+    }
+
+    /// Nodes worth pricing as materialised: those computed by several kernels, and the fan-out
+    /// nodes of kernels that still spill; largest recomputation first.
+    private static List<Node> candidates(ScheduleBuilder.Attempt attempt, Set<Node> realized) {
+        Map<Node, Integer> kernels = kernelCounts(attempt);
+        var candidates = new LinkedHashMap<Node, Double>();
+        kernels.forEach((node, count) -> { if (count > 1 && !realized.contains(node)) candidates.put(node, (double) count); });
+        for (int l = 0; l < attempt.fused().size(); l++) {
+            if (attempt.spills().get(l) <= 0) continue;
+            for (Node node : attempt.fused().get(l))
+                if (!realized.contains(node) && !(node instanceof Node.Reduce) && !(node instanceof Node.MatMul)) candidates.putIfAbsent(node, 1.0);
+        }
+        return candidates.keySet().stream().limit(CANDIDATES).toList();
+    }
+
+    private static Map<Node, Integer> kernelCounts(ScheduleBuilder.Attempt attempt) {
+        Map<Node, Integer> kernels = new IdentityHashMap<>();
+        for (var fused : attempt.fused()) {
+            Set<Node> once = Collections.newSetFromMap(new IdentityHashMap<>());
+            once.addAll(fused);
+            once.forEach(node -> kernels.merge(node, 1, Integer::sum));
+        }
+        return kernels;
+    }
+
+    private static String reason(Node node, ScheduleBuilder.Attempt attempt) {
+        int kernels = kernelCounts(attempt).getOrDefault(node, 0);
+        return kernels > 1 ? "computed by %d kernels; writing it once and reading it back is cheaper".formatted(kernels)
+                : "its kernel spills registers; splitting the kernel here is cheaper";
+    }
+
+    /// A decision for each node the final plan computes in several kernels.
+    private static List<Decision> recomputed(ScheduleBuilder.Attempt attempt, Map<Node, String> labels, FusionMode mode, Map<Node, Double> priced) {
+        var decisions = new ArrayList<Decision>();
+        kernelCounts(attempt).forEach((node, count) -> {
+            if (count < 2 || node instanceof Node.Reduce || node instanceof Node.MatMul) return;
+            String choice = "recompute in each of %d kernels".formatted(count);
+            if (mode == FusionMode.GREEDY) decisions.add(Decision.rule(labels.get(node), choice, "greedy fusion recomputes every producer in every consumer"));
+            else {
+                double alternative = priced.getOrDefault(node, Double.NaN);
+                if (Double.isNaN(alternative)) decisions.add(Decision.rule(labels.get(node), choice, "materialising it was not priced (candidate limit)"));
+                else decisions.add(new Decision(labels.get(node), choice, attempt.cost(), alternative, "recomputing it is cheaper than writing it once and reading it back"));
+            }
+        });
+        return decisions;
+    }
+
+    /// The plan's schedule with its decisions: what must be materialised and why, what the cost
+    /// model materialised, what stays in registers, what is recomputed.
+    private static Schedule finish(ScheduleBuilder.Attempt attempt, List<Decision> planned, List<Decision> recomputed) {
+        var schedule = attempt.schedule();
+        var decisions = new ArrayList<>(planned);
+        decisions.addAll(attempt.kernelDecisions());
+        decisions.addAll(recomputed);
+        return new Schedule(schedule.buffers(), schedule.launches(), schedule.inputs(), schedule.outputs(), decisions);
     }
 
     /// `%7 exp`: each node's number in the printed graph and its operator, for `explain()`.

@@ -3,6 +3,7 @@ package dev.smelt.fusion;
 
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
+import dev.smelt.kernel.Decision;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -13,9 +14,12 @@ import java.util.Set;
 final class Realization {
     private Realization() {}
 
-    static void initial(Graph graph, Set<Node> realized, List<String> decisions, Map<Node, String> labels) {
+    static void initial(Graph graph, FusionMode mode, Set<Node> realized, List<Decision> decisions, Map<Node, String> labels) {
         for (Node output : graph.outputs())
             if (!(output instanceof Node.Input)) realized.add(output);
+        if (mode == FusionMode.NONE)
+            for (Node node : graph.nodes())
+                if (isOperation(node)) realized.add(node);
         for (Node node : graph.nodes()) {
             switch (node) {
                 case Node.Concat _ -> realized.add(node);
@@ -30,14 +34,22 @@ final class Realization {
 
     // A matmul reads each operand element N (or M) times: fusing a computed operand would redo it
     // that often, so only views of buffers are read in place.
-    private static void realizeOperand(Node operand, Set<Node> realized, List<String> decisions, Map<Node, String> labels) {
+    private static void realizeOperand(Node operand, Set<Node> realized, List<Decision> decisions, Map<Node, String> labels) {
         Node node = operand;
         while (node instanceof Node.Reshape || node instanceof Node.Permute || node instanceof Node.Expand || node instanceof Node.Slice)
             node = node.inputs().getFirst();
         if (!(node instanceof Node.Input)) decide(node, "a matmul operand is read many times", realized, decisions, labels);
     }
 
-    private static void decide(Node node, String reason, Set<Node> realized, List<String> decisions, Map<Node, String> labels) {
-        if (realized.add(node)) decisions.add("materialise " + labels.get(node) + ": " + reason);
+    /// What eager mode runs as a kernel of its own: everything but inputs, constants and views.
+    static boolean isOperation(Node node) {
+        return switch (node) {
+            case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Iota _ -> true;
+            case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _ -> false;
+        };
+    }
+
+    private static void decide(Node node, String reason, Set<Node> realized, List<Decision> decisions, Map<Node, String> labels) {
+        if (realized.add(node)) decisions.add(Decision.rule(labels.get(node), "materialise", reason));
     }
 }

@@ -4,6 +4,7 @@ package dev.smelt.fusion;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
+import dev.smelt.kernel.Decision;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.Schedule;
@@ -20,21 +21,28 @@ final class ScheduleBuilder {
     private final Graph graph;
     private final Set<Node> realized;
     private final Map<Node, String> labels;
-    private final int budget;
-    private final List<String> decisions;
+    private final FusionPlanner.Options options;
+    private final List<Decision> decisions = new ArrayList<>();
     private final Map<Node, Integer> buffers = new IdentityHashMap<>();
     private final List<Schedule.Buffer> bufferList = new ArrayList<>();
     private final Map<Node, Lowering> owners = new IdentityHashMap<>();
 
-    ScheduleBuilder(Graph graph, Set<Node> realized, Map<Node, String> labels, int budget, List<String> decisions) {
+    private final List<List<Node>> fusedNodes = new ArrayList<>();
+    private final List<Double> spills = new ArrayList<>();
+
+    /// A built schedule (without decisions) with what the planner weighs next: each launch's fused
+    /// nodes, the spill cost each launch still pays, the estimated time of the whole, and the
+    /// decisions made inside kernels (what stays in a register).
+    record Attempt(Schedule schedule, List<List<Node>> fused, List<Double> spills, double cost, List<Decision> kernelDecisions) {}
+
+    ScheduleBuilder(Graph graph, Set<Node> realized, Map<Node, String> labels, FusionPlanner.Options options) {
         this.graph = graph;
         this.realized = realized;
         this.labels = labels;
-        this.budget = budget;
-        this.decisions = decisions;
+        this.options = options;
     }
 
-    Schedule build() {
+    Attempt build() {
         for (Node input : graph.inputs()) allocate(input);
         var roots = new ArrayList<Node>();
         for (Node node : graph.nodes())
@@ -46,7 +54,9 @@ final class ScheduleBuilder {
         for (Group group : Groups.of(roots, realized, this::signature)) launches.add(launch(group));
         var inputs = graph.inputs().stream().map(buffers::get).toList();
         var outputs = graph.outputs().stream().map(n -> new Schedule.Output(buffers.get(n), n.shape())).toList();
-        return new Schedule(bufferList, launches, inputs, outputs, decisions);
+        double cost = 0;
+        for (var launch : launches) cost += CostModel.kernelTime(launch.kernel(), options.machine());
+        return new Attempt(new Schedule(bufferList, launches, inputs, outputs, List.of()), fusedNodes, spills, cost, decisions);
     }
 
     private void allocate(Node node) {
@@ -69,7 +79,7 @@ final class ScheduleBuilder {
     }
 
     private Schedule.Launch launch(Group group) {
-        var lowering = new Lowering(group.signature(), buffers, owners, budget);
+        var lowering = new Lowering(group.signature(), buffers, owners, options.budget());
         var outputs = new ArrayList<Kernel.Output>();
         var outputBuffers = new ArrayList<Integer>();
         for (Node root : group.roots()) {
@@ -81,7 +91,12 @@ final class ScheduleBuilder {
             outputBuffers.add(buffers.get(target));
         }
         var signature = group.signature();
-        var kernel = ElementReuse.apply(new Kernel(signature.space(), signature.reducedRank(), lowering.inputs(), lowering.reductions(), outputs));
+        var reused = ElementReuse.apply(new Kernel(signature.space(), signature.reducedRank(), lowering.inputs(), lowering.reductions(), outputs));
+        var sharing = Sharing.apply(reused, options.mode(), options.machine(), "kernel " + fusedNodes.size());
+        var kernel = sharing.kernel();
+        decisions.addAll(sharing.decisions());
+        fusedNodes.add(List.copyOf(lowering.fused()));
+        spills.add(sharing.spillsLeft());
         var bound = new ArrayList<>(lowering.inputBuffers());
         bound.addAll(outputBuffers);
         var fused = lowering.fused().stream().map(labels::get).distinct().toList();

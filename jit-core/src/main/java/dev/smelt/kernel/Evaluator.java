@@ -18,6 +18,7 @@ record Evaluator(Kernel kernel, Storage[] buffers, int[] index, double[] accumul
             case Expr.Cast c -> c.dtype().round(evaluate(c.x()));
             case Expr.Accumulated a -> accumulated[a.reduction()];
             case Expr.Element e -> evaluate(kernel.reductions().get(e.reduction()).value());
+            case Expr.Shared shared -> evaluate(shared.value());
         };
     }
 

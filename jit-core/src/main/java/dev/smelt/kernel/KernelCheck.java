@@ -10,7 +10,7 @@ import java.util.List;
 /// graph IR allows them (no `exp` of an `i32`, no arithmetic on `bool`), accumulators are defined
 /// before use, and row outputs do not vary within a row. A reduction's [Expr.Element] is read only
 /// where each point of the row is visited after that reduction folded it: in later reductions and
-/// full outputs (an arg-reduction's values are not kept).
+/// full outputs (an arg-reduction's values are not kept). A [Expr.Shared] id has one value.
 final class KernelCheck {
     private KernelCheck() {}
 
@@ -33,6 +33,20 @@ final class KernelCheck {
                     require(output.map().stride(axis) == 0, "row output %s moves along reduced axis %d", output.map(), axis);
             new Scope(inputs, reductions, reductions.size(), output.perRow(), space.rank() - reducedRank, space.rank()).check(output.value());
         }
+        sharedValuesAgree(reductions, outputs);
+    }
+
+    /// One id, one value: generated code computes a shared value once and reads it wherever the id occurs.
+    private static void sharedValuesAgree(List<Kernel.Reduction> reductions, List<Kernel.Output> outputs) {
+        var values = new java.util.HashMap<Integer, Expr>();
+        java.util.function.Consumer<Expr> record = expr -> Expr.walk(expr, node -> {
+            if (node instanceof Expr.Shared shared) {
+                Expr known = values.putIfAbsent(shared.id(), shared.value());
+                require(known == null || known.equals(shared.value()), "shared value t%d has two definitions", shared.id());
+            }
+        });
+        reductions.forEach(reduction -> record.accept(reduction.value()));
+        outputs.forEach(output -> record.accept(output.value()));
     }
 
     private static void inBounds(String role, IndexMap map, int size, Shape space) {
@@ -69,6 +83,7 @@ final class KernelCheck {
                     check(where.condition()); check(where.ifTrue()); check(where.ifFalse());
                 }
                 case Expr.Cast cast -> check(cast.x());
+                case Expr.Shared shared -> check(shared.value());
                 case Expr.Accumulated acc -> {
                     require(acc.reduction() >= 0 && acc.reduction() < defined, "accumulator %d used before it is complete", acc.reduction());
                     require(reductions.get(acc.reduction()).dtype() == acc.dtype(), "accumulator %d read as %s", acc.reduction(), acc.dtype());

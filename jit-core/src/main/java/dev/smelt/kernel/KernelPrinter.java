@@ -12,7 +12,9 @@ import java.util.stream.Collectors;
 ///   out0: f32[786432] @0[768,1] = div(e1, r1)
 /// }
 /// ```
-/// `r1` is reduction 1's result for the row, `e1` the value it folds at the current point.
+/// `r1` is reduction 1's result for the row, `e1` the value it folds at the current point, and
+/// `t0=sin(in0)` a value computed once per point and kept in local `t0` (printed in full at each
+/// occurrence, so the text still says everything the generated code depends on).
 public final class KernelPrinter {
     private KernelPrinter() {}
 
@@ -50,6 +52,7 @@ public final class KernelPrinter {
             case Expr.Cast cast -> "cast<" + cast.dtype() + ">(" + expression(cast.x()) + ")";
             case Expr.Accumulated acc -> "r" + acc.reduction();
             case Expr.Element element -> "e" + element.reduction();
+            case Expr.Shared shared -> "t" + shared.id() + "=" + expression(shared.value());
         };
     }
 }

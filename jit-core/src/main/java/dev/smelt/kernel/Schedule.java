@@ -8,7 +8,7 @@ import java.util.List;
 /// A graph compiled to loop level: the buffers, and the kernel launches that fill them in order.
 /// Graph input `i` arrives in buffer `inputs[i]`; output `i` is buffer `outputs[i]`, dense in its
 /// shape. Launches read only buffers written by earlier launches or inputs.
-public record Schedule(List<Buffer> buffers, List<Launch> launches, List<Integer> inputs, List<Output> outputs, List<String> decisions) {
+public record Schedule(List<Buffer> buffers, List<Launch> launches, List<Integer> inputs, List<Output> outputs, List<Decision> decisions) {
     /// A flat array of `size` elements of `dtype`; `label` names the graph value it holds (`%7`).
     public record Buffer(DType dtype, int size, String label) {}
 

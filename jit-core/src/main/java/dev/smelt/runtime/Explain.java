@@ -25,7 +25,7 @@ public final class Explain {
             text.append("  reads %,d B, writes %,d B; runs %s%n".formatted(read, written, tier(program.functions().get(i))));
             text.append(launch.kernel().toString().indent(2));
         }
-        for (String decision : schedule.decisions()) text.append("decision: ").append(decision).append('\n');
+        for (var decision : schedule.decisions()) text.append("decision: ").append(decision).append('\n');
         long unfused = unfusedBytes(graph);
         text.append("bytes moved: %,d fused vs %,d unfused (%,d saved)%n".formatted(moved, unfused, Math.max(0, unfused - moved)));
         return text.toString();

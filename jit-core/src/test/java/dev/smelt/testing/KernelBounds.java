@@ -70,6 +70,7 @@ public final class KernelBounds {
             case Expr.Cast c -> BoundArithmetic.cast(c.x().dtype(), c.dtype(), evaluate(c.x(), index, accumulated));
             case Expr.Accumulated a -> accumulated[a.reduction()];
             case Expr.Element e -> evaluate(kernel.reductions().get(e.reduction()).value(), index, accumulated);
+            case Expr.Shared shared -> evaluate(shared.value(), index, accumulated);
         };
     }
 

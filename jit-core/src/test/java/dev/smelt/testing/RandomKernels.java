@@ -24,7 +24,8 @@ import java.util.stream.IntStream;
 /// others reduce their last one to three axes with zero to three reductions, later ones often
 /// reading earlier ones ([Expr.Accumulated], as softmax does), and write full and row outputs.
 /// Later reductions and full outputs sometimes reuse what an earlier reduction folds at the point
-/// ([Expr.Element], as lowered softmax does).
+/// ([Expr.Element], as lowered softmax does), and values recur as [Expr.Shared], within a body
+/// and across bodies, as the cost model shares them.
 /// Inputs are read through random index maps: contiguous, broadcast (stride 0), permuted, strided
 /// with padding and an offset, flipped (negative strides). Expressions are trees of depth up to 4
 /// over every operator, `where`, casts between all dtypes, indices, constants and loads.
@@ -93,6 +94,21 @@ public final class RandomKernels {
     /// A random expression of `dtype`; in a row output (`perRow`) it must not vary along the reduced axes.
     private Expr expression(DType dtype, int depth, boolean perRow) {
         if (depth <= 0 || random.nextInt(4) == 0) return leaf(dtype, perRow);
+        var reusable = shared.stream().filter(s -> s.value().dtype() == dtype && (s.perRow() || !perRow)).toList();
+        if (!reusable.isEmpty() && random.nextInt(4) == 0) return reusable.get(random.nextInt(reusable.size())).value();
+        Expr expr = compound(dtype, depth, perRow);
+        if (random.nextInt(5) > 0) return expr;
+        var value = new Expr.Shared(shared.size(), expr);
+        shared.add(new SharedValue(value, perRow));
+        return value;
+    }
+
+    /// A shared value, and whether it is row-invariant (made for a row output), so any body may read it.
+    private record SharedValue(Expr.Shared value, boolean perRow) {}
+
+    private final List<SharedValue> shared = new ArrayList<>();
+
+    private Expr compound(DType dtype, int depth, boolean perRow) {
         int kinds = dtype == DType.BOOL ? 3 : 5;
         return switch (random.nextInt(kinds)) {
             case 0 -> dtype == DType.BOOL ? comparison(depth, perRow) : unary(dtype, depth, perRow);

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.benchmarks;
+
+import dev.smelt.Compiled;
+import dev.smelt.Generator;
+import dev.smelt.Jit;
+import dev.smelt.Tensor;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/// Measures the weights of `dev.smelt.fusion.CostModel` on this machine, one thread, with kernels
+/// Smelt generates (`report.py` turns the times into the weights and prints them beside the
+/// constants):
+/// - `read`: `sum(x)` over 16M f32 (64 MiB) → READ_NS_PER_BYTE = time / 64 MiB;
+/// - `copy`: `-x` over 16M f32 → WRITE_NS_PER_BYTE = (copy − read) / 64 MiB;
+/// - `launch`: `-x` over 16 floats → LAUNCH_NS;
+/// - `neg`, `add8`, `div`, `exp`, `sin`, `pow` over 64K floats (L2-resident): each operation's cost
+///   per element is (time − neg) / 64K (`add8` chains eight adds: CHEAP_NS is an eighth of it).
+/// SPILL_NS comes from `FusionBench` `wide`: greedy against the cost model, per excess register.
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 4, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Dsmelt.threads=1"})
+public class CalibrationBench {
+    static final int STREAM = 1 << 24, CACHED = 1 << 16, TINY = 16;
+
+    @Param({"read", "copy", "launch", "neg", "add8", "div", "exp", "sin", "pow"})
+    public String op;
+
+    Tensor x, out;
+    Compiled function;
+
+    @Setup
+    public void compile() {
+        int size = switch (op) {
+            case "read", "copy" -> STREAM;
+            case "launch" -> TINY;
+            default -> CACHED;
+        };
+        x = Tensor.rand(new Generator(3), size).add(0.5);
+        Jit.Function1 fn = switch (op) {
+            case "read" -> t -> t.sum();
+            case "copy", "launch", "neg" -> Tensor::neg;
+            case "add8" -> t -> t.add(1).add(2).add(3).add(4).add(5).add(6).add(7).add(8);
+            case "div" -> t -> t.reciprocal();
+            case "exp" -> Tensor::exp;
+            case "sin" -> Tensor::sin;
+            case "pow" -> t -> t.pow(t);
+            default -> throw new IllegalArgumentException("unknown op " + op);
+        };
+        function = Jit.compile(fn);
+        out = function.apply(x);
+    }
+
+    @Benchmark
+    public Tensor run() { return function.applyInto(out, x); }
+}

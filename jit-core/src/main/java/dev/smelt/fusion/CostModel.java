@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.fusion;
+
+import dev.smelt.ir.UnaryOp;
+import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.Kernel;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/// Estimated time, in nanoseconds, of a kernel and of a schedule: the one unit in which the planner
+/// weighs bytes moved, arithmetic and register spills. A streaming kernel overlaps memory and
+/// arithmetic, so a kernel costs the larger of its memory time and its compute time, plus a launch.
+///
+/// The weights are per element of `f32` on one core of the machine the project is measured on (an
+/// AMD EPYC with AVX-512); `benchmarks/…/CalibrationBench` measures each one, and its comment names
+/// the line. `f64` costs twice per element (half the lanes).
+public final class CostModel {
+    /// Streaming read of one byte: `CalibrationBench.read` (a sum over 64 MiB of f32).
+    static final double READ_NS_PER_BYTE = 0.021;
+    /// Streaming write of one byte, with the read-for-ownership of its cache line:
+    /// `CalibrationBench.copy` minus `read`.
+    static final double WRITE_NS_PER_BYTE = 0.042;
+    /// One kernel launch: binding buffers and the call through the tiered kernel (`CalibrationBench.launch`).
+    static final double LAUNCH_NS = 400;
+    /// An add, multiply, compare, select, cast, min/max or relu on one element: about one vector
+    /// instruction per 16 lanes (`CalibrationBench.add`, in L1).
+    static final double CHEAP_NS = 0.012;
+    /// A divide, square root or reciprocal: `CalibrationBench.div`.
+    static final double DIVIDE_NS = 0.045;
+    /// exp, log, expm1, log1p, tanh, sigmoid, softplus, silu, gelu-tanh: `CalibrationBench.exp`.
+    static final double EXP_NS = 0.30;
+    /// sin and cos: `CalibrationBench.sin`.
+    static final double TRIG_NS = 0.45;
+    /// pow and gelu-erf: `CalibrationBench.pow`.
+    static final double POW_NS = 0.65;
+    /// A value over the register budget costs a store and a reload per use: `CalibrationBench.wide*`.
+    static final double SPILL_NS = 0.02;
+    /// Reading a stored element of a reduction back from its row array (in L1).
+    static final double ELEMENT_NS = 0.006;
+
+    private CostModel() {}
+
+    /// The time of `kernel` on `machine`: max(memory, compute + spills) + one launch.
+    public static double kernelTime(Kernel kernel, Machine machine) {
+        double memory = 0;
+        for (var input : kernel.inputs()) memory += (double) Math.min(input.size(), kernel.space().size()) * input.dtype().bytes() * READ_NS_PER_BYTE;
+        for (var output : kernel.outputs())
+            memory += (double) (output.perRow() ? kernel.workItems() : kernel.space().size()) * output.dtype().bytes() * WRITE_NS_PER_BYTE;
+        double compute = 0;
+        long points = kernel.space().size();
+        for (var body : Bodies.of(kernel)) {
+            long runs = body.perRow() ? kernel.workItems() : points;
+            compute += runs * (arithmetic(body.values()) + spills(body, machine));
+        }
+        return Math.max(memory, compute) + LAUNCH_NS;
+    }
+
+    /// The arithmetic of one loop body at one point: each operation once, a shared value's once.
+    static double arithmetic(List<Expr> values) {
+        Set<Integer> counted = new HashSet<>();
+        double[] total = {0};
+        for (Expr value : values) accumulate(value, counted, total);
+        return total[0];
+    }
+
+    private static void accumulate(Expr expr, Set<Integer> counted, double[] total) {
+        if (expr instanceof Expr.Shared shared && !counted.add(shared.id())) return;
+        total[0] += operation(expr);
+        Expr.mapOperands(expr, operand -> { accumulate(operand, counted, total); return operand; });
+    }
+
+    /// The cost of `expr`'s own operation at one point, without its operands'.
+    static double operation(Expr expr) {
+        double scale = expr.dtype().bytes() == 8 ? 2 : 1;
+        return scale * switch (expr) {
+            case Expr.Load _, Expr.Constant _, Expr.Accumulated _, Expr.Shared _ -> 0;
+            case Expr.Element _ -> ELEMENT_NS;
+            case Expr.Index _, Expr.Where _, Expr.Cast _ -> CHEAP_NS;
+            case Expr.Unary unary -> unary(unary.op());
+            case Expr.Binary binary -> switch (binary.op()) {
+                case DIV -> DIVIDE_NS;
+                case POW -> POW_NS;
+                default -> CHEAP_NS;
+            };
+        };
+    }
+
+    static double unary(UnaryOp op) {
+        return switch (op) {
+            case NEG, ABS, SQUARE, RELU, SIGN -> CHEAP_NS;
+            case SQRT, RSQRT, RECIPROCAL -> DIVIDE_NS;
+            case EXP, EXPM1, LOG, LOG1P, TANH, SIGMOID, SOFTPLUS, SILU, GELU_TANH -> EXP_NS;
+            case SIN, COS -> TRIG_NS;
+            case GELU_ERF -> POW_NS;
+        };
+    }
+
+    /// The spill penalty of a body at one point: each value over the register budget is stored and reloaded.
+    static double spills(Bodies.Body body, Machine machine) {
+        int excess = Pressure.peak(body) - machine.vectorRegisters();
+        return excess > 0 ? excess * SPILL_NS : 0;
+    }
+
+    /// Writing `elements` values of `bytes` each once and reading them back `reads` times.
+    static double materialise(long elements, int bytes, int reads) {
+        return (double) elements * bytes * (WRITE_NS_PER_BYTE + reads * READ_NS_PER_BYTE);
+    }
+}

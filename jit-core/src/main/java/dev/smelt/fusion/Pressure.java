@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.fusion;
+
+import dev.smelt.kernel.Expr;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/// How many vector registers a loop body needs at its worst moment, estimated from live ranges
+/// over the order generated code evaluates it in: loop invariants (broadcast constants and
+/// finished reductions, which the JIT hoists into registers) live throughout; each shared value
+/// lives from its computation, before the stores, to its last use; and each expression needs the
+/// registers of its Sethi–Ullman number, operands evaluated left to right.
+final class Pressure {
+    private Pressure() {}
+
+    static int peak(Bodies.Body body) {
+        List<Expr.Shared> shared = Expr.sharedValues(body.values());
+        // The steps in order: each shared value's computation, then each stored value.
+        var steps = new java.util.ArrayList<Expr>();
+        shared.forEach(s -> steps.add(s.value()));
+        steps.addAll(body.values());
+        Map<Integer, Integer> lastUse = new HashMap<>();
+        for (int step = 0; step < steps.size(); step++) {
+            int at = step;
+            references(steps.get(step)).forEach(id -> lastUse.put(id, at));
+        }
+        int invariants = invariants(body.values()) + body.accumulators();
+        int live = 0, peak = 0;
+        for (int step = 0; step < steps.size(); step++) {
+            peak = Math.max(peak, invariants + live + need(steps.get(step)));
+            if (step < shared.size() && lastUse.containsKey(shared.get(step).id())) live++;
+            for (var s : shared) if (lastUse.getOrDefault(s.id(), -1) == step) live--;
+        }
+        return peak;
+    }
+
+    /// The shared values `expr` reads directly (not those inside them).
+    private static Set<Integer> references(Expr expr) {
+        Set<Integer> ids = new HashSet<>();
+        collect(expr, ids);
+        return ids;
+    }
+
+    private static void collect(Expr expr, Set<Integer> ids) {
+        if (expr instanceof Expr.Shared shared) {
+            ids.add(shared.id());
+            return;
+        }
+        Expr.mapOperands(expr, operand -> { collect(operand, ids); return operand; });
+    }
+
+    /// Distinct constants and finished reductions: each a broadcast register for the whole loop.
+    private static int invariants(List<Expr> values) {
+        Set<Expr> seen = new HashSet<>();
+        values.forEach(value -> Expr.walk(value, node -> {
+            if (node instanceof Expr.Constant || node instanceof Expr.Accumulated) seen.add(node);
+        }));
+        return seen.size();
+    }
+
+    /// Registers to evaluate `expr` when its operands go left to right, each result held while the
+    /// next is computed. Values already in registers (invariants, shared values) need none.
+    static int need(Expr expr) {
+        return switch (expr) {
+            case Expr.Constant _, Expr.Accumulated _, Expr.Shared _ -> 0;
+            case Expr.Load _, Expr.Index _, Expr.Element _ -> 1;
+            case Expr.Unary unary -> Math.max(1, need(unary.x()));
+            case Expr.Cast cast -> Math.max(1, need(cast.x()));
+            case Expr.Binary binary -> operands(List.of(binary.left(), binary.right()));
+            case Expr.Where where -> operands(List.of(where.condition(), where.ifTrue(), where.ifFalse()));
+        };
+    }
+
+    private static int operands(List<Expr> operands) {
+        int held = 0, peak = 1;
+        for (Expr operand : operands) {
+            int need = need(operand);
+            peak = Math.max(peak, held + need);
+            if (need > 0) held++;
+        }
+        return peak;
+    }
+}
