@@ -22,6 +22,13 @@ final class Cones {
         return found;
     }
 
+    /// The operations a root computes inline: what it adds to a kernel's size.
+    static int operations(Node root, Set<Node> realized) {
+        int[] count = {Realization.isOperation(root) ? 1 : 0};
+        walk(root, realized, node -> { if (Realization.isOperation(node)) count[0]++; }, node -> { });
+        return count[0];
+    }
+
     /// The buffers a root reads: realized nodes and inputs at the edge of its cone.
     static List<Node> buffers(Node root, Set<Node> realized) {
         var found = new ArrayList<Node>();
@@ -43,5 +50,31 @@ final class Cones {
             inside.accept(node);
             queue.addAll(node.inputs());
         }
+    }
+
+    /// The buffers `root` reads at its own point only: through elementwise operations alone, with
+    /// its shape. A kernel that writes such a buffer can compute it for `root` in the same loop.
+    static Set<Node> pointwiseBuffers(Node root, Set<Node> realized) {
+        Set<Node> found = Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<Node> other = Collections.newSetFromMap(new IdentityHashMap<>());
+        pointwise(root, root, realized, found, other, Collections.newSetFromMap(new IdentityHashMap<>()), true);
+        found.removeAll(other);
+        return found;
+    }
+
+    // `aligned`: every node on the way from the root was elementwise, so this node is read at the root's point.
+    private static void pointwise(Node root, Node node, Set<Node> realized, Set<Node> found, Set<Node> other, Set<Node> seen, boolean aligned) {
+        for (Node operand : node.inputs()) {
+            boolean here = aligned && elementwise(node) && operand.shape().equals(root.shape());
+            if (realized.contains(operand) || operand instanceof Node.Input) {
+                (here ? found : other).add(operand);
+                continue;
+            }
+            if (seen.add(operand) || !here) pointwise(root, operand, realized, found, other, seen, here);
+        }
+    }
+
+    private static boolean elementwise(Node node) {
+        return node instanceof Node.Unary || node instanceof Node.Binary || node instanceof Node.Where || node instanceof Node.Cast;
     }
 }

@@ -11,6 +11,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /// Builds one kernel: each root's value as an expression over the kernel's loop, inlining every
 /// node that has no buffer (fuse on read), reading buffers through index maps (views cost
@@ -27,10 +28,14 @@ final class Lowering {
     private final Map<Node, Integer> absorbed = new IdentityHashMap<>();
     private final List<Node> fused = new ArrayList<>();
     private int operations;
+    private boolean counting = true;
+    /// The kernel's roots: buffers it writes itself, which its other roots read at their own point.
+    private final Set<Node> roots;
 
     /// `buffers` holds every node that has a buffer; `owners` records which kernel absorbed each
     /// reduction, so no reduction is folded into two kernels.
-    Lowering(Signature signature, Map<Node, Integer> buffers, Map<Node, Lowering> owners, int budget) {
+    Lowering(Signature signature, Map<Node, Integer> buffers, Map<Node, Lowering> owners, int budget, Set<Node> roots) {
+        this.roots = roots;
         this.signature = signature;
         this.buffers = buffers;
         this.owners = owners;
@@ -52,8 +57,17 @@ final class Lowering {
     Expr root(Node root, Mapping mapping) { return compute(root, mapping); }
 
     Expr lower(Node node, Mapping mapping) {
-        if (buffers.containsKey(node)) return load(node, mapping);
-        return compute(node, mapping);
+        if (!buffers.containsKey(node)) return compute(node, mapping);
+        if (!roots.contains(node)) return load(node, mapping);
+        // Another root of this kernel, computed here too and shared in a register: its
+        // operations were counted when it was lowered as a root.
+        boolean was = counting;
+        counting = false;
+        try {
+            return compute(node, mapping);
+        } finally {
+            counting = was;
+        }
     }
 
     private Expr compute(Node node, Mapping mapping) {
@@ -89,7 +103,7 @@ final class Lowering {
         switch (node) {
             case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Iota _ -> {
                 fused.add(node);
-                if (++operations > budget) throw new Realize(node, "the kernel would exceed " + budget + " operations");
+                if (counting && ++operations > budget) throw new Realize(node, "the kernel would exceed " + budget + " operations");
             }
             case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _ -> { }
         }

@@ -51,7 +51,7 @@ final class ScheduleBuilder {
                 roots.add(node);
             }
         var launches = new ArrayList<Schedule.Launch>();
-        for (Group group : Groups.of(roots, realized, this::signature)) launches.add(launch(group));
+        for (Group group : Groups.of(roots, realized, this::signature, options.mode() != FusionMode.NONE, options.budget())) launches.add(launch(group));
         var inputs = graph.inputs().stream().map(buffers::get).toList();
         var outputs = graph.outputs().stream().map(n -> new Schedule.Output(buffers.get(n), n.shape())).toList();
         double cost = 0;
@@ -79,7 +79,9 @@ final class ScheduleBuilder {
     }
 
     private Schedule.Launch launch(Group group) {
-        var lowering = new Lowering(group.signature(), buffers, owners, options.budget());
+        Set<Node> written = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        if (group.concat() == null) written.addAll(group.roots());
+        var lowering = new Lowering(group.signature(), buffers, owners, options.budget(), written);
         var outputs = new ArrayList<Kernel.Output>();
         var outputBuffers = new ArrayList<Integer>();
         for (Node root : group.roots()) {
