@@ -10,7 +10,8 @@ import java.util.stream.Collectors;
 
 /// `-Djit.dump=trace,fusion,bytecode` prints each named stage's output to standard error as it is
 /// produced, and writes it under `target/jit-dump/` (`-Djit.dump.dir` to change), like tinygrad's
-/// `DEBUG`. Stages: `trace` (the traced graph), `fusion` (the kernels), `bytecode` (class files).
+/// `DEBUG`. Stages: `trace` (the traced graph), `fusion` (the kernels), `memory` (the memory plan),
+/// `bytecode` (class files).
 public final class Dump {
     private static final Set<String> STAGES = Arrays.stream(System.getProperty("jit.dump", "").split(","))
             .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableSet());

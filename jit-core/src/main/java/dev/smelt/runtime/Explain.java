@@ -7,8 +7,9 @@ import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.Schedule;
 
 /// The text of `explain()`: the graph, each kernel with the nodes it fuses, its category, the bytes
-/// it reads and writes and which variant runs, the planner's decisions, and the bytes the whole
-/// program moves against the same graph run one op per kernel.
+/// it reads and writes and which variant runs, the planner's decisions, the bytes the whole
+/// program moves against the same graph run one op per kernel, and the memory plan: peak bytes
+/// against the unplanned program's, and which values share each slot.
 public final class Explain {
     private Explain() {}
 
@@ -28,6 +29,7 @@ public final class Explain {
         for (var decision : schedule.decisions()) text.append("decision: ").append(decision).append('\n');
         long unfused = unfusedBytes(graph);
         text.append("bytes moved: %,d fused vs %,d unfused (%,d saved)%n".formatted(moved, unfused, Math.max(0, unfused - moved)));
+        text.append(program.memory());
         return text.toString();
     }
 

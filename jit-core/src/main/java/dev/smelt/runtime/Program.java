@@ -5,25 +5,39 @@ import dev.smelt.ir.Storage;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelFunction;
 import dev.smelt.kernel.Schedule;
+import dev.smelt.plan.MemoryPlan;
+import dev.smelt.plan.MemoryPlanner;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.function.Function;
 
-/// A schedule made runnable: one [KernelFunction] per launch. Each call allocates the buffers the
-/// schedule needs, binds the inputs, runs the launches in order and returns the output buffers
-/// (which the caller then owns). Safe to call from several threads at once.
+/// A schedule made runnable: one [KernelFunction] per launch, over the buffers of a [MemoryPlan].
+/// Each call takes an arena (the plan's intermediate slots) from a small pool, or allocates one if
+/// every pooled arena is in use by another thread, allocates the returned slots, binds the inputs,
+/// runs the launches in order, gives the arena back and returns the output buffers (which the
+/// caller then owns). Safe to call from several threads at once: an arena serves one call at a time.
 public final class Program {
+    /// Idle arenas kept per program: one per core serves as many concurrent calls as can run at
+    /// once; calls beyond that allocate an arena and drop it afterwards.
+    static final int ARENAS = Runtime.getRuntime().availableProcessors();
+
     private final Schedule schedule;
+    private final MemoryPlan memory;
     private final List<KernelFunction> functions;
     private final Executor executor;
+    private final ArrayBlockingQueue<Object[]> arenas = new ArrayBlockingQueue<>(ARENAS);
 
     public Program(Schedule schedule, Function<Kernel, KernelFunction> compile, Executor executor) {
         this.schedule = schedule;
+        this.memory = Dump.after("memory", MemoryPlanner.plan(schedule));
         this.functions = schedule.launches().stream().map(launch -> compile.apply(launch.kernel())).toList();
         this.executor = executor;
     }
 
     public Schedule schedule() { return schedule; }
+
+    public MemoryPlan memory() { return memory; }
 
     public List<KernelFunction> functions() { return functions; }
 
@@ -34,29 +48,46 @@ public final class Program {
     public List<Storage> run(List<Storage> inputs, List<Storage> outputs) {
         if (inputs.size() != schedule.inputs().size())
             throw new IllegalArgumentException("expected " + schedule.inputs().size() + " inputs, got " + inputs.size());
+        Object[] arena = arenas.poll();
+        if (arena == null) arena = memory.newArena();
         Object[] arrays = new Object[schedule.buffers().size()];
-        for (int i = 0; i < inputs.size(); i++) arrays[schedule.inputs().get(i)] = bind(i, inputs.get(i));
-        var copies = new ArrayList<Integer>();
-        for (int o = 0; outputs != null && o < outputs.size(); o++) {
-            int buffer = schedule.outputs().get(o).buffer();
-            if (arrays[buffer] != null) copies.add(o); // the output is an input: copied below
-            else arrays[buffer] = outputs.get(o).array();
-        }
-        for (int b = 0; b < arrays.length; b++)
-            if (arrays[b] == null) arrays[b] = Storage.allocate(schedule.buffers().get(b).dtype(), schedule.buffers().get(b).size()).array();
-        for (int l = 0; l < functions.size(); l++) {
-            var launch = schedule.launches().get(l);
-            Object[] bound = launch.buffers().stream().map(b -> arrays[b]).toArray();
-            executor.run(functions.get(l), bound, launch.kernel());
-        }
-        for (int o : copies) {
-            Object source = arrays[schedule.outputs().get(o).buffer()];
-            System.arraycopy(source, 0, outputs.get(o).array(), 0, outputs.get(o).size());
+        try {
+            var copies = bind(inputs, outputs, arena, arrays);
+            for (int l = 0; l < functions.size(); l++) {
+                var launch = schedule.launches().get(l);
+                Object[] bound = launch.buffers().stream().map(b -> arrays[b]).toArray();
+                executor.run(functions.get(l), bound, launch.kernel());
+            }
+            for (int o : copies) {
+                Object source = arrays[schedule.outputs().get(o).buffer()];
+                System.arraycopy(source, 0, outputs.get(o).array(), 0, outputs.get(o).size());
+            }
+        } finally {
+            arenas.offer(arena);
         }
         if (outputs != null) return outputs;
         var results = new ArrayList<Storage>();
         for (var output : schedule.outputs()) results.add(Storage.wrapArray(arrays[output.buffer()]));
         return results;
+    }
+
+    /// Fills `arrays` (one per buffer): inputs are the caller's arrays, other buffers their slot's
+    /// array, from `arena` or, for a returned slot, the caller's output or a fresh array. Returns
+    /// the outputs to copy after the run: those that are an input or repeat an earlier output.
+    private List<Integer> bind(List<Storage> inputs, List<Storage> outputs, Object[] arena, Object[] arrays) {
+        for (int i = 0; i < inputs.size(); i++) arrays[schedule.inputs().get(i)] = bind(i, inputs.get(i));
+        Object[] slots = arena.clone();
+        var copies = new ArrayList<Integer>();
+        for (int o = 0; outputs != null && o < outputs.size(); o++) {
+            int slot = memory.slot(schedule.outputs().get(o).buffer());
+            if (slot < 0 || slots[slot] != null) copies.add(o);
+            else slots[slot] = outputs.get(o).array();
+        }
+        for (int s = 0; s < slots.length; s++)
+            if (slots[s] == null) slots[s] = Storage.allocate(memory.slots().get(s).dtype(), memory.slots().get(s).size()).array();
+        for (int b = 0; b < arrays.length; b++)
+            if (memory.slot(b) >= 0) arrays[b] = slots[memory.slot(b)];
+        return copies;
     }
 
     private Object bind(int slot, Storage input) {

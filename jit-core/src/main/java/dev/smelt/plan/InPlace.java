@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.plan;
+
+import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.IndexMap;
+import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.Schedule;
+import java.util.HashSet;
+import java.util.Set;
+
+/// Whether a launch may write one of its outputs into the array of a buffer it reads, so that the
+/// output takes over the input's memory ([MemoryPlanner] asks only when this launch is that
+/// input's last reader). The proof rests on the order a [Kernel] promises, which the kernel
+/// interpreter and generated code both keep (see `KernelEmitter`): rows are independent, and in a
+/// row every reduction folds the whole row first, then full outputs are written point by point in
+/// output order (a vector loop reads its lanes before it stores them), then row outputs.
+///
+/// So it is safe when
+/// - the output and every binding of the input use the same dense identity map over the space: point
+///   `p` reads and writes position `p` only, rows touch disjoint positions, and a row's reductions
+///   (softmax's max and sum) have read the whole row before its first write;
+/// - no output written after this one (a later full output, or any row output) reads the input,
+///   directly or through a reduction's [Expr.Element], which the interpreter evaluates again.
+///
+/// Anything else — a view or broadcast of the input, a row output, a reduction that reads the
+/// input in another layout — is refused.
+final class InPlace {
+    private InPlace() {}
+
+    /// Whether output `output` of `launch` may share the array of the buffer `buffer` it reads.
+    static boolean safe(Schedule.Launch launch, int output, int buffer) {
+        Kernel kernel = launch.kernel();
+        var target = kernel.outputs().get(output);
+        var identity = IndexMap.contiguous(kernel.space());
+        if (target.perRow() || !target.map().equals(identity)) return false;
+        Set<Integer> aliases = new HashSet<>();
+        for (int i = 0; i < kernel.inputs().size(); i++) {
+            if (launch.buffers().get(i) != buffer) continue;
+            var input = kernel.inputs().get(i);
+            if (!input.map().equals(identity) || input.dtype() != target.dtype()) return false;
+            aliases.add(i);
+        }
+        if (aliases.isEmpty()) return false;
+        for (int k = 0; k < kernel.outputs().size(); k++) {
+            var other = kernel.outputs().get(k);
+            if ((k > output || other.perRow()) && reads(kernel, other.value(), aliases)) return false;
+        }
+        return true;
+    }
+
+    /// Whether `expr` loads one of `inputs`, counting what each [Expr.Element] it reads loads.
+    private static boolean reads(Kernel kernel, Expr expr, Set<Integer> inputs) {
+        var found = new boolean[1];
+        Expr.walk(expr, node -> {
+            if (node instanceof Expr.Load load && inputs.contains(load.input())) found[0] = true;
+            if (node instanceof Expr.Element element && reads(kernel, kernel.reductions().get(element.reduction()).value(), inputs)) found[0] = true;
+        });
+        return found[0];
+    }
+}
