@@ -105,13 +105,21 @@ public final class Compiled {
     /// nodes it fuses, its category and the bytes it moves, and every planning decision.
     public String explain() {
         Version entry = last;
-        return entry == null ? "not compiled yet: call the function first" : Explain.of(entry.traced().graph(), entry.program());
+        return entry == null ? "not compiled yet: call the function first" : explain(entry);
+    }
+
+    private String explain(Version entry) {
+        String strategy = switch (fusion) {
+            case COST_MODEL -> "cost model";
+            case GREEDY -> "greedy (every producer fused into every consumer)";
+            case NONE -> "none (one kernel per operation)";
+        };
+        return "fusion: " + strategy + "\n" + Explain.of(entry.traced().graph(), entry.program());
     }
 
     /// How the signature of `arguments` is compiled (compiling it if need be).
     public String explain(Tensor... arguments) {
-        Version entry = entry(arguments);
-        return Explain.of(entry.traced().graph(), entry.program());
+        return explain(entry(arguments));
     }
 
     /// The number of signatures compiled and still cached.

@@ -9,6 +9,7 @@ import dev.smelt.ir.Storage;
 import dev.smelt.ref.Interpreter;
 import dev.smelt.codegen.KernelEmitter;
 import dev.smelt.codegen.Variant;
+import dev.smelt.fusion.FusionMode;
 import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.runtime.Executor;
 import dev.smelt.runtime.Explain;
@@ -45,6 +46,20 @@ class CompiledGraphsTest {
         var vector = new Program(FusionPlanner.plan(graph), kernel -> KernelLoader.load(KernelEmitter.emit(kernel, Variant.VECTOR)), Executor.sequential());
         check(seed, vector, graph);
     }
+
+    /// Greedy fusion (every repeated value in a register, producers recomputed in every consumer)
+    /// and no fusion, on vector code: each plan must compute the same values.
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("fewerSeeds")
+    void everyFusionModeMatchesTheInterpreter(long seed) {
+        Graph graph = RandomGraphs.generate(seed, 14);
+        for (var mode : List.of(FusionMode.GREEDY, FusionMode.NONE)) {
+            var options = FusionPlanner.Options.DEFAULT.withMode(mode);
+            check(seed, new Program(FusionPlanner.plan(graph, options), kernel -> KernelLoader.load(KernelEmitter.emit(kernel, Variant.VECTOR)), Executor.sequential()), graph);
+        }
+    }
+
+    static LongStream fewerSeeds() { return LongStream.range(1000, 1100); }
 
     private static void check(long seed, Program program) { check(seed, program, RandomGraphs.generate(seed, 14)); }
 

@@ -30,8 +30,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /// - `chain`: `relu((sin(x)·cos(y) + x)·y)`, the six-op chain, 1M floats;
 /// - `expensiveFanOut`: `s = sin(x)` read by a row sum, a column sum and `s·y` ([1024,1024]);
 /// - `cheapFanOut`: `c = x·y` read by a row sum, a column sum, a row max and `c + x` ([1024,1024]);
-/// - `wide`: 48 values `tᵢ = x·cᵢ + y`, each used twice in `Σ tᵢ·tᵢ₊₁`, more live values than
-///   registers ([256,1024]);
+/// - `wide`: 30 values `tᵢ = x·cᵢ + y`, each used twice in `Σ tᵢ·tᵢ₊₁`: with their 30 constants,
+///   over 60 live values against 32 registers ([256,1024]);
 /// - `softmax`: over the last axis of [1024,1024];
 /// - `mlp`: `relu(x@w1 + b1)@w2 + b2`, x 128×784, w1 784×256, w2 256×10.
 @State(Scope.Benchmark)
@@ -41,7 +41,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Dsmelt.threads=1"})
 public class FusionBench {
-    static final int WIDE = 48;
+    static final int WIDE = 30;
 
     @Param({"chain", "expensiveFanOut", "cheapFanOut", "wide", "softmax", "mlp"})
     public String graph;

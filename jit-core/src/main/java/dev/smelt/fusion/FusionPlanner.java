@@ -31,6 +31,9 @@ public final class FusionPlanner {
 
     /// Materialisation candidates priced per round, and rounds: bounds on compile time.
     private static final int CANDIDATES = 16, ROUNDS = 8;
+    /// A materialisation must save this fraction of the estimated time: the estimates are not
+    /// exact, and a tie is better left fused (one buffer less).
+    private static final double MARGIN = 0.02;
 
     /// `budget` caps the operations fused into one kernel, keeping generated methods well under
     /// HotSpot's 8000-byte limit for JIT compilation (about 30 bytes of bytecode per operation);
@@ -66,16 +69,16 @@ public final class FusionPlanner {
                 Set<Node> with = Collections.newSetFromMap(new IdentityHashMap<>());
                 with.addAll(realized);
                 with.add(candidate);
-                ScheduleBuilder.Attempt priced1;
+                ScheduleBuilder.Attempt trial;
                 try {
-                    priced1 = attempt(graph, with, labels, options, new ArrayList<>());
+                    trial = attempt(graph, with, labels, options, new ArrayList<>());
                 } catch (RuntimeException unplannable) {
                     continue;
                 }
-                priced.put(candidate, priced1.cost());
-                if (priced1.cost() < attempt.cost() && (bestAttempt == null || priced1.cost() < bestAttempt.cost())) {
+                priced.put(candidate, trial.cost());
+                if (trial.cost() < attempt.cost() * (1 - MARGIN) && (bestAttempt == null || trial.cost() < bestAttempt.cost())) {
                     best = candidate;
-                    bestAttempt = priced1;
+                    bestAttempt = trial;
                 }
             }
             if (best == null) break;

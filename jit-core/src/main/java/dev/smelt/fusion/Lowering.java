@@ -102,8 +102,11 @@ final class Lowering {
     private void count(Node node) {
         switch (node) {
             case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Iota _ -> {
+                // A node reached twice is computed once (shared) unless the cost model recomputes
+                // it under register pressure; the budget counts it once.
+                boolean first = !fused.contains(node);
                 fused.add(node);
-                if (counting && ++operations > budget) throw new Realize(node, "the kernel would exceed " + budget + " operations");
+                if (counting && first && ++operations > budget) throw new Realize(node, "the kernel would exceed " + budget + " operations");
             }
             case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _ -> { }
         }

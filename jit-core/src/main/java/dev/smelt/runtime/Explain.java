@@ -29,6 +29,7 @@ public final class Explain {
         for (var decision : schedule.decisions()) text.append("decision: ").append(decision).append('\n');
         long unfused = unfusedBytes(graph);
         text.append("bytes moved: %,d fused vs %,d unfused (%,d saved)%n".formatted(moved, unfused, Math.max(0, unfused - moved)));
+        text.append(intermediateTraffic(graph, schedule));
         text.append(program.memory());
         return text.toString();
     }
@@ -65,6 +66,27 @@ public final class Explain {
             for (Node operand : node.inputs()) bytes += (long) operand.shape().size() * operand.dtype().bytes();
         }
         return bytes;
+    }
+
+    /// Fusion's saving as the usual formula counts it: each operation's result is written once and
+    /// read once (2 × its bytes) when every operation is its own kernel; fusion saves that for
+    /// each result that never reaches memory. For `relu(x@w + b)` at 128×256 f32: 786,432 B, of
+    /// which 524,288 B (67%) saved.
+    static String intermediateTraffic(Graph graph, Schedule schedule) {
+        var materialised = new java.util.HashSet<String>();
+        schedule.buffers().forEach(buffer -> materialised.add(buffer.label()));
+        long unfused = 0, saved = 0;
+        var nodes = graph.nodes();
+        for (int i = 0; i < nodes.size(); i++) {
+            Node node = nodes.get(i);
+            if (!isOperation(node)) continue;
+            long traffic = 2L * node.shape().size() * node.dtype().bytes();
+            unfused += traffic;
+            if (!materialised.contains("%" + i + " " + dev.smelt.ir.Printer.opName(node))) saved += traffic;
+        }
+        if (unfused == 0) return "";
+        return "intermediate traffic (each result written and read once): %,d B unfused, %,d B saved (%.0f%%)%n"
+                .formatted(unfused, saved, 100.0 * saved / unfused);
     }
 
     private static boolean isOperation(Node node) {
