@@ -10,6 +10,7 @@ import dev.smelt.ir.Storage;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelFunction;
 import dev.smelt.kernel.Schedule;
+import dev.smelt.pass.Passes;
 import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Executor;
 import dev.smelt.runtime.KernelCache;
@@ -20,7 +21,7 @@ import dev.smelt.runtime.TieredKernel;
 import java.util.List;
 import java.util.Map;
 
-/// The pipeline, as a list of steps: graph → fusion plan → generated kernels → program.
+/// The pipeline, as a list of steps: graph → passes → fusion plan → generated kernels → program.
 final class Compiler {
     private Compiler() {}
 
@@ -32,10 +33,13 @@ final class Compiler {
     private static final int EAGER_PROGRAMS = 1024;
     private static final Map<String, Program> EAGER = new LruMap<>(EAGER_PROGRAMS);
 
+    /// Optimises the graph ([Passes]), then plans and generates its kernels.
+    static Program compile(Graph graph) { return program(Dump.after("passes", Passes.apply(graph))); }
+
     /// Plans and generates the kernels. A kernel whose bytecode would exceed HotSpot's 8000-byte
     /// limit for JIT compilation is refused by the emitter; the graph is then planned again with
     /// half the operations per kernel.
-    static Program compile(Graph graph) {
+    private static Program program(Graph graph) {
         int budget = FusionPlanner.Options.DEFAULT.budget();
         while (true) {
             Schedule schedule = Dump.after("fusion", FusionPlanner.plan(graph, new FusionPlanner.Options(budget)));
@@ -54,7 +58,7 @@ final class Compiler {
         Program program;
         synchronized (EAGER) { program = EAGER.get(key); }
         if (program == null) {
-            program = compile(graph);
+            program = program(graph); // no passes: an eager op computes exactly the op it names, into a fresh buffer
             synchronized (EAGER) { EAGER.putIfAbsent(key, program); }
         }
         return program.run(inputs).getFirst();
