@@ -18,10 +18,14 @@ import java.util.function.UnaryOperator;
 public final class Rewriter {
     /// Rule applications on one node before the driver gives up: rules that undo each other are a bug.
     static final int MAX_STEPS = 64;
+    /// New nodes a rule may nest inside one another before the driver gives up: rules that keep
+    /// building fresh operands for themselves are a bug too.
+    static final int MAX_DEPTH = 256;
 
     private final UnaryOperator<Node> rule;
     private final Map<Node, Node> rewritten = new IdentityHashMap<>();
     private final Map<Node, Node> interned = new HashMap<>();
+    private int depth;
 
     private Rewriter(UnaryOperator<Node> rule) { this.rule = rule; }
 
@@ -36,6 +40,17 @@ public final class Rewriter {
     private Node rewrite(Node node) {
         Node known = rewritten.get(node);
         if (known != null) return known;
+        if (++depth > MAX_DEPTH)
+            throw new IllegalStateException("rewrite rules do not settle on " + node + ": they keep building new operands");
+        try {
+            return settle(node, simplify(node));
+        } finally {
+            depth--;
+        }
+    }
+
+    // Operands first (in nodes() order they are done already; a rule's new nodes are not), then the rule.
+    private Node simplify(Node node) {
         Node current = intern(Operands.replace(node, node.inputs().stream().map(this::rewrite).toList()));
         for (int step = 0; ; step++) {
             Node next = rule.apply(current);
@@ -47,7 +62,7 @@ public final class Rewriter {
             current = rewritten.containsKey(next) ? rewritten.get(next)
                     : intern(Operands.replace(next, next.inputs().stream().map(this::rewrite).toList()));
         }
-        return settle(node, current);
+        return current;
     }
 
     private Node settle(Node node, Node result) {
