@@ -8,6 +8,7 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Node.Binary;
 import dev.smelt.ir.Node.Cast;
+import dev.smelt.ir.Node.Concat;
 import dev.smelt.ir.Node.Constant;
 import dev.smelt.ir.Node.Reduce;
 import dev.smelt.ir.Node.Unary;
@@ -41,6 +42,7 @@ public final class AlgebraicRules {
             case Cast(Cast(var x, var _, var middle), var _, var dtype) when widens(x.dtype(), middle) ->
                     x.dtype() == dtype ? x : new Cast(x, dtype);                                // (T)(U) x -> (T) x when U holds every x
             case Reduce r -> reduce(r);
+            case Concat c when c.parts().size() == 1 -> c.parts().getFirst();                      // concat(x) -> x
             default -> n;
         };
     }

@@ -20,7 +20,7 @@ public final class Passes {
         Graph current = graph;
         for (int round = 0; round < MAX_ROUNDS; round++) {
             Graph next = round(current);
-            if (next.equals(current)) break;
+            if (Operands.identical(next.outputs(), current.outputs())) break;    // passes rebuild only what they change
             current = next;
         }
         return distinctOutputs(graph, current);

@@ -165,7 +165,7 @@ class AlgebraicRulesTest {
     }
 
     @Test
-    void castsToTheSameTypeOrThroughAWiderOneCollapse() {
+    void castsToTheSameTypeOrThroughAWiderOneCollapseAsDoesAConcatOfOne() {
         assertPass(ALGEBRA, """
                 graph(%0: f32[3], %1: i32[3], %2: bool[3]) {
                   %3 = cast %0 : f32[3]
@@ -175,7 +175,8 @@ class AlgebraicRulesTest {
                   %7 = cast %6 : f32[3]
                   %8 = cast %2 : f32[3]
                   %9 = cast %8 : bool[3]
-                  return %5, %7, %9
+                  %10 = concat %9 axis=0 : bool[3]
+                  return %5, %7, %10
                 }""", """
                 graph(%0: f32[3], %1: i32[3], %2: bool[3]) {
                   %3 = cast %1 : f32[3]

@@ -7,12 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Parser;
 import dev.smelt.ir.Printer;
+import dev.smelt.ir.Shape;
+import dev.smelt.ir.UnaryOp;
 import dev.smelt.ir.Verifier;
 import dev.smelt.testing.RandomGraphs;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
@@ -110,6 +114,18 @@ class PassesTest {
         assertEquals(outputs.get(1), outputs.get(4));          // the same traced value twice
     }
 
+    /// Deep graphs must not overflow the stack: every walk is iterative or one level deep.
+    @Test
+    void aDeepChainSimplifiesWithoutRecursion() {
+        Node.Input x = new Node.Input(0, Shape.of(8), DType.F32);
+        Node chain = x;
+        for (int i = 0; i < 30_000; i++) chain = new Node.Unary(i % 3 == 0 ? UnaryOp.EXP : UnaryOp.NEG, chain);   // exp, -, -, exp, …
+        Graph graph = Passes.apply(new Graph(List.of(x), List.of(chain)));
+        Verifier.verify(graph);
+        assertEquals(1 + 10_000, graph.nodes().size());
+        assertTrue(graph.nodes().stream().skip(1).allMatch(n -> n instanceof Node.Unary u && u.op() == UnaryOp.EXP));
+    }
+
     @Test
     void rulesThatUndoEachOtherAreReportedNotLoopedOn() {
         Graph graph = Parser.parse("""
@@ -117,10 +133,10 @@ class PassesTest {
                   %1 = neg %0 : f32[3]
                   return %1
                 }""");
-        UnaryOperator<Node> flip = n -> n instanceof Node.Unary u ? new Node.Unary(u.op(), new Node.Unary(dev.smelt.ir.UnaryOp.NEG, new Node.Unary(dev.smelt.ir.UnaryOp.NEG, u.x()))) : n;
+        UnaryOperator<Node> flip = n -> n instanceof Node.Unary u ? new Node.Unary(u.op(), new Node.Unary(UnaryOp.NEG, new Node.Unary(UnaryOp.NEG, u.x()))) : n;
         var error = assertThrows(IllegalStateException.class, () -> Rewriter.toFixpoint(graph, flip));
         assertTrue(error.getMessage().contains("do not settle"), error.getMessage());
-        UnaryOperator<Node> retype = n -> n instanceof Node.Unary u ? new Node.Cast(u.x(), dev.smelt.ir.DType.F64) : n;
+        UnaryOperator<Node> retype = n -> n instanceof Node.Unary u ? new Node.Cast(u.x(), DType.F64) : n;
         assertThrows(IllegalStateException.class, () -> Rewriter.toFixpoint(graph, retype));
     }
 }
