@@ -16,14 +16,17 @@ public final class Passes {
 
     private Passes() {}
 
-    public static Graph apply(Graph graph) {
+    public static Graph apply(Graph graph) { return distinctOutputs(graph, simplify(graph)); }
+
+    /// The rounds, to a fixed point.
+    static Graph simplify(Graph graph) {
         Graph current = graph;
         for (int round = 0; round < MAX_ROUNDS; round++) {
             Graph next = round(current);
             if (Operands.identical(next.outputs(), current.outputs())) break;    // passes rebuild only what they change
             current = next;
         }
-        return distinctOutputs(graph, current);
+        return current;
     }
 
     /// One round. Folding runs first, since the algebraic and view rules look for constants

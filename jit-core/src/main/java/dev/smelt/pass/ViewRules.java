@@ -17,8 +17,11 @@ import java.util.stream.IntStream;
 /// chain. Views only move elements, so every rule is exact. Between two reshapes a chain settles
 /// into the order `expand(permute(slice…(x)))`: slices innermost (at most one per axis, in
 /// ascending axis order, with the smallest `stop` that selects the same elements), then one
-/// permutation, then one expand. Identity views disappear, two reshapes become one, and a
-/// matmul reads a swap of its operand's last two axes through its transpose flag instead.
+/// permutation, then one expand. A permutation moves only axes longer than 1 (reshapes that insert
+/// or drop unit axes place the rest, and slices sink through them). Identity views disappear, two
+/// reshapes become one, and a matmul reads a swap of its operand's last two axes through its
+/// transpose flag instead. Every reshape the rules build only splits axes or moves unit axes, which
+/// fusion reads through an affine index map; merging reshapes are never introduced.
 public final class ViewRules {
     private ViewRules() {}
 
@@ -48,7 +51,14 @@ public final class ViewRules {
         if (p.x() instanceof Expand(var x, var _, var _))                                     // permute∘expand -> expand∘permute
             return new Expand(new Permute(x, order), p.shape());
         if (keepsOrderOfLongAxes(p)) return new Reshape(p.x(), p.shape());                    // moving only size-1 axes is a reshape
-        return p;
+        Shape in = p.x().shape();
+        List<Integer> longAxes = IntStream.range(0, in.rank()).filter(axis -> in.dim(axis) != 1).boxed().toList();
+        if (longAxes.size() == in.rank()) return p;
+        // A permutation moves only the axes longer than 1; reshapes place the unit axes, so views that
+        // differ only in where their unit axes go become one node: reshape(permute(reshape(x))).
+        Node squeezed = new Reshape(p.x(), new Shape(longAxes.stream().map(in::dim).toList()));
+        List<Integer> moved = order.stream().filter(axis -> in.dim(axis) != 1).map(longAxes::indexOf).toList();
+        return new Reshape(new Permute(squeezed, moved), p.shape());
     }
 
     private static Node expand(Expand e) {
@@ -67,6 +77,8 @@ public final class ViewRules {
                     new Slice(canonical(inner.x(), s.axis(), s.start(), count, s.step()), inner.axis(), inner.start(), inner.stop(), inner.step());
             case Permute(var x, var order, var _, var _) ->                                  // slice∘permute -> permute∘slice
                     new Permute(canonical(x, order.get(s.axis()), s.start(), count, s.step()), order);
+            case Reshape r when onlyUnitAxesDiffer(r.x().shape(), r.shape()) && r.shape().dim(s.axis()) != 1 ->
+                    new Reshape(canonical(r.x(), sameLongAxis(r.shape(), s.axis(), r.x().shape()), s.start(), count, s.step()), s.shape());
             case Expand(var x, var _, var _) when x.shape().dim(s.axis()) == 1 ->            // a slice of a broadcast axis is a shorter broadcast
                     new Expand(x, s.shape());
             case Expand(var x, var _, var _) ->                                              // slice∘expand -> expand∘slice
@@ -79,28 +91,52 @@ public final class ViewRules {
     }
 
     /// Elements `start, start+step, …` (`count` of them) of `axis`, spelled with the smallest stop
-    /// (and step 1 when at most one element is taken), so that equal selections are equal nodes.
+    /// (step 1 for one element, `0:0:1` for none), so that equal selections are equal nodes.
     private static Node canonical(Node x, int axis, int start, int count, int step) {
         if (count == x.shape().dim(axis)) return x;
-        if (count <= 1) step = 1;
-        return new Slice(x, axis, start, count == 0 ? start : start + (count - 1) * step + 1, step);
+        if (count == 0) return new Slice(x, axis, 0, 0, 1);            // a composed empty start may lie past the end
+        if (count == 1) step = 1;
+        return new Slice(x, axis, start, start + (count - 1) * step + 1, step);
     }
 
     /// `matmul(permute(a, swap last two), b) -> matmul(a, b, transpose_a)`: the flag reads the same
     /// elements in the same order, without a view for fusion to resolve.
     private static Node matmul(MatMul m) {
-        if (m.a() instanceof Permute p && swapsLastTwo(p))
-            return new MatMul(p.x(), m.b(), !m.transposeA(), m.transposeB());
-        if (m.b() instanceof Permute p && swapsLastTwo(p))
-            return new MatMul(m.a(), p.x(), m.transposeA(), !m.transposeB());
+        if (untransposed(m.a()) instanceof Node a) return new MatMul(a, m.b(), !m.transposeA(), m.transposeB());
+        if (untransposed(m.b()) instanceof Node b) return new MatMul(m.a(), b, m.transposeA(), !m.transposeB());
         return m;
     }
 
-    private static boolean swapsLastTwo(Permute p) {
-        int rank = p.order().size();
+    /// `z` such that `x` is `permute(z, swap last two)`, or null. Besides that permute itself, this
+    /// sees through the reshape that places unit axes around a permutation of `w`'s last two axes:
+    /// `reshape(permute(w, swap), s)` is `permute(reshape(w, s'), swap)` when `s` ends in `w`'s last two
+    /// dimensions swapped (`s'` is `s` with them in `w`'s order), since row-major order splits alike.
+    private static Node untransposed(Node x) {
+        if (x instanceof Permute p && swapsLastTwo(p.order())) return p.x();
+        if (!(x instanceof Reshape(Permute(var w, var order, var _, var _), var s, var _)) || !swapsLastTwo(order)) return null;
+        int rank = s.rank(), wRank = w.shape().rank();
+        if (rank < 2 || s.dim(rank - 2) != w.shape().dim(wRank - 1) || s.dim(rank - 1) != w.shape().dim(wRank - 2)) return null;
+        return new Reshape(w, s.with(rank - 2, s.dim(rank - 1)).with(rank - 1, s.dim(rank - 2)));
+    }
+
+    private static boolean swapsLastTwo(List<Integer> order) {
+        int rank = order.size();
+        if (rank < 2) return false;
         var swapped = new ArrayList<>(identity(rank));
         Collections.swap(swapped, rank - 2, rank - 1);
-        return p.order().equals(swapped);
+        return order.equals(swapped);
+    }
+
+    /// Whether `from` and `to` list the same dimensions once their unit axes are dropped, so a
+    /// reshape between them only inserts or removes unit axes and keeps every other index.
+    private static boolean onlyUnitAxesDiffer(Shape from, Shape to) {
+        return from.dims().stream().filter(d -> d != 1).toList().equals(to.dims().stream().filter(d -> d != 1).toList());
+    }
+
+    /// The axis of `other` that is `axis` of `shape` (a longer-than-1 axis) once unit axes are dropped.
+    private static int sameLongAxis(Shape shape, int axis, Shape other) {
+        int rank = (int) IntStream.range(0, axis).filter(a -> shape.dim(a) != 1).count();
+        return IntStream.range(0, other.rank()).filter(a -> other.dim(a) != 1).skip(rank).findFirst().orElseThrow();
     }
 
     /// Whether the axes longer than 1 keep their relative order, so the row-major order of the
