@@ -77,7 +77,7 @@ public final class ViewRules {
                     new Slice(canonical(inner.x(), s.axis(), s.start(), count, s.step()), inner.axis(), inner.start(), inner.stop(), inner.step());
             case Permute(var x, var order, var _, var _) ->                                  // slice∘permute -> permute∘slice
                     new Permute(canonical(x, order.get(s.axis()), s.start(), count, s.step()), order);
-            case Reshape r when onlyUnitAxesDiffer(r.x().shape(), r.shape()) && r.shape().dim(s.axis()) != 1 ->
+            case Reshape r when onlyUnitAxesDiffer(r.x().shape(), r.shape()) && r.shape().dim(s.axis()) != 1 ->  // through unit-axis reshapes
                     new Reshape(canonical(r.x(), sameLongAxis(r.shape(), s.axis(), r.x().shape()), s.start(), count, s.step()), s.shape());
             case Expand(var x, var _, var _) when x.shape().dim(s.axis()) == 1 ->            // a slice of a broadcast axis is a shorter broadcast
                     new Expand(x, s.shape());
