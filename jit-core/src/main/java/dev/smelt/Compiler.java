@@ -11,6 +11,7 @@ import dev.smelt.ir.Storage;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelFunction;
 import dev.smelt.kernel.Schedule;
+import dev.smelt.pass.Passes;
 import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Executor;
 import dev.smelt.runtime.KernelCache;
@@ -21,7 +22,7 @@ import dev.smelt.runtime.TieredKernel;
 import java.util.List;
 import java.util.Map;
 
-/// The pipeline, as a list of steps: graph → fusion plan → generated kernels → program.
+/// The pipeline, as a list of steps: graph → passes → fusion plan → generated kernels → program.
 final class Compiler {
     private Compiler() {}
 
@@ -33,12 +34,15 @@ final class Compiler {
     private static final int EAGER_PROGRAMS = 1024;
     private static final Map<String, Program> EAGER = new LruMap<>(EAGER_PROGRAMS);
 
+    static Program compile(Graph graph) { return compile(graph, FusionMode.COST_MODEL); }
+
+    /// Optimises the graph ([Passes]), then plans and generates its kernels.
+    static Program compile(Graph graph, FusionMode mode) { return program(Dump.after("passes", Passes.apply(graph)), mode); }
+
     /// Plans and generates the kernels. A kernel whose bytecode would exceed HotSpot's 8000-byte
     /// limit for JIT compilation is refused by the emitter; the graph is then planned again with
     /// half the operations per kernel.
-    static Program compile(Graph graph) { return compile(graph, FusionMode.COST_MODEL); }
-
-    static Program compile(Graph graph, FusionMode mode) {
+    private static Program program(Graph graph, FusionMode mode) {
         var options = FusionPlanner.Options.DEFAULT.withMode(mode);
         while (true) {
             Schedule schedule = Dump.after("fusion", FusionPlanner.plan(graph, options));
@@ -57,7 +61,7 @@ final class Compiler {
         Program program;
         synchronized (EAGER) { program = EAGER.get(key); }
         if (program == null) {
-            program = compile(graph);
+            program = program(graph, FusionMode.COST_MODEL); // no passes: an eager op computes exactly the op it names, into a fresh buffer
             synchronized (EAGER) { EAGER.putIfAbsent(key, program); }
         }
         return program.run(inputs).getFirst();
