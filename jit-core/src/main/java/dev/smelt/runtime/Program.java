@@ -29,8 +29,9 @@ public final class Program {
 
     public List<Storage> run(List<Storage> inputs) { return run(inputs, null); }
 
-    /// Runs with the outputs written into `outputs` (dense, of the outputs' dtypes and sizes, not
-    /// sharing memory with the inputs), or into fresh buffers when `outputs` is null.
+    /// Runs with the outputs written into `outputs` (dense, of the outputs' dtypes and sizes), or into
+    /// fresh buffers when `outputs` is null. An output that is also an input's array (an update in
+    /// place) is computed into a scratch buffer and copied in after every launch has run.
     public List<Storage> run(List<Storage> inputs, List<Storage> outputs) {
         if (inputs.size() != schedule.inputs().size())
             throw new IllegalArgumentException("expected " + schedule.inputs().size() + " inputs, got " + inputs.size());
@@ -39,8 +40,9 @@ public final class Program {
         var copies = new ArrayList<Integer>();
         for (int o = 0; outputs != null && o < outputs.size(); o++) {
             int buffer = schedule.outputs().get(o).buffer();
-            if (arrays[buffer] != null) copies.add(o); // the output is an input: copied below
-            else arrays[buffer] = outputs.get(o).array();
+            Object target = outputs.get(o).array();
+            if (arrays[buffer] != null || inputs.stream().anyMatch(in -> in.array() == target)) copies.add(o); // copied below
+            else arrays[buffer] = target;
         }
         for (int b = 0; b < arrays.length; b++)
             if (arrays[b] == null) arrays[b] = Storage.allocate(schedule.buffers().get(b).dtype(), schedule.buffers().get(b).size()).array();
@@ -49,14 +51,29 @@ public final class Program {
             Object[] bound = launch.buffers().stream().map(b -> arrays[b]).toArray();
             executor.run(functions.get(l), bound, launch.kernel());
         }
-        for (int o : copies) {
-            Object source = arrays[schedule.outputs().get(o).buffer()];
-            System.arraycopy(source, 0, outputs.get(o).array(), 0, outputs.get(o).size());
+        // Sources first: a result that is an input must be read before another result overwrites it.
+        Object[] sources = new Object[copies.size()];
+        for (int c = 0; c < copies.size(); c++) {
+            Object source = arrays[schedule.outputs().get(copies.get(c)).buffer()];
+            boolean isInput = inputs.stream().anyMatch(in -> in.array() == source);
+            sources[c] = isInput ? copy(source) : source;
         }
+        for (int c = 0; c < copies.size(); c++)
+            System.arraycopy(sources[c], 0, outputs.get(copies.get(c)).array(), 0, outputs.get(copies.get(c)).size());
         if (outputs != null) return outputs;
         var results = new ArrayList<Storage>();
         for (var output : schedule.outputs()) results.add(Storage.wrapArray(arrays[output.buffer()]));
         return results;
+    }
+
+    private static Object copy(Object array) {
+        return switch (array) {
+            case float[] a -> a.clone();
+            case double[] a -> a.clone();
+            case int[] a -> a.clone();
+            case byte[] a -> a.clone();
+            default -> throw new IllegalArgumentException("not a tensor array: " + array.getClass().getSimpleName());
+        };
     }
 
     private Object bind(int slot, Storage input) {
