@@ -74,17 +74,23 @@ public final class Autograd {
     /// `wrt` (preceded by the output itself when `withValue`): the joint forward/backward graph.
     static Traced withGradients(Traced traced, int[] wrt, boolean withValue) {
         Graph graph = traced.graph();
-        Node loss = loss(graph);
         var nodes = new Nodes(graph);
-        Node seed = nodes.constant(1, loss);
         var outputs = new ArrayList<Node>();
-        if (withValue) outputs.add(loss);
-        outputs.addAll(Backward.gradients(graph.inputs(), List.of(loss), List.of(seed), differentiable(graph, wrt), nodes));
+        if (withValue) outputs.add(loss(graph));
+        outputs.addAll(gradients(graph, differentiable(graph, wrt), nodes));
         return new Traced(new Graph(graph.inputs(), outputs), traced.arguments(), traced.captures());
     }
 
+    /// The backward transform on a graph: `∂output/∂x` for each of `wrt`, where `output` is the
+    /// graph's one output (a floating-point scalar), as nodes built by `nodes` over the graph's own.
+    /// Training steps build on this: they add update nodes that read these gradients.
+    public static List<Node> gradients(Graph graph, List<Node.Input> wrt, Nodes nodes) {
+        Node loss = loss(graph);
+        return Backward.gradients(graph.inputs(), List.of(loss), List.of(nodes.constant(1, loss)), wrt, nodes);
+    }
+
     /// The function's one output, which must be a single floating-point element.
-    static Node loss(Graph graph) {
+    public static Node loss(Graph graph) {
         if (graph.outputs().size() != 1)
             throw SmeltException.of("grad", "the function must return one tensor (the value to differentiate), not %d", graph.outputs().size());
         Node loss = graph.outputs().getFirst();
