@@ -7,10 +7,10 @@ import java.util.List;
 
 /// A node of the same kind and attributes over other operands: how the partition moves nodes
 /// into the backward graph, where some operands have become inputs.
-final class Rebuild {
+public final class Rebuild {
     private Rebuild() {}
 
-    static Node with(Node node, List<Node> operands) {
+    public static Node with(Node node, List<Node> operands) {
         return switch (node) {
             case Input _, Constant _, Iota _ -> node;
             case Unary u -> new Unary(u.op(), operands.get(0));
