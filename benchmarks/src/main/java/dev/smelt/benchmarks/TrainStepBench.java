@@ -34,7 +34,10 @@ import org.openjdk.jmh.annotations.Warmup;
 /// `compiled`: the [TrainStep], forward, backward and update in one program. `unfused`: the same
 /// loss gradients with every node its own kernel ([OpByOp]), then the update as eager ops.
 /// `forward`: the compiled forward alone (informational). `compile`: building a fresh step and
-/// its first call (trace, backward transform, fusion, code generation). Targets: compiled ≤ 2.5 ms
+/// its first call (trace, backward transform, fusion, code generation). After the check in
+/// `@Setup` the learning rate is set to 0 for both: a runtime scalar, so the same program runs, but
+/// thousands of timed steps on one batch no longer train the model into subnormal values, which
+/// would time the FPU's slow path instead of the step. Targets: compiled ≤ 2.5 ms
 /// (PyTorch 1.13 here: 2.8 ms for the step, 1.1 ms for the forward) and faster than unfused.
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -44,6 +47,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Dsmelt.threads=1"})
 public class TrainStepBench {
     static final double LR = 0.01;
+    double learningRate = LR;
+    SGD sgd;
 
     /// `-p batch=16 -p hidden=32` runs it small.
     @Param("128")
@@ -70,7 +75,8 @@ public class TrainStepBench {
         labels = Tensor.of(classes);
         model = new Sequential(new Linear(784, hidden, generator), new Activations.ReLU(), new Linear(hidden, 10, generator));
         unfusedParameters = model.parameters().stream().map(p -> p.value().mul(1)).toList();
-        step = new SGD(model.parameters(), LR).compile((a, b) -> loss(model, a, b));
+        sgd = new SGD(model.parameters(), LR);
+        step = sgd.compile((a, b) -> loss(model, a, b));
         forward = Jit.compile((Tensor a) -> model.forward(a));
         gradients = new OpByOp(lossGradients());
         double fused = step.apply(x, labels);
@@ -78,7 +84,9 @@ public class TrainStepBench {
         var compiledValues = model.parameters().stream().map(Parameter::value).toList();
         for (int p = 0; p < updated.size(); p++)
             Tolerance.ROW_REDUCTION.check("parameter " + p + " after one step: compiled vs unfused", updated.get(p).toFloatArray(), compiledValues.get(p).toFloatArray());
-        if (Math.abs(fused - loss(model, x, labels).item()) > 1 && fused > 0) throw new AssertionError("loss " + fused);
+        if (!(fused > 0)) throw new AssertionError("loss " + fused);
+        sgd.learningRate(0);
+        learningRate = 0;
     }
 
     /// The loss's gradients with respect to the parameters, as the graph the unfused run executes:
@@ -115,7 +123,7 @@ public class TrainStepBench {
         arguments.addAll(unfusedParameters);
         List<Tensor> results = gradients.run(arguments);
         var updated = new ArrayList<Tensor>();
-        for (int p = 0; p < unfusedParameters.size(); p++) updated.add(unfusedParameters.get(p).sub(results.get(p + 1).mul(LR)));
+        for (int p = 0; p < unfusedParameters.size(); p++) updated.add(unfusedParameters.get(p).sub(results.get(p + 1).mul(learningRate)));
         unfusedParameters = updated;
         return updated;
     }
