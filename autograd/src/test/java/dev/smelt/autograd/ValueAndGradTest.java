@@ -93,6 +93,18 @@ class ValueAndGradTest {
     }
 
     @Test
+    void scalarsSizeOneAndEmptyTensors() {
+        assertEquals(List.of(1.0), java.util.Arrays.stream(Autograd.grad((Tensor t) -> t.sum()).apply(Tensor.scalar(3)).toDoubleArray()).boxed().toList());
+        assertEquals(Shape.SCALAR, Autograd.grad((Tensor t) -> t).apply(Tensor.scalar(3)).shape());
+        assertEquals(6.0, Autograd.grad((Tensor t) -> t.square()).apply(Tensor.of(new float[] {3})).item());
+        var empty = Autograd.grad((Tensor t) -> t.exp().sum()).apply(Tensor.zeros(0, 3));
+        assertEquals(Shape.of(0, 3), empty.shape());
+        var vg = Autograd.valueAndGrad((Tensor t) -> t).apply(Tensor.scalar(2));
+        assertEquals(2.0, vg.value().item());
+        assertEquals(1.0, vg.gradients().getFirst().item());
+    }
+
+    @Test
     void gradientsOfConcreteTensorsReadInsideAreNotTaken() {
         Tensor scale = Tensor.of(new float[] {2, 3});
         var grad = Autograd.grad((Tensor t) -> t.mul(scale).sum());
