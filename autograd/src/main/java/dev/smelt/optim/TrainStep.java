@@ -64,6 +64,15 @@ public final class TrainStep {
     /// The program of the most recent batch signature: one graph, its kernels and decisions.
     public String explain() { return compiled.explain(); }
 
+    /// The program for `batch`'s signature, compiling it if need be but taking no step.
+    public synchronized String explain(Tensor... batch) {
+        if (batch == null || batch.length != batchArity)
+            throw SmeltException.of("train step", "expected %d batch tensors, got %s", batchArity, batch == null ? "null" : batch.length);
+        var arguments = new ArrayList<>(Arrays.asList(batch));
+        for (int h = 0; h < optimizer.hyperParameterNames().size(); h++) arguments.add(Tensor.scalar(DType.F64, 0));
+        return compiled.explain(arguments.toArray(Tensor[]::new));
+    }
+
     /// Batch signatures compiled so far (changing hyper-parameters adds none).
     public int compiledSignatures() { return compiled.compiledSignatures(); }
 

@@ -105,6 +105,8 @@ class TrainStepTest {
             traces.incrementAndGet();
             return loss(model, x, y);
         });
+        assertTrue(step.explain(X, Y).contains("matmul"));         // compiles, takes no step
+        assertArrayEquals(before, weight.toFloatArray());
         for (double lr : new double[] {0.1, 0.01, 0.3, 0}) {
             sgd.learningRate(lr).weightDecay(lr / 10);
             sgd.momentum(lr);
