@@ -33,11 +33,13 @@ import org.openjdk.jmh.annotations.Warmup;
 /// One SGD training step of an MLP 784-512-10 (ReLU, cross-entropy) at batch 128, one thread.
 /// `compiled`: the [TrainStep], forward, backward and update in one program. `unfused`: the same
 /// loss gradients with every node its own kernel ([OpByOp]), then the update as eager ops.
-/// `forward`: the compiled forward alone (informational). `compile`: compiling a fresh step. After the check in
-/// `@Setup` the learning rate is set to 0 for both: a runtime scalar, so the same program runs, but
-/// thousands of timed steps on one batch no longer train the model into subnormal values, which
-/// would time the FPU's slow path instead of the step. Targets: compiled ≤ 2.5 ms
-/// (PyTorch 1.13 here: 2.8 ms for the step, 1.1 ms for the forward) and faster than unfused.
+/// `forward`: the compiled forward alone (informational). `compile`: compiling a fresh step.
+///
+/// After the check in `@Setup` the learning rate is 0 for both: a runtime scalar, so the same
+/// program runs, but thousands of timed steps on one batch no longer train the model into
+/// subnormal values, which would time the FPU's slow path instead of the step.
+/// Targets: compiled ≤ 2.5 ms (PyTorch 1.13 here: 2.8 ms for the step, 1.1 ms for the forward) and
+/// faster than unfused.
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
