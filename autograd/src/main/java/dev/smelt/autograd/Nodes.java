@@ -40,8 +40,13 @@ public final class Nodes {
     public Node binary(BinaryOp op, Node a, Node b) {
         if (a.shape().rank() == 0 && b.shape().rank() > 0) a = broadcast(a, b.shape());
         if (b.shape().rank() == 0 && a.shape().rank() > 0) b = broadcast(b, a.shape());
+        if (op == BinaryOp.MUL && isOne(a)) return b;                              // 1·x -> x (exact, NaN and -0 too)
+        if (op == BinaryOp.MUL && isOne(b)) return a;                              // x·1 -> x
         return intern(new Node.Binary(op, a, b));
     }
+
+    // The seed ∂L/∂L = 1 reaches most rules through a sum's expand: multiplying by it is a pass wasted.
+    private static boolean isOne(Node x) { return x instanceof Node.Constant c && c.value() == 1; }
 
     public Node add(Node a, Node b) { return binary(BinaryOp.ADD, a, b); }
     public Node sub(Node a, Node b) { return binary(BinaryOp.SUB, a, b); }
@@ -63,9 +68,16 @@ public final class Nodes {
 
     public Node reduce(ReduceOp op, Node x, List<Integer> axes) { return intern(new Node.Reduce(op, x, axes)); }
 
-    public Node reshape(Node x, Shape shape) { return x.shape().equals(shape) ? x : intern(new Node.Reshape(x, shape)); }
+    /// A view; of a constant, the constant in the new shape.
+    public Node reshape(Node x, Shape shape) {
+        if (x.shape().equals(shape)) return x;
+        return x instanceof Node.Constant c ? constant(c.value(), shape, c.dtype()) : intern(new Node.Reshape(x, shape));
+    }
 
-    public Node expand(Node x, Shape shape) { return x.shape().equals(shape) ? x : intern(new Node.Expand(x, shape)); }
+    public Node expand(Node x, Shape shape) {
+        if (x.shape().equals(shape)) return x;
+        return x instanceof Node.Constant c ? constant(c.value(), shape, c.dtype()) : intern(new Node.Expand(x, shape));
+    }
 
     /// `x` broadcast to `shape`: leading size-1 axes added, then size-1 axes expanded.
     public Node broadcast(Node x, Shape shape) {
