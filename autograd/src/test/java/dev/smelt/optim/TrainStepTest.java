@@ -65,6 +65,25 @@ class TrainStepTest {
     }
 
     @Test
+    void plainSgdKeepsNoBufferAndMatchesTorchOptim() {
+        var model = model();
+        double lr = 0.2, wd = 0.05;
+        var sgd = new SGD(model.parameters(), lr, 0, 0.3, wd, false); // dampening is ignored without momentum, as in PyTorch
+        assertTrue(sgd.state(0).isEmpty());
+        assertThrows(SmeltException.class, () -> sgd.momentum(0.9));
+        var step = sgd.compile((x, y) -> loss(model, x, y));
+        for (int t = 1; t <= 2; t++) {
+            double[] w = model.weight().value().toDoubleArray(), b = model.bias().value().toDoubleArray();
+            var grads = gradients(model.weight().value(), model.bias().value());
+            for (int i = 0; i < w.length; i++) w[i] -= lr * (grads.get(0)[i] + wd * w[i]);
+            for (int i = 0; i < b.length; i++) b[i] -= lr * (grads.get(1)[i] + wd * b[i]);
+            step.apply(X, Y);
+            assertArrayEquals(w, model.weight().value().toDoubleArray(), 1e-5, "weight after step " + t);
+            assertArrayEquals(b, model.bias().value().toDoubleArray(), 1e-5, "bias after step " + t);
+        }
+    }
+
+    @Test
     void adamAndAdamWMatchTorchOptim() {
         for (boolean decoupled : new boolean[] {false, true}) {
             var model = model();
