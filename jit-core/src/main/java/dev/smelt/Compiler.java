@@ -37,12 +37,16 @@ final class Compiler {
     static Program compile(Graph graph) { return compile(graph, FusionMode.COST_MODEL); }
 
     /// Optimises the graph ([Passes]), then plans and generates its kernels.
-    static Program compile(Graph graph, FusionMode mode) { return program(Dump.after("passes", Passes.apply(graph)), mode); }
+    static Program compile(Graph graph, FusionMode mode) { return program(optimise(graph), mode); }
+
+    /// The graph the kernels compute: the traced graph after the passes. `explain()` prints this one,
+    /// whose node numbers the kernels' decisions name.
+    static Graph optimise(Graph graph) { return Dump.after("passes", Passes.apply(graph)); }
 
     /// Plans and generates the kernels. A kernel whose bytecode would exceed HotSpot's 8000-byte
     /// limit for JIT compilation is refused by the emitter; the graph is then planned again with
     /// half the operations per kernel.
-    private static Program program(Graph graph, FusionMode mode) {
+    static Program program(Graph graph, FusionMode mode) {
         var options = FusionPlanner.Options.DEFAULT.withMode(mode);
         while (true) {
             Schedule schedule = Dump.after("fusion", FusionPlanner.plan(graph, options));
