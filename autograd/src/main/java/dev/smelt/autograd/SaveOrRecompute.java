@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.autograd;
 
+import dev.smelt.fusion.CostModel;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Node.*;
 
 /// The one place that decides, for each forward value the backward reads, whether the forward
 /// program saves it (an extra output, kept until the backward runs) or the backward program
-/// recomputes it from values it has. The rule is by op cost: views and constants are free, cheap
-/// pointwise ops are recomputed (fused into the backward kernels that read them, they cost less
-/// than writing and reading back a saved tensor), and transcendental ops, reductions and matmuls
-/// are saved. Recomputing a node makes its operands needed in turn, so `relu(x·W)` saves the
-/// matmul and recomputes the relu from it. (The fusion cost model will later make this call in
-/// estimated time; this rule is its stand-in.)
+/// recomputes it from values it has, in the fusion cost model's unit ([CostModel]): a pointwise
+/// value is recomputed when its arithmetic per element costs less than writing it and reading it
+/// back (fused into the backward kernels that read it); views and constants are free; reductions
+/// and matmuls are saved (recomputing one reads its whole operand again). Recomputing a node makes
+/// its operands needed in turn, so `relu(x·W)` saves the matmul and recomputes the relu from it.
 public final class SaveOrRecompute {
     private SaveOrRecompute() {}
 
@@ -25,16 +25,12 @@ public final class SaveOrRecompute {
         return switch (node) {
             case Input _, Constant _, Iota _ -> recompute(node, "free: no memory read");
             case Reshape _, Permute _, Expand _, Slice _ -> recompute(node, "a view: an index map, read in place");
-            case Cast _, Where _, Concat _ -> recompute(node, "cheap pointwise");
-            case Unary u -> switch (u.op()) {
-                case NEG, ABS, RELU, SQUARE, SIGN -> recompute(node, "cheap pointwise");
-                case EXP, EXPM1, LOG, LOG1P, SQRT, RSQRT, RECIPROCAL, SIN, COS, TANH, SIGMOID, GELU_TANH, GELU_ERF, SILU, SOFTPLUS ->
-                        save(node, u.op() + " is expensive (a division or transcendental)");
-            };
-            case Binary b -> switch (b.op()) {
-                case ADD, SUB, MUL, MAXIMUM, MINIMUM, EQ, NE, LT, LE, GT, GE -> recompute(node, "cheap pointwise");
-                case DIV, POW -> save(node, b.op() + " is expensive");
-            };
+            case Concat _ -> recompute(node, "a copy of its parts, fused on read");
+            case Cast _, Where _, Unary _, Binary _ -> {
+                double recompute = CostModel.pointwise(node), save = CostModel.savedPerElement(node.dtype());
+                String costs = "%.3f ns per element to recompute against %.3f to save".formatted(recompute, save);
+                yield recompute < save ? recompute(node, "cheap pointwise: " + costs) : save(node, "expensive: " + costs);
+            }
             case Reduce _ -> save(node, "a reduction reads all of its operand again");
             case MatMul _ -> save(node, "a matmul is compute-bound");
         };

@@ -102,6 +102,28 @@ public final class CostModel {
         return excess > 0 ? excess * SPILL_NS : 0;
     }
 
+    /// The arithmetic of one pointwise graph operation per element (0 for other nodes): what
+    /// recomputing it inside a kernel that reads it costs.
+    public static double pointwise(dev.smelt.ir.Node node) {
+        double scale = node.dtype().bytes() == 8 ? 2 : 1;
+        return scale * switch (node) {
+            case dev.smelt.ir.Node.Unary unary -> unary(unary.op());
+            case dev.smelt.ir.Node.Binary binary -> switch (binary.op()) {
+                case DIV -> DIVIDE_NS;
+                case POW -> POW_NS;
+                default -> CHEAP_NS;
+            };
+            case dev.smelt.ir.Node.Where _, dev.smelt.ir.Node.Cast _ -> CHEAP_NS;
+            default -> 0;
+        };
+    }
+
+    /// Saving a value for a later program instead of recomputing it: written once, read back once,
+    /// per element.
+    public static double savedPerElement(dev.smelt.ir.DType dtype) {
+        return dtype.bytes() * (WRITE_NS_PER_BYTE + READ_NS_PER_BYTE);
+    }
+
     /// Writing `elements` values of `bytes` each once and reading them back `reads` times.
     static double materialise(long elements, int bytes, int reads) {
         return (double) elements * bytes * (WRITE_NS_PER_BYTE + reads * READ_NS_PER_BYTE);
