@@ -30,7 +30,8 @@ final class Groups {
             int ready = readyAfter(root, realized, groupOf);
             int joined = -1;
             for (int g = Math.max(ready + 1, 0); g < groups.size() && joined < 0; g++)
-                if (groups.get(g).concat() == null && sameLoop(groups.get(g).signature(), signature)) joined = g;
+                if (groups.get(g).concat() == null && sameLoop(groups.get(g).signature(), signature)
+                        && matmulOf(groups.get(g).roots().getFirst(), realized) == matmulOf(root, realized)) joined = g;
             if (joined < 0) {
                 groups.add(new ScheduleBuilder.Group(signature, new ArrayList<>(List.of(root)), null, 0));
                 joined = groups.size() - 1;
@@ -47,6 +48,13 @@ final class Groups {
         int last = -1;
         for (Node buffer : Cones.buffers(root, realized)) last = Math.max(last, groupOf.getOrDefault(buffer, -1));
         return last;
+    }
+
+    /// The matmul a root computes or folds in, if any: two matmuls of equal shapes have the same
+    /// loop, but a matmul kernel computes one product.
+    private static Node matmulOf(Node root, Set<Node> realized) {
+        if (root instanceof Node.MatMul) return root;
+        return Cones.reductions(root, realized).stream().filter(n -> n instanceof Node.MatMul).findFirst().orElse(null);
     }
 
     private static boolean sameLoop(Signature a, Signature b) {

@@ -62,6 +62,7 @@ final class ScheduleBuilder {
     Signature signature(Node root) {
         if (root instanceof Node.Reduce r && !r.axes().isEmpty() || root instanceof Node.MatMul) return Signature.of(root);
         for (Node candidate : Cones.reductions(root, realized)) {
+            if (candidate instanceof Node.MatMul matmul && !MatMulLaunch.epilogueJoins(matmul, root)) continue;
             Signature rows = Signature.of(candidate);
             if (root.shape().equals(rows.operand()) || rows.rowMapping(root.shape()) != null) return rows;
         }
@@ -85,7 +86,12 @@ final class ScheduleBuilder {
         var bound = new ArrayList<>(lowering.inputBuffers());
         bound.addAll(outputBuffers);
         var fused = lowering.fused().stream().map(labels::get).distinct().toList();
-        return new Schedule.Launch(kernel, bound, fused, category(group, lowering));
+        var matmul = lowering.fused().stream().filter(n -> n instanceof Node.MatMul).map(n -> (Node.MatMul) n).findFirst();
+        var converted = matmul.isEmpty() ? null : MatMulLaunch.of(kernel, matmul.get(), realized.contains(matmul.get()), outputBuffers);
+        if (converted == null) return new Schedule.Launch(kernel, bound, fused, category(group, lowering));
+        bound = new ArrayList<>(lowering.inputBuffers());
+        bound.addAll(converted.outputBuffers());
+        return new Schedule.Launch(converted.kernel(), bound, fused, category(group, lowering));
     }
 
     private static Mapping rootMapping(Signature signature, Node root) {

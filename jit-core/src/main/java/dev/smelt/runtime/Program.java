@@ -2,7 +2,7 @@
 package dev.smelt.runtime;
 
 import dev.smelt.ir.Storage;
-import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.KernelFunction;
 import dev.smelt.kernel.Schedule;
 import java.util.ArrayList;
@@ -17,7 +17,7 @@ public final class Program {
     private final List<KernelFunction> functions;
     private final Executor executor;
 
-    public Program(Schedule schedule, Function<Kernel, KernelFunction> compile, Executor executor) {
+    public Program(Schedule schedule, Function<KernelForm, KernelFunction> compile, Executor executor) {
         this.schedule = schedule;
         this.functions = schedule.launches().stream().map(launch -> compile.apply(launch.kernel())).toList();
         this.executor = executor;
