@@ -47,6 +47,12 @@ public final class MatMulFunction implements KernelFunction {
     /// `tiles` gives the micro-kernel (of shape `tile`) to use for each block; `epilogue` runs
     /// [MatMulKernel#epilogue], or is null for a plain product.
     public MatMulFunction(MatMulKernel kernel, MicroKernelShape tile, Supplier<MicroKernel> tiles, KernelFunction epilogue) {
+        this(kernel, tile, tiles, epilogue, Blocking.of(tile, kernel.rows(), kernel.columns(), kernel.depth()), SMALL_WORK);
+    }
+
+    /// With the given cache blocks, taking the unpacked path up to `smallWork` multiply-adds (tests
+    /// use tiny blocks to reach every edge case on small matrices).
+    MatMulFunction(MatMulKernel kernel, MicroKernelShape tile, Supplier<MicroKernel> tiles, KernelFunction epilogue, Blocking blocking, long smallWork) {
         this.kernel = kernel;
         this.tile = tile;
         this.tiles = tiles;
@@ -57,8 +63,8 @@ public final class MatMulFunction implements KernelFunction {
         this.rows = kernel.rows();
         this.columns = kernel.columns();
         this.depth = kernel.depth();
-        this.blocking = Blocking.of(tile, rows, columns, depth);
-        this.small = (long) rows * columns * depth <= SMALL_WORK;
+        this.blocking = blocking;
+        this.small = (long) rows * columns * depth <= smallWork;
     }
 
     /// The function for `kernel` with this machine's micro-kernel, compiling the epilogue with `compile`.
