@@ -26,7 +26,7 @@ import org.objectweb.asm.ClassWriter;
 import org.objectweb.asm.Type;
 
 /// Generates the register-blocked FMA micro-kernel of a [MicroKernelShape] as a [MicroKernel]
-/// class. For `tile f32 6x4 vectors of 16 lanes`, as Java:
+/// class. For `tile f32 6x4 vectors of 16 lanes` (AVX-512 uses 12×2; the code has the same form), as Java:
 /// ```
 /// public final class Tile$<hash> implements MicroKernel {          // SourceFile tile-<hash>.ir
 ///     private static final VectorSpecies<Float> SPECIES = VectorSpecies.of(float.class, VectorShape.forBitSize(512));

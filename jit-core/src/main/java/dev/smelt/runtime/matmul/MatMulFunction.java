@@ -70,6 +70,7 @@ public final class MatMulFunction implements KernelFunction {
     /// The function for `kernel` with this machine's micro-kernel, compiling the epilogue with `compile`.
     public static MatMulFunction of(MatMulKernel kernel, Function<Kernel, KernelFunction> compile) {
         var tiles = MicroKernels.of(kernel.dtype());
+        tiles.current(); // starts the vector tile's warm-up now, before the first call
         return new MatMulFunction(kernel, tiles.shape(), tiles::current, kernel.plain() ? null : compile.apply(kernel.epilogue()));
     }
 
@@ -108,7 +109,6 @@ public final class MatMulFunction implements KernelFunction {
         var scratch = SCRATCH.get();
         for (int jc = first; jc < last; jc += blocking.columns()) {
             int panelColumns = Math.min(blocking.columns(), last - jc);
-            MicroKernel micro = tiles.get();
             for (int pc = 0; pc < depth; pc += blocking.depth()) {
                 int steps = Math.min(blocking.depth(), depth - pc);
                 Object packedB = scratch.packedRight(tile.dtype(), roundUp(panelColumns, tile.columns()) * steps);
@@ -119,7 +119,7 @@ public final class MatMulFunction implements KernelFunction {
                     Object packedA = scratch.packedLeft(tile.dtype(), roundUp(blockRows, tile.rows()) * steps);
                     if (a instanceof float[] af) Packing.left(af, aBase, left, ic, blockRows, pc, steps, tile.rows(), (float[]) packedA);
                     else Packing.left((double[]) a, aBase, left, ic, blockRows, pc, steps, tile.rows(), (double[]) packedA);
-                    tiles(micro, packedA, packedB, steps, c, cBase + ic * columns + jc, blockRows, panelColumns, pc > 0, scratch);
+                    tiles(packedA, packedB, steps, c, cBase + ic * columns + jc, blockRows, panelColumns, pc > 0, scratch);
                     if (pc + steps == depth) epilogue(epilogueBuffers, batch, ic, ic + blockRows, jc, jc + panelColumns);
                 }
             }
@@ -127,9 +127,12 @@ public final class MatMulFunction implements KernelFunction {
     }
 
     /// One packed block: every register tile, full ones straight into C, edge ones via scratch.
-    private void tiles(MicroKernel micro, Object packedA, Object packedB, int steps, Object c, int cAt, int blockRows, int blockColumns, boolean accumulate, Scratch scratch) {
+    /// The micro-kernel is fetched per column of tiles, so a long first call switches to the
+    /// vector tile as soon as it is warm.
+    private void tiles(Object packedA, Object packedB, int steps, Object c, int cAt, int blockRows, int blockColumns, boolean accumulate, Scratch scratch) {
         for (int jr = 0; jr < blockColumns; jr += tile.columns()) {
             int width = Math.min(tile.columns(), blockColumns - jr);
+            MicroKernel micro = tiles.get();
             for (int ir = 0; ir < blockRows; ir += tile.rows()) {
                 int height = Math.min(tile.rows(), blockRows - ir), at = cAt + ir * columns + jr;
                 if (height == tile.rows() && width == tile.columns()) {

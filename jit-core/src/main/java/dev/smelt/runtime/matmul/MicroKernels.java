@@ -16,9 +16,11 @@ import java.util.concurrent.Executors;
 public final class MicroKernels {
     /// How long the warm-up may try before keeping the scalar tile.
     static final long WARM_UP_LIMIT_NANOS = 5_000_000_000L;
-    /// Steps of K per warm-up call: long enough for the loop to matter, short enough that a boxed
-    /// call costs well under a millisecond.
+    /// Steps of K per timed call: long enough for the loop to matter.
     static final int WARM_UP_DEPTH = 64;
+    /// Steps of K per untimed warm-up call: C2 compiles after thousands of calls, and a short call
+    /// costs the boxed (not yet compiled) vector tile microseconds instead of a millisecond.
+    static final int SHORT_DEPTH = 2;
 
     private static final ExecutorService WARMER = Executors.newSingleThreadExecutor(runnable -> {
         var thread = new Thread(runnable, "smelt-matmul-warm-up");
@@ -71,18 +73,21 @@ public final class MicroKernels {
         WARMER.execute(this::warmUp);
     }
 
-    // Times both tiles on one packed block until the vector tile is faster, then switches.
+    // Times both tiles on one packed block until the vector tile is twice as fast as the scalar
+    // one, then switches. The scalar tile runs 2000 times first, so it is timed as C2 compiles it;
+    // "twice" keeps a vector tile that C1 has compiled (which still boxes) from passing.
     private void warmUp() {
         try {
             MicroKernel vector = vector(shape), scalar = current;
             Object a = array(shape.rows() * WARM_UP_DEPTH), b = array(shape.columns() * WARM_UP_DEPTH), c = array(shape.rows() * shape.columns());
             long scalarNanos = Long.MAX_VALUE;
-            for (int call = 0; call < 200; call++) scalarNanos = Math.min(scalarNanos, time(scalar, a, b, c));
+            for (int call = 0; call < 2000; call++) scalarNanos = Math.min(scalarNanos, time(scalar, a, b, c));
             long deadline = System.nanoTime() + WARM_UP_LIMIT_NANOS;
             while (System.nanoTime() < deadline) {
+                for (int call = 0; call < 500; call++) vector.run(a, 0, b, 0, SHORT_DEPTH, c, 0, shape.columns(), false);
                 long best = Long.MAX_VALUE;
-                for (int call = 0; call < 50; call++) best = Math.min(best, time(vector, a, b, c));
-                if (best < scalarNanos) {
+                for (int call = 0; call < 5; call++) best = Math.min(best, time(vector, a, b, c));
+                if (2 * best < scalarNanos) {
                     current = vector;
                     tier = "vector tile " + shape;
                     return;
