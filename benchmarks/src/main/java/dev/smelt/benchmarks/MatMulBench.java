@@ -5,6 +5,10 @@ import dev.smelt.Compiled;
 import dev.smelt.Generator;
 import dev.smelt.Jit;
 import dev.smelt.Tensor;
+import dev.smelt.fusion.FusionPlanner;
+import dev.smelt.kernel.KernelFunction;
+import dev.smelt.kernel.MatMulKernel;
+import dev.smelt.runtime.matmul.MatMulFunction;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -25,7 +29,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /// - [Mlp]: 128×784·784×256, plain, and `relu(x@w + b)` fused against the matmul followed by a
 ///   separately compiled `relu(y + b)`; fused ≥ 1.2× faster;
 /// - [Transposes]: `x@w`, `xᵀ@w`, `x@wᵀ`, `xᵀ@wᵀ` at 1024, read in place; each within 15% of `x@w`;
-/// - [Tiny]: 8³ and 32³ per call against a naive triple loop; ≥ 5× faster.
+/// - [Tiny]: 8³ and 32³ per call against a naive triple loop; ≥ 5× faster. `kernelOnly` calls the
+///   matmul's kernel function on arrays directly, without `Compiled.apply`'s per-call work
+///   (signature check, buffer allocation), to show which of the two the time goes to.
 ///
 /// The nested classes extend this one for its (inherited) JMH settings. Every state checks its results against a double-precision triple loop in `@Setup`, within
 /// K·ε·Σ|a||b| per element (f32 summation's bound), before anything is timed.
@@ -127,6 +133,9 @@ public abstract class MatMulBench {
         Tensor a, b;
         float[] as, bs;
         Compiled compiled = Jit.compile(MatMulBench::matmul);
+        KernelFunction kernel;
+        Object[] buffers;
+        int units;
 
         @Setup
         public void kernelsAgree() {
@@ -135,12 +144,23 @@ public abstract class MatMulBench {
             b = Tensor.randn(generator, size, size);
             as = a.toFloatArray();
             bs = b.toFloatArray();
+            var product = (MatMulKernel) FusionPlanner.plan(Jit.trace(MatMulBench::matmul, a, b).graph()).launches().getFirst().kernel();
+            kernel = MatMulFunction.of(product, epilogue -> { throw new IllegalStateException("a plain product has no epilogue"); });
+            units = product.workItems();
+            buffers = new Object[] {as, bs, new float[size * size]};
             Reference.check("tiny " + size, as, bs, compiled().toFloatArray(), size, size, size);
+            Reference.check("kernel only " + size, as, bs, (float[]) kernelOnly(), size, size, size);
             Reference.check("naive " + size, as, bs, naive(), size, size, size);
         }
 
         @Benchmark
         public Tensor compiled() { return compiled.apply(a, b); }
+
+        @Benchmark
+        public Object kernelOnly() {
+            kernel.run(buffers, 0, units);
+            return buffers[2];
+        }
 
         @Benchmark
         public float[] naive() {

@@ -84,17 +84,28 @@ public record MatMulKernel(Shape space, List<Kernel.Input> inputs, int left, int
         return outputs.size() == 1 && outputs.getFirst().value() instanceof Expr.Accumulated;
     }
 
-    /// The epilogue as a pointwise kernel over `[batch…, M, N]`: this kernel's inputs (maps without
-    /// the K axis), then the accumulator (the last output's buffer, read in place) as one more
-    /// input, and the outputs, with the product `r0` read from the accumulator.
+    /// The inputs the epilogue reads, in order: those the outputs load.
+    public List<Integer> epilogueInputs() {
+        var used = new java.util.TreeSet<Integer>();
+        for (var output : outputs) Expr.walk(output.value(), e -> { if (e instanceof Expr.Load load) used.add(load.input()); });
+        return List.copyOf(used);
+    }
+
+    /// The epilogue as a pointwise kernel over `[batch…, M, N]`: the [#epilogueInputs] (maps
+    /// without the K axis), then the accumulator (the last output's buffer, read in place) as one
+    /// more input, and the outputs, with the product `r0` read from the accumulator.
     public Kernel epilogue() {
         var result = result();
+        var used = epilogueInputs();
         var pointInputs = new ArrayList<Kernel.Input>();
-        for (var input : inputs) pointInputs.add(new Kernel.Input(input.dtype(), input.size(), withoutDepth(input.map())));
+        for (int index : used) {
+            var input = inputs.get(index);
+            pointInputs.add(new Kernel.Input(input.dtype(), input.size(), withoutDepth(input.map())));
+        }
         pointInputs.add(new Kernel.Input(dtype(), result.size(), IndexMap.contiguous(result)));
-        var accumulator = new Expr.Load(inputs.size(), dtype());
+        var accumulator = new Expr.Load(used.size(), dtype());
         var pointOutputs = outputs.stream()
-                .map(o -> new Kernel.Output(replaceProduct(o.value(), accumulator), o.size(), withoutDepth(o.map()), false)).toList();
+                .map(o -> new Kernel.Output(pointwise(o.value(), used, accumulator), o.size(), withoutDepth(o.map()), false)).toList();
         return new Kernel(result, 0, pointInputs, List.of(), pointOutputs);
     }
 
@@ -102,14 +113,16 @@ public record MatMulKernel(Shape space, List<Kernel.Input> inputs, int left, int
         return new IndexMap(map.offset(), map.strides().subList(0, map.rank() - 1));
     }
 
-    private static Expr replaceProduct(Expr expr, Expr.Load accumulator) {
+    // An output's expression over the epilogue's inputs: loads renumbered, r0 read from the accumulator.
+    private static Expr pointwise(Expr expr, List<Integer> used, Expr.Load accumulator) {
         return switch (expr) {
             case Expr.Accumulated _ -> accumulator;
-            case Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Element _ -> expr;
-            case Expr.Unary u -> new Expr.Unary(u.op(), replaceProduct(u.x(), accumulator));
-            case Expr.Binary b -> new Expr.Binary(b.op(), replaceProduct(b.left(), accumulator), replaceProduct(b.right(), accumulator));
-            case Expr.Where w -> new Expr.Where(replaceProduct(w.condition(), accumulator), replaceProduct(w.ifTrue(), accumulator), replaceProduct(w.ifFalse(), accumulator));
-            case Expr.Cast c -> new Expr.Cast(replaceProduct(c.x(), accumulator), c.dtype());
+            case Expr.Load load -> new Expr.Load(used.indexOf(load.input()), load.dtype());
+            case Expr.Constant _, Expr.Index _, Expr.Element _ -> expr;
+            case Expr.Unary u -> new Expr.Unary(u.op(), pointwise(u.x(), used, accumulator));
+            case Expr.Binary b -> new Expr.Binary(b.op(), pointwise(b.left(), used, accumulator), pointwise(b.right(), used, accumulator));
+            case Expr.Where w -> new Expr.Where(pointwise(w.condition(), used, accumulator), pointwise(w.ifTrue(), used, accumulator), pointwise(w.ifFalse(), used, accumulator));
+            case Expr.Cast c -> new Expr.Cast(pointwise(c.x(), used, accumulator), c.dtype());
         };
     }
 

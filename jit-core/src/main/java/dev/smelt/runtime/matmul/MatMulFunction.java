@@ -25,13 +25,12 @@ import java.util.function.Supplier;
 ///     }
 /// ```
 /// Edge tiles run the same micro-kernel into a scratch tile and copy its valid part. Packed panels
-/// and the scratch tile are per thread and reused. Products of at most [#SMALL_WORK] multiply-adds
-/// skip packing ([SmallMatMul]). C is the kernel's last output, which the epilogue then reads and
-/// overwrites in place (see [MatMulKernel]).
+/// and the scratch tile are per thread and reused, so a call allocates nothing. Tiny products take
+/// the same path: an 8×8×8 product costs about 0.3 µs here, of which packing is a fraction, and an
+/// unpacked loop (`m, p, n` order, tried first) was slower at every size from 8³ up (0.42 µs at
+/// 8³, 14 µs against 2.1 µs at 32³). C is the kernel's last output, which the epilogue then reads
+/// and overwrites in place (see [MatMulKernel]).
 public final class MatMulFunction implements KernelFunction {
-    /// Products up to 32×32×32 skip packing, whose fixed cost (a few block copies, a micro-kernel
-    /// call per tile) is about what they compute (MatMulBench tiny cases, 2026-11).
-    static final long SMALL_WORK = 1 << 15;
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     private final MatMulKernel kernel;
@@ -39,20 +38,18 @@ public final class MatMulFunction implements KernelFunction {
     private final Supplier<MicroKernel> tiles;
     private final KernelFunction epilogue;
     private final Operand left, right;
-    private final int[] batchDims;
+    private final int[] batchDims, epilogueInputs;
     private final int rows, columns, depth;
     private final Blocking blocking;
-    private final boolean small;
 
     /// `tiles` gives the micro-kernel (of shape `tile`) to use for each block; `epilogue` runs
     /// [MatMulKernel#epilogue], or is null for a plain product.
     public MatMulFunction(MatMulKernel kernel, MicroKernelShape tile, Supplier<MicroKernel> tiles, KernelFunction epilogue) {
-        this(kernel, tile, tiles, epilogue, Blocking.of(tile, kernel.rows(), kernel.columns(), kernel.depth()), SMALL_WORK);
+        this(kernel, tile, tiles, epilogue, Blocking.of(tile, kernel.rows(), kernel.columns(), kernel.depth()));
     }
 
-    /// With the given cache blocks, taking the unpacked path up to `smallWork` multiply-adds (tests
-    /// use tiny blocks to reach every edge case on small matrices).
-    MatMulFunction(MatMulKernel kernel, MicroKernelShape tile, Supplier<MicroKernel> tiles, KernelFunction epilogue, Blocking blocking, long smallWork) {
+    /// With the given cache blocks (tests use tiny ones to reach every edge case on small matrices).
+    MatMulFunction(MatMulKernel kernel, MicroKernelShape tile, Supplier<MicroKernel> tiles, KernelFunction epilogue, Blocking blocking) {
         this.kernel = kernel;
         this.tile = tile;
         this.tiles = tiles;
@@ -60,11 +57,11 @@ public final class MatMulFunction implements KernelFunction {
         this.left = Operand.left(kernel.inputs().get(kernel.left()).map());
         this.right = Operand.right(kernel.inputs().get(kernel.right()).map());
         this.batchDims = kernel.batch().toArray();
+        this.epilogueInputs = kernel.epilogueInputs().stream().mapToInt(Integer::intValue).toArray();
         this.rows = kernel.rows();
         this.columns = kernel.columns();
         this.depth = kernel.depth();
         this.blocking = blocking;
-        this.small = (long) rows * columns * depth <= smallWork;
     }
 
     /// The function for `kernel` with this machine's micro-kernel, compiling the epilogue with `compile`.
@@ -75,19 +72,12 @@ public final class MatMulFunction implements KernelFunction {
     }
 
     /// Which micro-kernel runs, for `explain()`.
-    public String tier() { return small ? "unpacked small-matmul loop" : MicroKernels.of(kernel.dtype()).tier(); }
+    public String tier() { return MicroKernels.of(kernel.dtype()).tier(); }
 
     @Override
     public void run(Object[] buffers, int start, int end) {
-        int inputs = kernel.inputs().size();
         Object a = buffers[kernel.left()], b = buffers[kernel.right()], c = buffers[buffers.length - 1];
-        Object[] epilogueBuffers = null;
-        if (epilogue != null) {
-            epilogueBuffers = new Object[buffers.length + 1];
-            System.arraycopy(buffers, 0, epilogueBuffers, 0, inputs);
-            epilogueBuffers[inputs] = c;
-            System.arraycopy(buffers, inputs, epilogueBuffers, inputs + 1, buffers.length - inputs);
-        }
+        Object[] epilogueBuffers = epilogue == null ? null : epilogueBuffers(buffers, c);
         int units = kernel.unitsPerBatch();
         for (int unit = start; unit < end; ) {
             int batch = unit / units, stop = Math.min(end, (batch + 1) * units);
@@ -98,11 +88,20 @@ public final class MatMulFunction implements KernelFunction {
         }
     }
 
+    // The epilogue's inputs, the accumulator C, then the outputs (see MatMulKernel.epilogue).
+    private Object[] epilogueBuffers(Object[] buffers, Object c) {
+        int outputs = kernel.outputs().size(), read = epilogueInputs.length;
+        Object[] bound = new Object[read + 1 + outputs];
+        for (int i = 0; i < read; i++) bound[i] = buffers[epilogueInputs[i]];
+        bound[read] = c;
+        System.arraycopy(buffers, kernel.inputs().size(), bound, read + 1, outputs);
+        return bound;
+    }
+
     private void columnsOf(int batch, int first, int last, Object a, Object b, Object c, Object[] epilogueBuffers) {
         int aBase = left.base(batchDims, batch), bBase = right.base(batchDims, batch), cBase = batch * rows * columns;
-        if (small || depth == 0) {
-            if (a instanceof float[] af) SmallMatMul.multiply(af, aBase, left, (float[]) b, bBase, right, (float[]) c, cBase, rows, columns, depth, first, last);
-            else SmallMatMul.multiply((double[]) a, aBase, left, (double[]) b, bBase, right, (double[]) c, cBase, rows, columns, depth, first, last);
+        if (depth == 0) { // an empty sum: C is 0
+            for (int m = 0; m < rows; m++) Scratch.zero(c, cBase + m * columns + first, cBase + m * columns + last);
             epilogue(epilogueBuffers, batch, 0, rows, first, last);
             return;
         }

@@ -19,6 +19,11 @@ final class Scratch {
         return array instanceof double[] d && d.length >= length ? d : new double[length];
     }
 
+    static void zero(Object array, int from, int to) {
+        if (array instanceof float[] f) java.util.Arrays.fill(f, from, to, 0f);
+        else java.util.Arrays.fill((double[]) array, from, to, 0d);
+    }
+
     /// `C[at + r·ldc + j] (+)= tile[r·width + j]` for the `height × valid` part of an edge tile.
     static void copyEdge(Object tile, int width, Object c, int at, int ldc, int height, int valid, boolean accumulate) {
         for (int r = 0; r < height; r++) {
