@@ -28,7 +28,7 @@ import org.objectweb.asm.Type;
 /// Generates the register-blocked FMA micro-kernel of a [MicroKernelShape] as a [MicroKernel]
 /// class. For `tile f32 6x4 vectors of 16 lanes` (AVX-512 uses 12×2; the code has the same form), as Java:
 /// ```
-/// public final class Tile$<hash> implements MicroKernel {          // SourceFile tile-<hash>.ir
+/// public final class Tile$<hash> implements MicroKernel {          // SourceFile kernel-<hash>.ir
 ///     private static final VectorSpecies<Float> SPECIES = VectorSpecies.of(float.class, VectorShape.forBitSize(512));
 ///     public void run(Object pa, int a, Object pb, int b, int depth, Object pc, int c, int ldc, boolean accumulate) {
 ///         float[] A = (float[]) pa, B = (float[]) pb, C = (float[]) pc;
@@ -74,7 +74,7 @@ public final class MicroKernelEmitter {
         String text = shape + "\n", hash = KernelEmitter.hash(text);
         String className = KernelEmitter.PACKAGE + "/Tile$" + hash;
         var emitter = new MicroKernelEmitter(shape, className);
-        int runSize = emitter.write("tile-" + hash + ".ir");
+        int runSize = emitter.write("kernel-" + hash + ".ir"); // the name GeneratedKernel.sourceFile dumps it under
         if (runSize > KernelEmitter.METHOD_LIMIT) throw new KernelTooLargeException("run", runSize, KernelEmitter.METHOD_LIMIT);
         return new GeneratedKernel(className.replace('/', '.'), emitter.writer.toByteArray(), runSize, Variant.VECTOR, java.util.List.of(), text);
     }

@@ -25,11 +25,12 @@ final class MatMulLaunch {
     /// The rule for now: every consumer the planner would fuse joins. The cost model plugs in here.
     static boolean epilogueJoins(Node.MatMul matmul, Node root) { return true; }
 
-    /// The matmul form of `kernel`, or null when it is not a floating-point product of two loads
-    /// (an `i32` matmul keeps the loop kernel). Throws [Realize] on `matmul` when its epilogue
-    /// writes no dense buffer of its dtype to accumulate in, so that the product gets its own.
+    /// The matmul form of `kernel`, or null when it is not one product of two loads (a row kernel
+    /// that also folds another reduction of the same loop keeps the loop form). Throws [Realize] on
+    /// `matmul` when its epilogue writes no dense buffer of its dtype to accumulate in, so that the
+    /// product gets its own.
     static Converted of(Kernel kernel, Node.MatMul matmul, boolean matmulRealized, List<Integer> outputBuffers) {
-        if (kernel.reductions().size() != 1 || !matmul.dtype().isFloating()) return null;
+        if (kernel.reductions().size() != 1) return null;
         var reduction = kernel.reductions().getFirst();
         if (reduction.op() != ReduceOp.SUM || !(reduction.value() instanceof Expr.Binary(var op, Expr.Load a, Expr.Load b)) || op != BinaryOp.MUL) return null;
         int accumulator = accumulatorOutput(kernel, matmul);
