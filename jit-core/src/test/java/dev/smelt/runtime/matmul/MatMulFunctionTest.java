@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.smelt.codegen.MicroKernel;
+import dev.smelt.codegen.MicroKernelEmitter;
 import dev.smelt.codegen.MicroKernelShape;
 import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.ir.BinaryOp;
@@ -21,6 +22,7 @@ import dev.smelt.kernel.MatMulKernel;
 import dev.smelt.kernel.Schedule;
 import dev.smelt.ref.Interpreter;
 import dev.smelt.runtime.Executor;
+import dev.smelt.runtime.KernelLoader;
 import dev.smelt.runtime.Program;
 import dev.smelt.testing.GraphTolerance;
 import dev.smelt.testing.RandomGraphs;
@@ -55,7 +57,7 @@ class MatMulFunctionTest {
         assertTrue(schedule.launches().stream().anyMatch(l -> l.kernel() instanceof MatMulKernel),
                 () -> "seed %d (%s): no matmul launch in%n%s".formatted(seed, problem.description(), schedule));
         var shape = MicroKernelShape.of(dtypeOf(problem.graph()));
-        MicroKernel vector = MicroKernels.vector(shape), scalar = new ScalarTile(shape);
+        MicroKernel vector = KernelLoader.load(VectorOnly.verified(MicroKernelEmitter.emit(shape)), MicroKernel.class), scalar = new ScalarTile(shape);
         check(seed, problem, schedule, VectorOnly::compile, "vector, machine blocking");
         check(seed, problem, schedule, tiny(shape, vector), "vector tile, tiny blocks");
         check(seed, problem, schedule, tiny(shape, scalar), "scalar tile, tiny blocks");
