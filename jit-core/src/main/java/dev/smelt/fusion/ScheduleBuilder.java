@@ -25,6 +25,7 @@ final class ScheduleBuilder {
     private final Map<Node, Integer> buffers = new IdentityHashMap<>();
     private final List<Schedule.Buffer> bufferList = new ArrayList<>();
     private final Map<Node, Lowering> owners = new IdentityHashMap<>();
+    private final List<String> launchDecisions = new ArrayList<>();
 
     ScheduleBuilder(Graph graph, Set<Node> realized, Map<Node, String> labels, int budget, List<String> decisions) {
         this.graph = graph;
@@ -46,7 +47,9 @@ final class ScheduleBuilder {
         for (Group group : Groups.of(roots, realized, this::signature)) launches.add(launch(group));
         var inputs = graph.inputs().stream().map(buffers::get).toList();
         var outputs = graph.outputs().stream().map(n -> new Schedule.Output(buffers.get(n), n.shape())).toList();
-        return new Schedule(bufferList, launches, inputs, outputs, decisions);
+        var all = new ArrayList<>(decisions);
+        all.addAll(launchDecisions);
+        return new Schedule(bufferList, launches, inputs, outputs, all);
     }
 
     private void allocate(Node node) {
@@ -91,6 +94,9 @@ final class ScheduleBuilder {
         if (converted == null) return new Schedule.Launch(kernel, bound, fused, category(group, lowering));
         bound = new ArrayList<>(lowering.inputBuffers());
         bound.addAll(converted.outputBuffers());
+        var epilogue = fused.stream().filter(label -> !label.equals(labels.get(matmul.get()))).toList();
+        launchDecisions.add("generate a packed matmul for " + labels.get(matmul.get())
+                + (epilogue.isEmpty() ? "" : "; its epilogue fuses " + String.join(", ", epilogue) + " (MatMulLaunch.epilogueJoins: every pointwise consumer joins)"));
         return new Schedule.Launch(converted.kernel(), bound, fused, category(group, lowering));
     }
 
