@@ -9,6 +9,8 @@ import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Storage;
 import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.KernelForm;
+import dev.smelt.kernel.MatMulKernel;
 import dev.smelt.kernel.KernelFunction;
 import dev.smelt.kernel.Schedule;
 import dev.smelt.pass.Passes;
@@ -19,6 +21,7 @@ import dev.smelt.runtime.KernelLoader;
 import dev.smelt.runtime.LruMap;
 import dev.smelt.runtime.Program;
 import dev.smelt.runtime.TieredKernel;
+import dev.smelt.runtime.matmul.MatMulFunction;
 import java.util.List;
 import java.util.Map;
 
@@ -71,7 +74,12 @@ final class Compiler {
         return program.run(inputs).getFirst();
     }
 
-    static KernelFunction kernel(Kernel kernel) { return KernelCache.get(kernel, Compiler::generate); }
+    static KernelFunction kernel(KernelForm kernel) {
+        return switch (kernel) {
+            case Kernel loops -> KernelCache.get(loops, Compiler::generate);
+            case MatMulKernel matmul -> KernelCache.get(matmul, m -> MatMulFunction.of(m, Compiler::kernel));
+        };
+    }
 
     // Scalar code now; for large kernels, vector code warmed up in the background (TieredKernel).
     private static KernelFunction generate(Kernel kernel) {

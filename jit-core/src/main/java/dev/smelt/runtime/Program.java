@@ -2,7 +2,7 @@
 package dev.smelt.runtime;
 
 import dev.smelt.ir.Storage;
-import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.KernelFunction;
 import dev.smelt.kernel.Schedule;
 import dev.smelt.plan.MemoryPlan;
@@ -28,7 +28,7 @@ public final class Program {
     private final Executor executor;
     private final ArrayBlockingQueue<Object[]> arenas = new ArrayBlockingQueue<>(ARENAS);
 
-    public Program(Schedule schedule, Function<Kernel, KernelFunction> compile, Executor executor) {
+    public Program(Schedule schedule, Function<KernelForm, KernelFunction> compile, Executor executor) {
         this.schedule = schedule;
         this.memory = Dump.after("memory", MemoryPlanner.plan(schedule));
         this.functions = schedule.launches().stream().map(launch -> compile.apply(launch.kernel())).toList();
