@@ -18,6 +18,10 @@ import java.util.Set;
 public final class CostModel {
     /// Streaming read of one byte: `CalibrationBench.read` (a sum over 64 MiB of f32).
     static final double READ_NS_PER_BYTE = 0.021;
+    /// Reading one byte through a stride along the inner loop (a column of a row-major matrix): each
+    /// element comes from another cache line. `CalibrationBench.column` (a column sum of
+    /// [1024,1024] f32) over its bytes.
+    static final double STRIDED_READ_NS_PER_BYTE = 0.85;
     /// Streaming write of one byte, with the read-for-ownership of its cache line:
     /// `CalibrationBench.copy` minus `read`.
     static final double WRITE_NS_PER_BYTE = 0.042;
@@ -69,7 +73,12 @@ public final class CostModel {
     /// The time of `kernel` on `machine`: max(memory, compute + spills) + one launch.
     public static double kernelTime(Kernel kernel, Machine machine) {
         double memory = 0;
-        for (var input : kernel.inputs()) memory += (double) Math.min(input.size(), kernel.space().size()) * input.dtype().bytes() * READ_NS_PER_BYTE;
+        int inner = kernel.space().rank() - 1;
+        for (var input : kernel.inputs()) {
+            int stride = inner < 0 ? 1 : Math.abs(input.map().stride(inner));
+            double perByte = stride > 1 && kernel.space().dim(inner) > 1 ? STRIDED_READ_NS_PER_BYTE : READ_NS_PER_BYTE;
+            memory += (double) Math.min(input.size(), kernel.space().size()) * input.dtype().bytes() * perByte;
+        }
         for (var output : kernel.outputs())
             memory += (double) (output.perRow() ? kernel.workItems() : kernel.space().size()) * output.dtype().bytes() * WRITE_NS_PER_BYTE;
         double compute = 0;
