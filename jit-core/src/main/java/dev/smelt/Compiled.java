@@ -11,31 +11,55 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
-import java.util.stream.Collectors;
+import java.util.function.Function;
+import java.util.function.IntPredicate;
+import java.util.stream.IntStream;
 
-/// A function compiled by [Jit#compile]. Its first call with a new input signature (shapes and
-/// dtypes) traces the function, fuses it and generates its kernels; later calls with that
-/// signature run the kernels. Safe to call from many threads; concurrent first calls compile once.
+/// A function compiled by [Jit#compile] or a [Compile] method. Its first call with a new
+/// [Signature] (tensor shapes and dtypes, non-tensor argument values) traces the function, fuses it
+/// and generates its kernels; later calls with that signature run them. Each later compilation is a
+/// [Recompile] whose reason says which argument changed how; past [#recompileLimit] of them, one
+/// warning is logged. Safe to call from many threads; concurrent first calls compile once.
 public final class Compiled {
     /// Signatures kept per function; the least recently used is dropped beyond this.
     public static final int CAPACITY = 64;
+    /// Recompiles of one function before the warning, unless [#withRecompileLimit] says otherwise:
+    /// the system property `smelt.recompileLimit`, else 8 (torch.compile's default cache size limit).
+    public static final int DEFAULT_RECOMPILE_LIMIT = Integer.getInteger("smelt.recompileLimit", 8);
+    private static final int HISTORY = 256;
+    private static final System.Logger LOG = System.getLogger(Compiled.class.getName());
 
-    private final Jit.FunctionN function;
-    private final int arity;
+    private final Function<List<Object>, List<Tensor>> function;
+    private final String name;
+    private final List<String> parameters;
     private final FusionMode fusion;
-    private final Map<String, CompletableFuture<Version>> entries = new LruMap<>(CAPACITY);
+    private final int recompileLimit;
+    private final IntPredicate needsGradient = argument -> false; // autograd's hook: which arguments the program differentiates
+    private final Map<Signature, CompletableFuture<Version>> entries = new LruMap<>(CAPACITY);
+    private final Map<Signature, Boolean> seen = new LruMap<>(HISTORY);
+    private final Deque<Recompile> recompiles = new ArrayDeque<>();
+    private int compilations;
     private volatile Version last;
 
     /// One compiled signature: its trace and its program.
-    private record Version(Traced traced, Program program) {}
+    private record Version(Signature signature, Traced traced, Program program) {}
 
-    Compiled(Jit.FunctionN function, int arity) { this(function, arity, FusionMode.COST_MODEL); }
+    Compiled(Jit.FunctionN function, int arity) {
+        this(arguments -> function.apply(arguments.stream().map(Tensor.class::cast).toList()), "compiled function",
+                IntStream.range(0, arity).mapToObj(i -> "argument " + i).toList(), FusionMode.COST_MODEL, DEFAULT_RECOMPILE_LIMIT);
+    }
 
-    private Compiled(Jit.FunctionN function, int arity, FusionMode fusion) {
+    /// A function of tensors and non-tensor values (a [Compile] method): `name` and `parameters`
+    /// appear in recompile reasons and errors.
+    Compiled(Function<List<Object>, List<Tensor>> function, String name, List<String> parameters, FusionMode fusion, int recompileLimit) {
         this.function = function;
-        this.arity = arity;
+        this.name = name;
+        this.parameters = List.copyOf(parameters);
         this.fusion = fusion;
+        this.recompileLimit = recompileLimit;
     }
 
     /// The same function compiled with another fusion strategy (a separate cache): the cost model
@@ -43,7 +67,26 @@ public final class Compiled {
     /// users and benchmarks can compare them. `explain()` shows each plan's decisions.
     public Compiled withFusion(FusionMode mode) {
         if (mode == null) throw SmeltException.of("withFusion", "the fusion mode is null; use one of %s", java.util.Arrays.toString(FusionMode.values()));
-        return new Compiled(function, arity, mode);
+        return new Compiled(function, name, parameters, mode, recompileLimit);
+    }
+
+    /// The same function (a separate cache) warning after `limit` recompiles instead of
+    /// [#DEFAULT_RECOMPILE_LIMIT].
+    public Compiled withRecompileLimit(int limit) {
+        if (limit < 0) throw SmeltException.of("withRecompileLimit", "the limit must be at least 0, not %d", limit);
+        return new Compiled(function, name, parameters, fusion, limit);
+    }
+
+    /// How recompile reasons and errors name the function: `Model.forward(Tensor, int)` for a
+    /// [Compile] method, else `compiled function`.
+    public String name() { return name; }
+
+    /// Recompiles after which one warning is logged.
+    public int recompileLimit() { return recompileLimit; }
+
+    /// Every compilation after the first (the latest 256), oldest first, each with its reason.
+    public List<Recompile> recompiles() {
+        synchronized (entries) { return List.copyOf(recompiles); }
     }
 
     /// The fusion strategy this function compiles with.
@@ -53,8 +96,16 @@ public final class Compiled {
     public Tensor apply(Tensor... arguments) { return applyAll(arguments).getFirst(); }
 
     /// All of the function's results.
-    public List<Tensor> applyAll(Tensor... arguments) {
-        Version entry = entry(arguments);
+    public List<Tensor> applyAll(Tensor... arguments) { return run(entry(arguments), arguments); }
+
+    /// Runs a [Compile] method: `arguments` are its parameters in order, tensors and values.
+    List<Tensor> call(List<Object> arguments) {
+        for (Object argument : arguments) if (argument instanceof Tensor tensor) Values.requireConcrete(name, tensor);
+        var tensors = arguments.stream().filter(Tensor.class::isInstance).toArray(Tensor[]::new);
+        return run(entry(arguments), tensors);
+    }
+
+    private static List<Tensor> run(Version entry, Tensor[] arguments) {
         var results = entry.program().run(inputs(entry, arguments));
         var tensors = new ArrayList<Tensor>();
         for (int i = 0; i < results.size(); i++) {
@@ -128,21 +179,32 @@ public final class Compiled {
     }
 
     private Version entry(Tensor[] arguments) {
-        if (arguments == null || arguments.length != arity || Arrays.stream(arguments).anyMatch(java.util.Objects::isNull))
-            throw SmeltException.of("compiled function", "expected %d non-null tensor arguments, got %s", arity, arguments == null ? "null" : arguments.length);
-        for (Tensor argument : arguments) Values.requireConcrete("compiled function", argument);
-        String key = Arrays.stream(arguments).map(a -> a.dtype() + a.shape().toString()).collect(Collectors.joining(","));
+        if (arguments == null || arguments.length != parameters.size() || Arrays.stream(arguments).anyMatch(java.util.Objects::isNull))
+            throw SmeltException.of(name, "expected %d non-null tensor arguments, got %s", parameters.size(), arguments == null ? "null" : arguments.length);
+        for (Tensor argument : arguments) Values.requireConcrete(name, argument);
+        return entry(Arrays.asList((Object[]) arguments));
+    }
+
+    /// The program for `arguments`, tensors and non-tensor values in parameter order, compiled by
+    /// the first caller with this signature while any others wait for it.
+    private Version entry(List<Object> arguments) {
+        Signature signature = Signature.of(parameters, arguments, needsGradient);
         CompletableFuture<Version> future, mine = new CompletableFuture<>();
-        synchronized (entries) { future = entries.putIfAbsent(key, mine); }
+        Recompile recompile = null;
+        synchronized (entries) {
+            future = entries.putIfAbsent(signature, mine);
+            if (future == null) recompile = reason(signature);
+        }
         if (future == null) {
             try {
-                Traced traced = Dump.after("trace", Jit.trace(function, List.of(arguments)));
-                mine.complete(new Version(traced, Compiler.compile(traced.graph(), fusion)));
+                Traced traced = Dump.after("trace", trace(arguments));
+                mine.complete(new Version(signature, traced, Compiler.compile(traced.graph(), fusion)));
             } catch (RuntimeException | Error e) {
-                synchronized (entries) { entries.remove(key); }
+                synchronized (entries) { entries.remove(signature); }
                 mine.completeExceptionally(e);
                 throw e;
             }
+            record(signature, recompile);
             future = mine;
         }
         Version entry = future.join();
@@ -150,4 +212,43 @@ public final class Compiled {
         return entry;
     }
 
+    /// Traces with the non-tensor arguments fixed: each tensor argument becomes a graph input.
+    private Traced trace(List<Object> arguments) {
+        var tensors = arguments.stream().filter(Tensor.class::isInstance).map(Tensor.class::cast).toList();
+        return Jit.trace(symbolic -> {
+            var merged = new ArrayList<>(arguments);
+            int next = 0;
+            for (int i = 0; i < merged.size(); i++) if (merged.get(i) instanceof Tensor) merged.set(i, symbolic.get(next++));
+            return function.apply(merged);
+        }, tensors);
+    }
+
+    /// Why `signature` needs compiling, against the closest signature compiled before (none for
+    /// the first compilation); called under the lock. [#record] numbers it.
+    private Recompile reason(Signature signature) {
+        if (compilations == 0) return null;
+        var closest = entries.keySet().stream().filter(s -> !s.equals(signature)) // least recently used first: ties go to the latest
+                .reduce((a, b) -> signature.changesFrom(b).size() <= signature.changesFrom(a).size() ? b : a);
+        if (seen.containsKey(signature) || closest.isEmpty()) return new Recompile(name, 0, signature, List.of(), true);
+        return new Recompile(name, 0, signature, signature.changesFrom(closest.get()), false);
+    }
+
+    /// Counts a successful compilation and logs its reason; once recompiles exceed the limit, warns.
+    private void record(Signature signature, Recompile reason) {
+        Recompile recompile;
+        synchronized (entries) {
+            seen.put(signature, true);
+            if (compilations++ == 0 || reason == null) return;
+            recompile = new Recompile(name, compilations, signature, reason.changes(), reason.evicted());
+            if (recompiles.size() == HISTORY) recompiles.removeFirst();
+            recompiles.addLast(recompile);
+        }
+        LOG.log(System.Logger.Level.DEBUG, recompile::toString);
+        int recompiled = recompile.compilation() - 1;
+        if (recompiled == recompileLimit + 1)
+            LOG.log(System.Logger.Level.WARNING, () -> ("%s has recompiled %d times, more than its recompile limit of %d: each new signature "
+                    + "traces and generates kernels again. Latest: %s. Pass inputs of a few fixed shapes (pad the batch), or raise the limit "
+                    + "with withRecompileLimit, @Compile(recompileLimit = ...) or -Dsmelt.recompileLimit. Compiled.recompiles() lists every reason.")
+                    .formatted(name, recompiled, recompileLimit, recompile));
+    }
 }
