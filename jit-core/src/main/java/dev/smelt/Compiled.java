@@ -81,6 +81,14 @@ public final class Compiled {
     /// [Compile] method, else `compiled function`.
     public String name() { return name; }
 
+    /// `Compiled[<name>, fusion COST_MODEL, 2 signatures cached, 1 recompile]`, as JShell shows it.
+    @Override
+    public String toString() {
+        synchronized (entries) {
+            return "Compiled[%s, fusion %s, %d signatures cached, %d recompiles]".formatted(name, fusion, entries.size(), Math.max(0, compilations - 1));
+        }
+    }
+
     /// Recompiles after which one warning is logged.
     public int recompileLimit() { return recompileLimit; }
 
