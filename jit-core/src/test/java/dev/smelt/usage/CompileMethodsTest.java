@@ -59,7 +59,32 @@ class CompileMethodsTest {
         }
     }
 
+    /// The README's example.
+    static class Mlp {
+        final Tensor w1, b1, w2;
+        Mlp(Generator g) { w1 = Tensor.randn(g, 784, 256); b1 = Tensor.zeros(256); w2 = Tensor.randn(g, 256, 10); }
+
+        @Compile
+        public Tensor forward(Tensor x, boolean training, double keep) {
+            Tensor hidden = x.matmul(w1).add(b1).relu();
+            return (training ? hidden.mul(keep) : hidden).matmul(w2);
+        }
+    }
+
     private static final Generator RANDOM = new Generator(7);
+
+    @Test
+    void theReadmeMlpCompilesOneSignaturePerFlag() {
+        Mlp model = Jit.instance(Mlp.class, new Generator(0));
+        Mlp plain = new Mlp(new Generator(0));
+        var batch = Tensor.randn(RANDOM, 17, 784);
+        for (boolean training : new boolean[] {false, true})
+            assertArrayEquals(plain.forward(batch, training, 0.5).toFloatArray(), model.forward(batch, training, 0.5).toFloatArray(), 1e-3f);
+        var forward = Jit.methods(model).get("forward");
+        assertEquals(2, forward.compiledSignatures());
+        assertTrue(forward.recompiles().getFirst().toString().endsWith("argument 1: value false → true"), forward.recompiles().toString());
+        assertTrue(forward.explain().contains("matmul"), forward.explain());
+    }
 
     @Test
     void compiledMethodComputesWhatThePlainMethodComputes() {
