@@ -5,15 +5,10 @@ import dev.smelt.fusion.FusionMode;
 import dev.smelt.ir.Storage;
 import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Explain;
-import dev.smelt.runtime.LruMap;
 import dev.smelt.runtime.Program;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.ArrayDeque;
-import java.util.Deque;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.IntPredicate;
 import java.util.stream.IntStream;
@@ -29,8 +24,6 @@ public final class Compiled {
     /// Recompiles of one function before the warning, unless [#withRecompileLimit] says otherwise:
     /// the system property `smelt.recompileLimit`, else 8 (torch.compile's default cache size limit).
     public static final int DEFAULT_RECOMPILE_LIMIT = Integer.getInteger("smelt.recompileLimit", 8);
-    private static final int HISTORY = 256;
-    private static final System.Logger LOG = System.getLogger(Compiled.class.getName());
 
     private final Function<List<Object>, List<Tensor>> function;
     private final String name;
@@ -38,10 +31,7 @@ public final class Compiled {
     private final FusionMode fusion;
     private final int recompileLimit;
     private final IntPredicate needsGradient = argument -> false; // autograd's hook: which arguments the program differentiates
-    private final Map<Signature, CompletableFuture<Version>> entries = new LruMap<>(CAPACITY);
-    private final Map<Signature, Boolean> seen = new LruMap<>(HISTORY);
-    private final Deque<Recompile> recompiles = new ArrayDeque<>();
-    private int compilations;
+    private final SignatureCache<Version> cache;
     private volatile Version last;
 
     /// One compiled signature: its trace and its program.
@@ -60,6 +50,7 @@ public final class Compiled {
         this.parameters = List.copyOf(parameters);
         this.fusion = fusion;
         this.recompileLimit = recompileLimit;
+        this.cache = new SignatureCache<>(name, recompileLimit);
     }
 
     /// The same function compiled with another fusion strategy (a separate cache): the cost model
@@ -84,9 +75,7 @@ public final class Compiled {
     /// `Compiled[<name>, fusion COST_MODEL, 2 signatures cached, 1 recompile]`, as JShell shows it.
     @Override
     public String toString() {
-        synchronized (entries) {
-            return "Compiled[%s, fusion %s, %d signatures cached, %d recompiles]".formatted(name, fusion, entries.size(), Math.max(0, compilations - 1));
-        }
+        return "Compiled[%s, fusion %s, %d signatures cached, %d recompiles]".formatted(name, fusion, cache.size(), Math.max(0, cache.compilations() - 1));
     }
 
     /// Recompiles after which one warning is logged.
@@ -94,7 +83,7 @@ public final class Compiled {
 
     /// Every compilation after the first (the latest 256), oldest first, each with its reason.
     public List<Recompile> recompiles() {
-        synchronized (entries) { return List.copyOf(recompiles); }
+        return cache.recompiles();
     }
 
     /// The fusion strategy this function compiles with.
@@ -183,7 +172,7 @@ public final class Compiled {
 
     /// The number of signatures compiled and still cached.
     public int compiledSignatures() {
-        synchronized (entries) { return entries.size(); }
+        return cache.size();
     }
 
     private Version entry(Tensor[] arguments) {
@@ -197,25 +186,10 @@ public final class Compiled {
     /// the first caller with this signature while any others wait for it.
     private Version entry(List<Object> arguments) {
         Signature signature = Signature.of(parameters, arguments, needsGradient);
-        CompletableFuture<Version> future, mine = new CompletableFuture<>();
-        Recompile recompile = null;
-        synchronized (entries) {
-            future = entries.putIfAbsent(signature, mine);
-            if (future == null) recompile = reason(signature);
-        }
-        if (future == null) {
-            try {
-                Traced traced = Dump.after("trace", trace(arguments));
-                mine.complete(new Version(signature, traced, Compiler.compile(traced.graph(), fusion)));
-            } catch (RuntimeException | Error e) {
-                synchronized (entries) { entries.remove(signature); }
-                mine.completeExceptionally(e);
-                throw e;
-            }
-            record(signature, recompile);
-            future = mine;
-        }
-        Version entry = future.join();
+        Version entry = cache.get(signature, () -> {
+            Traced traced = Dump.after("trace", trace(arguments));
+            return new Version(signature, traced, Compiler.compile(traced.graph(), fusion));
+        });
         last = entry;
         return entry;
     }
@@ -229,34 +203,5 @@ public final class Compiled {
             for (int i = 0; i < merged.size(); i++) if (merged.get(i) instanceof Tensor) merged.set(i, symbolic.get(next++));
             return function.apply(merged);
         }, tensors);
-    }
-
-    /// Why `signature` needs compiling, against the closest signature compiled before (none for
-    /// the first compilation); called under the lock. [#record] numbers it.
-    private Recompile reason(Signature signature) {
-        if (compilations == 0) return null;
-        var closest = entries.keySet().stream().filter(s -> !s.equals(signature)) // least recently used first: ties go to the latest
-                .reduce((a, b) -> signature.changesFrom(b).size() <= signature.changesFrom(a).size() ? b : a);
-        if (seen.containsKey(signature) || closest.isEmpty()) return new Recompile(name, 0, signature, List.of(), true);
-        return new Recompile(name, 0, signature, signature.changesFrom(closest.get()), false);
-    }
-
-    /// Counts a successful compilation and logs its reason; once recompiles exceed the limit, warns.
-    private void record(Signature signature, Recompile reason) {
-        Recompile recompile;
-        synchronized (entries) {
-            seen.put(signature, true);
-            if (compilations++ == 0 || reason == null) return;
-            recompile = new Recompile(name, compilations, signature, reason.changes(), reason.evicted());
-            if (recompiles.size() == HISTORY) recompiles.removeFirst();
-            recompiles.addLast(recompile);
-        }
-        LOG.log(System.Logger.Level.DEBUG, recompile::toString);
-        int recompiled = recompile.compilation() - 1;
-        if (recompiled == recompileLimit + 1)
-            LOG.log(System.Logger.Level.WARNING, () -> ("%s has recompiled %d times, more than its recompile limit of %d: each new signature "
-                    + "traces and generates kernels again. Latest: %s. Pass inputs of a few fixed shapes (pad the batch), or raise the limit "
-                    + "with withRecompileLimit, @Compile(recompileLimit = ...) or -Dsmelt.recompileLimit. Compiled.recompiles() lists every reason.")
-                    .formatted(name, recompiled, recompileLimit, recompile));
     }
 }

@@ -11,6 +11,7 @@ import dev.smelt.Generator;
 import dev.smelt.Jit;
 import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
+import java.lang.invoke.MethodHandles;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -151,6 +152,36 @@ class CompileMethodsTest {
         for (var result : results) assertArrayEquals(expected, result.get(), 1e-5f);
         pool.shutdown();
         assertEquals(1, model.traces.get());
+    }
+
+    /// Every kind of parameter, wide ones (long, double) between others, so slots and boxing show.
+    static class Mixed {
+        @Compile
+        public Tensor forward(Tensor x, long shift, float scale, String mode, double offset, Tensor y, boolean negate) {
+            Tensor z = x.mul(scale).add(shift).add(y).add(offset);
+            z = mode.equals("square") ? z.square() : z;
+            return negate ? z.neg() : z;
+        }
+    }
+
+    @Test
+    void everyParameterKindReachesTheTraceAndTheSignature() {
+        var mixed = Jit.instance(MethodHandles.lookup(), Mixed.class);
+        var plain = new Mixed();
+        var x = Tensor.randn(RANDOM, 5, 3);
+        var y = Tensor.randn(RANDOM, 3);
+        for (String mode : List.of("square", "plain"))
+            for (boolean negate : new boolean[] {false, true})
+                assertArrayEquals(plain.forward(x, 3L, 0.5f, mode, -1.25, y, negate).toFloatArray(), mixed.forward(x, 3L, 0.5f, mode, -1.25, y, negate).toFloatArray(), 1e-5f);
+        mixed.forward(x, 4L, 0.5f, "plain", -1.25, y, true);
+        var last = Jit.methods(mixed).get("forward").recompiles().getLast();
+        assertEquals(List.of(new dev.smelt.Signature.Change(1, "argument 1", "value", "3", "4")), last.changes());
+        assertEquals(5, Jit.methods(mixed).get("forward").compiledSignatures());
+    }
+
+    @Test
+    void aLookupWithoutFullPrivilegeIsRefused() {
+        rejects("Jit.instance", () -> Jit.instance(MethodHandles.publicLookup(), Mixed.class), "full privilege");
     }
 
     static class Branchy {
