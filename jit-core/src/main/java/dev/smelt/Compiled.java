@@ -35,7 +35,7 @@ public final class Compiled {
     private volatile Version last;
 
     /// One compiled signature: its trace and its program.
-    private record Version(Signature signature, Traced traced, Program program) {}
+    private record Version(Traced traced, Program program) {}
 
     Compiled(Jit.FunctionN function, int arity) {
         this(arguments -> function.apply(arguments.stream().map(Tensor.class::cast).toList()), "compiled function",
@@ -82,9 +82,7 @@ public final class Compiled {
     public int recompileLimit() { return recompileLimit; }
 
     /// Every compilation after the first (the latest 256), oldest first, each with its reason.
-    public List<Recompile> recompiles() {
-        return cache.recompiles();
-    }
+    public List<Recompile> recompiles() { return cache.recompiles(); }
 
     /// The fusion strategy this function compiles with.
     public FusionMode fusion() { return fusion; }
@@ -188,7 +186,7 @@ public final class Compiled {
         Signature signature = Signature.of(parameters, arguments, needsGradient);
         Version entry = cache.get(signature, () -> {
             Traced traced = Dump.after("trace", trace(arguments));
-            return new Version(signature, traced, Compiler.compile(traced.graph(), fusion));
+            return new Version(traced, Compiler.compile(traced.graph(), fusion));
         });
         last = entry;
         return entry;
