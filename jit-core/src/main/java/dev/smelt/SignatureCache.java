@@ -22,7 +22,7 @@ final class SignatureCache<V> {
     private final Map<Signature, CompletableFuture<V>> entries = new LruMap<>(Compiled.CAPACITY);
     private final Map<Signature, Boolean> seen = new LruMap<>(HISTORY);
     private final Deque<Recompile> recompiles = new ArrayDeque<>();
-    private int compilations;
+    private int started, compilations;
 
     SignatureCache(String function, int recompileLimit) {
         this.function = function;
@@ -34,21 +34,35 @@ final class SignatureCache<V> {
     /// and the next call tries again.
     V get(Signature signature, Supplier<V> compile) {
         CompletableFuture<V> future, mine = new CompletableFuture<>();
-        Recompile reason = null;
+        Recompile recompile = null;
         synchronized (this) {
             future = entries.putIfAbsent(signature, mine);
-            if (future == null) reason = reason(signature);
+            if (future == null) recompile = reason(signature);
         }
-        if (future != null) return future.join();
+        if (future != null) return await(future);
         try {
             mine.complete(compile.get());
         } catch (RuntimeException | Error e) {
-            synchronized (this) { entries.remove(signature); }
+            synchronized (this) {
+                entries.remove(signature);
+                started--;
+            }
             mine.completeExceptionally(e);
             throw e;
         }
-        record(signature, reason);
+        record(signature, recompile);
         return mine.join();
+    }
+
+    // The compiling thread's own exception, not a CompletionException around it.
+    private static <V> V await(CompletableFuture<V> future) {
+        try {
+            return future.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof RuntimeException cause) throw cause;
+            if (e.getCause() instanceof Error cause) throw cause;
+            throw e;
+        }
     }
 
     synchronized int size() { return entries.size(); }
@@ -57,23 +71,22 @@ final class SignatureCache<V> {
 
     synchronized List<Recompile> recompiles() { return List.copyOf(recompiles); }
 
-    /// Why `signature` needs compiling, against the closest signature compiled before (none for
-    /// the first compilation). [#record] numbers it.
+    /// Why `signature` needs compiling, against the closest signature compiled (or compiling)
+    /// before, numbered in the order compilations start; none for the first compilation.
     private Recompile reason(Signature signature) {
-        if (compilations == 0) return null;
+        if (started++ == 0) return null;
         var closest = entries.keySet().stream().filter(s -> !s.equals(signature)) // least recently used first: ties go to the latest
                 .reduce((a, b) -> signature.changesFrom(b).size() <= signature.changesFrom(a).size() ? b : a);
-        if (seen.containsKey(signature) || closest.isEmpty()) return new Recompile(function, 0, signature, List.of(), true);
-        return new Recompile(function, 0, signature, signature.changesFrom(closest.get()), false);
+        if (seen.containsKey(signature) || closest.isEmpty()) return new Recompile(function, started, signature, List.of(), true);
+        return new Recompile(function, started, signature, signature.changesFrom(closest.get()), false);
     }
 
     /// Counts a successful compilation and logs its reason; once recompiles exceed the limit, warns.
-    private void record(Signature signature, Recompile reason) {
-        Recompile recompile;
+    private void record(Signature signature, Recompile recompile) {
         synchronized (this) {
             seen.put(signature, true);
-            if (compilations++ == 0 || reason == null) return;
-            recompile = new Recompile(function, compilations, signature, reason.changes(), reason.evicted());
+            compilations++;
+            if (recompile == null) return;
             if (recompiles.size() == HISTORY) recompiles.removeFirst();
             recompiles.addLast(recompile);
         }

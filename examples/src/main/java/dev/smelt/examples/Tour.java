@@ -66,7 +66,9 @@ public final class Tour {
         System.out.print(lines(text, "kernels:", "kernel ", "intermediate traffic"));
         int ops = dropout ? 4 : 3;
         long output = 4L * m * n;
-        System.out.printf("the seed's figures: unfused %,d B, fused %,d B, saved %,d B%n", ops * 2 * output, output, (ops - 1) * 2 * output);
+        long unfused = ops * 2 * output, saved = (ops - 1) * 2 * output;
+        System.out.printf("the seed's analyze_fusion (every output written and read, the last only written): unfused %,d B (%.1f MiB),"
+                + " fused %,d B (%.1f MiB), saved %,d B (%.0f%%)%n", unfused, unfused / 1048576.0, output, output / 1048576.0, saved, 100.0 * saved / unfused);
     }
 
     /// minitorch's matmul as a broadcast zip then a reduce: [2,3,1]·[3,2] → [2,3,2] → sum → [2,2].
@@ -82,6 +84,7 @@ public final class Tour {
         warm(compiledZip, a, b);
         warm(matmul, a, b);
         for (var compiled : new Compiled[] {compiledZip, matmul}) System.out.print(lines(compiled.explain(a, b), "kernel ", "memory:"));
+        System.out.println("Compiled, the product is read through a broadcast index map inside the reduction: no intermediate at all.");
         System.out.printf("eager zip-then-reduce %.2f ms, compiled zip-then-reduce %.2f ms, compiled matmul %.2f ms (best of 20)%n",
                 Timing.millis(() -> zipReduce.apply(a, b)), Timing.millis(() -> compiledZip.apply(a, b)), Timing.millis(() -> matmul.apply(a, b)));
     }

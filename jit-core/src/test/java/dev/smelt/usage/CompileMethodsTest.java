@@ -246,6 +246,29 @@ class CompileMethodsTest {
     }
 
     @Test
+    void concurrentFirstCallsOfABadMethodAllGetItsError() throws Exception {
+        var branchy = Jit.instance(Branchy.class);
+        var start = new CountDownLatch(1);
+        var pool = Executors.newFixedThreadPool(4);
+        var calls = new ArrayList<Future<Throwable>>();
+        for (int i = 0; i < 8; i++) calls.add(pool.submit(() -> {
+            start.await();
+            try {
+                branchy.forward(Tensor.ones(3));
+                return null;
+            } catch (Throwable e) {
+                return e;
+            }
+        }));
+        start.countDown();
+        for (var call : calls) {
+            Throwable error = call.get();
+            assertTrue(error instanceof SmeltException smelt && smelt.op().equals("Branchy.forward(Tensor)"), String.valueOf(error));
+        }
+        pool.shutdown();
+    }
+
+    @Test
     void aBadCallIsRefusedBeforeTracing() {
         var model = Jit.instance(Layer.class, new Generator(4), 4, 3);
         rejects("Layer.forward(Tensor, Activation, double)", () -> model.forward(null, Activation.RELU, 1), "null");

@@ -89,6 +89,31 @@ class RecompileTest {
     }
 
     @Test
+    void manyThreadsOverFewSignaturesCompileEachOnce() throws Exception {
+        var traces = new java.util.concurrent.atomic.AtomicInteger();
+        var compiled = Jit.compile((Tensor x) -> {
+            traces.incrementAndGet();
+            return x.tanh().sum(-1);
+        });
+        var start = new java.util.concurrent.CountDownLatch(1);
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        var calls = new ArrayList<java.util.concurrent.Future<float[]>>();
+        for (int i = 0; i < 64; i++) {
+            int rows = 1 + i % 4;
+            calls.add(pool.submit(() -> {
+                start.await();
+                return compiled.apply(Tensor.ones(rows, 5)).toFloatArray();
+            }));
+        }
+        start.countDown();
+        for (int i = 0; i < calls.size(); i++) assertEquals(1 + i % 4, calls.get(i).get().length);
+        pool.shutdown();
+        assertEquals(4, traces.get());
+        assertEquals(3, compiled.recompiles().size());
+        assertTrue(compiled.recompiles().stream().allMatch(r -> r.changes().size() == 1 && r.changes().getFirst().part().equals("shape")), compiled.recompiles().toString());
+    }
+
+    @Test
     void theDefaultLimitComesFromTheSystemProperty() {
         assertEquals(Integer.getInteger("smelt.recompileLimit", 8), Compiled.DEFAULT_RECOMPILE_LIMIT);
         assertEquals(Compiled.DEFAULT_RECOMPILE_LIMIT, exp().recompileLimit());
