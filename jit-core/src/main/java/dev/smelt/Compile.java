@@ -13,7 +13,8 @@ import java.lang.annotation.Target;
 /// private or final), return a [Tensor], and take tensors and non-tensor values of the kinds a
 /// [Signature] keys on: `int`, `long`, `float`, `double`, `boolean`, strings and enums. Tensors
 /// the method reads from fields become graph inputs, read afresh on each call; other fields are
-/// read once, when a signature is traced.
+/// read once, when a signature is traced. The annotation is not inherited: an overriding method
+/// must carry it again to be compiled.
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
 @Target(ElementType.METHOD)
