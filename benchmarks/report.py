@@ -200,13 +200,51 @@ def calibration(checks, rows):
         checks.add(f"measured {name}", "one thread", value, lambda v: f"{v:.4g}")
 
 
+MATMUL_GFLOPS = 85         # sgemm 1024³ on one thread (a hand-written Vector API kernel: 99, FMA peak 116)
+
+
+def gflops(m, n, k, ms):
+    """2·M·N·K floating-point operations over time."""
+    return None if ms is None else 2 * m * n * k / (ms * 1e-3) / 1e9
+
+
+def matmul(checks, rows):
+    one = {}
+    for group, threads in (("MatMulBench.Square.OneThread", 1), ("MatMulBench.Square.TwoThreads", 2)):
+        for size in sorted({r["params"]["size"] for r in rows if r["group"] == group}):
+            rate = gflops(size, size, size, median(rows, group, "sgemm", size=size))
+            p = f"threads={threads} size={size}"
+            if threads == 1:
+                one[size] = rate
+                checks.add("sgemm GFLOP/s", p, rate, "{:.1f}".format, f"≥ {MATMUL_GFLOPS} (1024)", lambda v: v >= MATMUL_GFLOPS, size == 1024)
+            else:
+                checks.add("sgemm GFLOP/s", p, rate, "{:.1f}".format)
+                checks.add("two threads / one thread", p, ratio(rate, one.get(size)), times, "≥ 1.8× (1024)", lambda v: v >= 1.8, size == 1024)
+    if any(r["group"] == "MatMulBench.Mlp" for r in rows):
+        plain, fused, unfused = (median(rows, "MatMulBench.Mlp", m) for m in ("matmul", "fused", "unfused"))
+        p = "128×784·784×256"
+        checks.add("x@w GFLOP/s", p, gflops(128, 256, 784, plain), "{:.1f}".format)
+        checks.add("unfused / fused relu(x@w+b)", p, ratio(unfused, fused), times, "≥ 1.2×", lambda v: v >= 1.2)
+    for variant in ("transposeA", "transposeB", "both"):
+        if any(r["group"] == "MatMulBench.Transposes" for r in rows):
+            time, plain = (median(rows, "MatMulBench.Transposes", "sgemm", variant=v) for v in (variant, "plain"))
+            checks.add(f"{variant} / plain", "size=1024", ratio(time, plain), times, "≤ 1.15×", lambda v: v <= 1.15)
+    for size in sorted({r["params"]["size"] for r in rows if r["group"] == "MatMulBench.Tiny"}):
+        compiled, kernel, naive = (median(rows, "MatMulBench.Tiny", m, size=size) for m in ("compiled", "kernelOnly", "naive"))
+        p = f"size={size}"
+        checks.add("compiled per call", p, compiled, fmt)
+        checks.add("naive / compiled", p, ratio(naive, compiled), times, "≥ 5×", lambda v: v >= 5)
+        checks.add("naive / kernelOnly (no Compiled.apply overhead)", p, ratio(naive, kernel), times)
+
+
 def main(paths):
     rows = [row for path in paths for row in load(path)]
     failures = 0
     for group in dict.fromkeys(r["group"] for r in rows):
         print(f"## {group}\n\n" + "\n".join(timings([r for r in rows if r["group"] == group])) + "\n")
     for prefix, add in (("ChainBench", chain), ("MemoryBoundBench", memory), ("RowOpsBench", row_ops), ("CompileBench", compile_latency),
-                        ("FusionBench", fusion), ("CalibrationBench", calibration)):
+                        ("FusionBench", fusion), ("CalibrationBench", calibration),
+                        ("MatMulBench", matmul)):
         if any(r["group"].startswith(prefix) for r in rows):
             checks = Checks()
             add(checks, rows)

@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.IntPredicate;
+import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 
 /// A function compiled by [Jit#compile] or a [Compile] method. Its first call with a new
@@ -30,27 +31,50 @@ public final class Compiled {
     private final List<String> parameters;
     private final FusionMode fusion;
     private final int recompileLimit;
+    private final UnaryOperator<Traced> transform;
     private final IntPredicate needsGradient = argument -> false; // autograd's hook: which arguments the program differentiates
     private final SignatureCache<Version> cache;
     private volatile Version last;
 
-    /// One compiled signature: its trace and its program.
-    private record Version(Traced traced, Program program) {}
+    /// One compiled signature: its trace, the optimised graph its program computes, and the program.
+    private record Version(Traced traced, dev.smelt.ir.Graph optimised, Program program) {
+        static Version of(Traced traced, FusionMode fusion) {
+            var optimised = Compiler.optimise(traced.graph());
+            return new Version(traced, optimised, Compiler.program(optimised, fusion));
+        }
+    }
 
-    Compiled(Jit.FunctionN function, int arity) {
+    /// `function` of `arity` tensors, with `transform` applied to each signature's trace before the
+    /// pipeline runs (autograd's hook; identity otherwise).
+    Compiled(Jit.FunctionN function, int arity, UnaryOperator<Traced> transform) {
         this(arguments -> function.apply(arguments.stream().map(Tensor.class::cast).toList()), "compiled function",
-                IntStream.range(0, arity).mapToObj(i -> "argument " + i).toList(), FusionMode.COST_MODEL, DEFAULT_RECOMPILE_LIMIT);
+                IntStream.range(0, arity).mapToObj(i -> "argument " + i).toList(), transform, FusionMode.COST_MODEL, DEFAULT_RECOMPILE_LIMIT);
     }
 
     /// A function of tensors and non-tensor values (a [Compile] method): `name` and `parameters`
     /// appear in recompile reasons and errors.
-    Compiled(Function<List<Object>, List<Tensor>> function, String name, List<String> parameters, FusionMode fusion, int recompileLimit) {
+    Compiled(Function<List<Object>, List<Tensor>> function, String name, List<String> parameters, UnaryOperator<Traced> transform,
+             FusionMode fusion, int recompileLimit) {
         this.function = function;
         this.name = name;
         this.parameters = List.copyOf(parameters);
+        this.transform = transform;
         this.fusion = fusion;
         this.recompileLimit = recompileLimit;
         this.cache = new SignatureCache<>(name, recompileLimit);
+    }
+
+    /// A graph built elsewhere (autograd's backward programs) compiled for its one signature: the
+    /// inputs that are arguments, the rest filled from its captures. There is no function to trace
+    /// again, so other shapes are refused.
+    Compiled(Traced traced) {
+        this(null, "compiled graph", IntStream.range(0, traced.arguments()).mapToObj(i -> "argument " + i).toList(), UnaryOperator.identity(),
+                FusionMode.COST_MODEL, DEFAULT_RECOMPILE_LIMIT);
+        var version = Version.of(traced, FusionMode.COST_MODEL);
+        var types = traced.graph().inputs().subList(0, traced.arguments()).stream()
+                .<Signature.Argument>map(in -> new Signature.TensorType("argument " + in.slot(), in.dtype(), in.shape(), false)).toList();
+        cache.get(new Signature(types), () -> version);
+        last = version;
     }
 
     /// The same function compiled with another fusion strategy (a separate cache): the cost model
@@ -58,14 +82,16 @@ public final class Compiled {
     /// users and benchmarks can compare them. `explain()` shows each plan's decisions.
     public Compiled withFusion(FusionMode mode) {
         if (mode == null) throw SmeltException.of("withFusion", "the fusion mode is null; use one of %s", java.util.Arrays.toString(FusionMode.values()));
-        return new Compiled(function, name, parameters, mode, recompileLimit);
+        if (function == null) throw SmeltException.of("withFusion", "this function was compiled from a ready-made graph for one signature; choose the fusion mode where it is compiled");
+        return new Compiled(function, name, parameters, transform, mode, recompileLimit);
     }
 
     /// The same function (a separate cache) warning after `limit` recompiles instead of
     /// [#DEFAULT_RECOMPILE_LIMIT].
     public Compiled withRecompileLimit(int limit) {
         if (limit < 0) throw SmeltException.of("withRecompileLimit", "the limit must be at least 0, not %d", limit);
-        return new Compiled(function, name, parameters, fusion, limit);
+        if (function == null) throw SmeltException.of("withRecompileLimit", "this function was compiled from a ready-made graph for one signature; it never recompiles");
+        return new Compiled(function, name, parameters, transform, fusion, limit);
     }
 
     /// How recompile reasons and errors name the function: `Model.forward(Tensor, int)` for a
@@ -116,27 +142,35 @@ public final class Compiled {
     public Tensor applyInto(Tensor output, Tensor... arguments) { return applyInto(List.of(output), arguments).getFirst(); }
 
     /// [#applyInto(Tensor, Tensor...)] for every result, in order.
-    public List<Tensor> applyInto(List<Tensor> outputs, Tensor... arguments) {
+    public List<Tensor> applyInto(List<Tensor> outputs, Tensor... arguments) { return into("applyInto", false, outputs, arguments); }
+
+    /// [#applyInto(List, Tensor...)] where an output may also be an argument or a captured tensor:
+    /// an update in place, as an optimizer step writes its parameters. Such results are computed into
+    /// scratch buffers and copied into the outputs after the whole program ran, so no kernel reads a
+    /// value already overwritten. (Until the memory plan writes them in place.)
+    public List<Tensor> applyUpdating(List<Tensor> outputs, Tensor... arguments) { return into("applyUpdating", true, outputs, arguments); }
+
+    private List<Tensor> into(String op, boolean updating, List<Tensor> outputs, Tensor[] arguments) {
         Version entry = entry(arguments);
         var graph = entry.traced().graph();
         if (outputs == null || outputs.size() != graph.outputs().size())
-            throw SmeltException.of("applyInto", "the function has %d results, but %s outputs were given", graph.outputs().size(), outputs == null ? "no" : outputs.size());
+            throw SmeltException.of(op, "the function has %d results, but %s outputs were given", graph.outputs().size(), outputs == null ? "no" : outputs.size());
         var inputs = inputs(entry, arguments);
         var targets = new ArrayList<Storage>();
-        for (int o = 0; o < outputs.size(); o++) targets.add(target(o, outputs.get(o), graph.outputs().get(o), inputs, targets));
+        for (int o = 0; o < outputs.size(); o++) targets.add(target(op, o, outputs.get(o), graph.outputs().get(o), updating ? List.of() : inputs, targets));
         entry.program().run(inputs, targets);
         return outputs;
     }
 
-    private static Storage target(int index, Tensor output, dev.smelt.ir.Node result, List<Storage> inputs, List<Storage> earlier) {
-        Values.requireConcrete("applyInto", output);
+    private static Storage target(String op, int index, Tensor output, dev.smelt.ir.Node result, List<Storage> inputs, List<Storage> earlier) {
+        Values.requireConcrete(op, output);
         if (!output.shape().equals(result.shape()) || output.dtype() != result.dtype())
-            throw SmeltException.of("applyInto", "output %d is %s%s but the result is %s%s", index, output.dtype(), output.shape(), result.dtype(), result.shape());
+            throw SmeltException.of(op, "output %d is %s%s but the result is %s%s", index, output.dtype(), output.shape(), result.dtype(), result.shape());
         if (output.offset() != 0 || output.storage().size() != output.size() || !Views.isContiguous(output))
-            throw SmeltException.of("applyInto", "output %d must be a dense tensor, not a view; use contiguous() or a new tensor", index);
+            throw SmeltException.of(op, "output %d must be a dense tensor, not a view; use contiguous() or a new tensor", index);
         Storage storage = output.storage();
         if (inputs.stream().anyMatch(in -> in.array() == storage.array()) || earlier.stream().anyMatch(t -> t.array() == storage.array()))
-            throw SmeltException.of("applyInto", "output %d shares memory with an argument, a captured tensor or another output", index);
+            throw SmeltException.of(op, "output %d shares memory with an argument, a captured tensor or another output", index);
         return storage;
     }
 
@@ -160,7 +194,7 @@ public final class Compiled {
             case GREEDY -> "greedy (every producer fused into every consumer)";
             case NONE -> "none (one kernel per operation)";
         };
-        return "fusion: " + strategy + "\n" + Explain.of(entry.traced().graph(), entry.program());
+        return "fusion: " + strategy + "\n" + Explain.of(entry.optimised(), entry.program());
     }
 
     /// How the signature of `arguments` is compiled (compiling it if need be).
@@ -184,10 +218,12 @@ public final class Compiled {
     /// the first caller with this signature while any others wait for it.
     private Version entry(List<Object> arguments) {
         Signature signature = Signature.of(parameters, arguments, needsGradient);
-        Version entry = cache.get(signature, () -> {
-            Traced traced = Dump.after("trace", trace(arguments));
-            return new Version(traced, Compiler.compile(traced.graph(), fusion));
-        });
+        if (function == null) {
+            Version fixed = cache.cached(signature);
+            if (fixed == null) throw SmeltException.of(name, "compiled from a graph for arguments %s only, but called with %s", cache.signatures(), signature);
+            return fixed;
+        }
+        Version entry = cache.get(signature, () -> Version.of(Dump.after("transform", transform.apply(Dump.after("trace", trace(arguments)))), fusion));
         last = entry;
         return entry;
     }

@@ -9,6 +9,8 @@ import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Storage;
 import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.KernelForm;
+import dev.smelt.kernel.MatMulKernel;
 import dev.smelt.kernel.KernelFunction;
 import dev.smelt.kernel.Schedule;
 import dev.smelt.pass.Passes;
@@ -19,6 +21,7 @@ import dev.smelt.runtime.KernelLoader;
 import dev.smelt.runtime.LruMap;
 import dev.smelt.runtime.Program;
 import dev.smelt.runtime.TieredKernel;
+import dev.smelt.runtime.matmul.MatMulFunction;
 import java.util.List;
 import java.util.Map;
 
@@ -37,12 +40,16 @@ final class Compiler {
     static Program compile(Graph graph) { return compile(graph, FusionMode.COST_MODEL); }
 
     /// Optimises the graph ([Passes]), then plans and generates its kernels.
-    static Program compile(Graph graph, FusionMode mode) { return program(Dump.after("passes", Passes.apply(graph)), mode); }
+    static Program compile(Graph graph, FusionMode mode) { return program(optimise(graph), mode); }
+
+    /// The graph the kernels compute: the traced graph after the passes. `explain()` prints this one,
+    /// whose node numbers the kernels' decisions name.
+    static Graph optimise(Graph graph) { return Dump.after("passes", Passes.apply(graph)); }
 
     /// Plans and generates the kernels. A kernel whose bytecode would exceed HotSpot's 8000-byte
     /// limit for JIT compilation is refused by the emitter; the graph is then planned again with
     /// half the operations per kernel.
-    private static Program program(Graph graph, FusionMode mode) {
+    static Program program(Graph graph, FusionMode mode) {
         var options = FusionPlanner.Options.DEFAULT.withMode(mode);
         while (true) {
             Schedule schedule = Dump.after("fusion", FusionPlanner.plan(graph, options));
@@ -67,7 +74,12 @@ final class Compiler {
         return program.run(inputs).getFirst();
     }
 
-    static KernelFunction kernel(Kernel kernel) { return KernelCache.get(kernel, Compiler::generate); }
+    static KernelFunction kernel(KernelForm kernel) {
+        return switch (kernel) {
+            case Kernel loops -> KernelCache.get(loops, Compiler::generate);
+            case MatMulKernel matmul -> KernelCache.get(matmul, m -> MatMulFunction.of(m, Compiler::kernel));
+        };
+    }
 
     // Scalar code now; for large kernels, vector code warmed up in the background (TieredKernel).
     private static KernelFunction generate(Kernel kernel) {

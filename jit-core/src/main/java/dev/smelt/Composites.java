@@ -24,7 +24,10 @@ final class Composites {
             Node value = atLeastVector(b, b.toFloat(in.getFirst()));
             List<Integer> axes = List.of(normalized);
             Node exps = b.unary(UnaryOp.EXP, shifted(b, value, axes));
-            Node result = b.binary(BinaryOp.DIV, exps, b.broadcast(b.reduce(ReduceOp.SUM, exps, axes), value.shape()));
+            // exp(x - max) · (1 / Σ exp(x - max)), as PyTorch's CPU kernel computes it: one division
+            // per row, then a product per element (a divide per element costs 5× a multiply).
+            Node inverse = b.unary(UnaryOp.RECIPROCAL, b.reduce(ReduceOp.SUM, exps, axes));
+            Node result = b.binary(BinaryOp.MUL, exps, b.broadcast(inverse, value.shape()));
             return b.reshape(result, x.shape());
         });
     }

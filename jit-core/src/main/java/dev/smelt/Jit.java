@@ -7,6 +7,7 @@ import java.lang.invoke.MethodHandles;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /// Entry points that turn Java tensor code into graphs. [#trace] runs a function once on symbolic
 /// tensors shaped like the examples and returns the recorded graph.
@@ -34,28 +35,49 @@ public final class Jit {
     /// kernels once; later calls with that signature run them (the Java `torch.compile` / `jax.jit`).
     public static Compiled compile(Function1 function) {
         nonNull(function);
-        return new Compiled(args -> List.of(function.apply(args.get(0))), 1);
+        return new Compiled(args -> List.of(function.apply(args.get(0))), 1, UnaryOperator.identity());
     }
 
     public static Compiled compile(Function2 function) {
         nonNull(function);
-        return new Compiled(args -> List.of(function.apply(args.get(0), args.get(1))), 2);
+        return new Compiled(args -> List.of(function.apply(args.get(0), args.get(1))), 2, UnaryOperator.identity());
     }
 
     public static Compiled compile(Function3 function) {
         nonNull(function);
-        return new Compiled(args -> List.of(function.apply(args.get(0), args.get(1), args.get(2))), 3);
+        return new Compiled(args -> List.of(function.apply(args.get(0), args.get(1), args.get(2))), 3, UnaryOperator.identity());
     }
 
     public static Compiled compile(Function4 function) {
         nonNull(function);
-        return new Compiled(args -> List.of(function.apply(args.get(0), args.get(1), args.get(2), args.get(3))), 4);
+        return new Compiled(args -> List.of(function.apply(args.get(0), args.get(1), args.get(2), args.get(3))), 4, UnaryOperator.identity());
     }
 
     /// A function of `arity` arguments with any number of results ([Compiled#applyAll]).
     public static Compiled compile(FunctionN function, int arity) {
+        return compile(function, arity, UnaryOperator.identity());
+    }
+
+    /// `function` compiled with `transform` applied to each signature's trace before the pipeline
+    /// runs: the hook for graph-to-graph front ends such as autograd, which add gradient outputs
+    /// (and inputs, filled from extra captures). The transformed trace keeps the first
+    /// `arity` inputs as the arguments.
+    public static Compiled compile(FunctionN function, int arity, UnaryOperator<Traced> transform) {
         nonNull(function);
-        return new Compiled(function, arity);
+        if (transform == null) throw SmeltException.of("compile", "the transform is null");
+        return new Compiled(function, arity, traced -> {
+            Traced result = transform.apply(traced);
+            if (result == null || result.arguments() != arity)
+                throw SmeltException.of("compile", "the transform must keep the %d arguments of the trace", arity);
+            return result;
+        });
+    }
+
+    /// A trace built or rewritten elsewhere, compiled for its one signature (its arguments' shapes
+    /// and dtypes); calls with other shapes are refused, as there is no function to trace again.
+    public static Compiled compile(Traced traced) {
+        if (traced == null) throw SmeltException.of("compile", "the trace is null");
+        return new Compiled(traced);
     }
 
     /// A new `model` (a class, or an interface whose methods all have bodies) whose [Compile]

@@ -65,6 +65,14 @@ final class SignatureCache<V> {
         }
     }
 
+    /// The value cached for `signature`, or null; compiles nothing.
+    synchronized V cached(Signature signature) {
+        var future = entries.get(signature);
+        return future == null || !future.isDone() || future.isCompletedExceptionally() ? null : future.join();
+    }
+
+    synchronized List<Signature> signatures() { return List.copyOf(entries.keySet()); }
+
     synchronized int size() { return entries.size(); }
 
     synchronized int compilations() { return compilations; }

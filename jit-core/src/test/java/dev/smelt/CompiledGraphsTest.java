@@ -7,15 +7,13 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Storage;
 import dev.smelt.ref.Interpreter;
-import dev.smelt.codegen.KernelEmitter;
-import dev.smelt.codegen.Variant;
 import dev.smelt.fusion.FusionMode;
 import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.runtime.Executor;
 import dev.smelt.runtime.Explain;
-import dev.smelt.runtime.KernelLoader;
 import dev.smelt.runtime.Program;
 import dev.smelt.testing.RandomGraphs;
+import dev.smelt.testing.VectorOnly;
 import dev.smelt.testing.GraphTolerance;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,7 +41,7 @@ class CompiledGraphsTest {
     @MethodSource("seeds")
     void vectorKernelsMatchTheInterpreterWithinDerivedBounds(long seed) {
         Graph graph = RandomGraphs.generate(seed, 14);
-        var vector = new Program(FusionPlanner.plan(graph), kernel -> KernelLoader.load(KernelEmitter.emit(kernel, Variant.VECTOR)), Executor.sequential());
+        var vector = new Program(FusionPlanner.plan(graph), VectorOnly::compile, Executor.sequential());
         check(seed, vector, graph);
     }
 
@@ -55,7 +53,7 @@ class CompiledGraphsTest {
         Graph graph = RandomGraphs.generate(seed, 14);
         for (var mode : List.of(FusionMode.GREEDY, FusionMode.NONE)) {
             var options = FusionPlanner.Options.DEFAULT.withMode(mode);
-            check(seed, new Program(FusionPlanner.plan(graph, options), kernel -> KernelLoader.load(KernelEmitter.emit(kernel, Variant.VECTOR)), Executor.sequential()), graph);
+            check(seed, new Program(FusionPlanner.plan(graph, options), VectorOnly::compile, Executor.sequential()), graph);
         }
     }
 

@@ -26,6 +26,8 @@ import org.objectweb.asm.Type;
 /// @param bestIndices each arg-reduction's index of the best value
 /// @param results     each reduction's finished value, read by [dev.smelt.kernel.Expr.Accumulated]
 /// @param vectorAccumulators each reduction's lanes of partial results in a vector loop
+/// @param secondAccumulators a second set, for the odd vectors of a loop unrolled by two: two
+///                    independent chains of adds (or max) run at twice the speed of one
 /// @param candidate   the value a reduction folds at the current point, when an arg-reduction
 ///                    compares it or an element array keeps it
 /// @param shared      each [dev.smelt.kernel.Expr.Shared] id's local (a scalar in scalar loops, a
@@ -34,7 +36,7 @@ import org.objectweb.asm.Type;
 record KernelLayout(int buffers, int start, int end, List<Integer> elements, int row, int rest, int innerEnd, int innerBound,
                     int elementLine, List<Integer> arrays, List<Integer> lines, List<Integer> axes, List<Integer> accumulators,
                     List<Integer> bestIndices, List<Integer> results, List<Integer> vectorAccumulators,
-                    int candidate, List<Integer> shared, int firstTemp) {
+                    List<Integer> secondAccumulators, int candidate, List<Integer> shared, int firstTemp) {
 
     static KernelLayout of(Kernel kernel, LoopSpace space, boolean instance, int resultParameters) {
         var slots = new int[] {instance ? 1 : 0};
@@ -54,10 +56,11 @@ record KernelLayout(int buffers, int start, int end, List<Integer> elements, int
         var bestIndices = repeat(slots, reductions.size(), 1);
         for (int k = resultParameters; k < reductions.size(); k++) results.add(take(slots, width(Code.scalarType(reductions.get(k).dtype()))));
         var vectorAccumulators = repeat(slots, reductions.size(), 1);
+        var secondAccumulators = repeat(slots, reductions.size(), 1);
         int candidate = take(slots, 2);
         var shared = repeat(slots, sharedCount(kernel), 2);
         return new KernelLayout(buffers, start, end, List.copyOf(elements), row, rest, innerEnd, innerBound, elementLine, arrays, lines, axes,
-                List.copyOf(accumulators), bestIndices, List.copyOf(results), vectorAccumulators, candidate, shared, slots[0]);
+                List.copyOf(accumulators), bestIndices, List.copyOf(results), vectorAccumulators, secondAccumulators, candidate, shared, slots[0]);
     }
 
     private static int sharedCount(Kernel kernel) {

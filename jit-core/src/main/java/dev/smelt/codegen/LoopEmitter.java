@@ -14,8 +14,11 @@ import org.objectweb.asm.Type;
 /// axis, which has a vector main loop (when `vector` is set and the loop's body allows it) and then
 /// a scalar tail. Each section (a reduction, the full outputs, the row outputs) is one method here.
 final class LoopEmitter {
-    /// A loop body: the scalar form, and the vector form or null.
-    private record Body(Runnable scalar, Runnable vector) {}
+    /// A loop body: the scalar form, the vector form or null, and for a reduction the vector form
+    /// folding into its second accumulators (the loop is then unrolled by two), or null.
+    private record Body(Runnable scalar, Runnable vector, Runnable secondVector) {
+        Body(Runnable scalar, Runnable vector) { this(scalar, vector, null); }
+    }
 
     private final Code code;
     private final Kernel kernel;
@@ -118,12 +121,17 @@ final class LoopEmitter {
         code.pushInt(0);
         code.storeInt(layout.bestIndices().get(k));
         boolean vectorized = vectorLoop() && vectorizable(plan.whyScalar(kernel, space, k));
-        int lanes = layout.vectorAccumulators().get(k);
-        if (vectorized) vector.initAccumulator(reduction.dtype(), reduction.op().identity(), lanes);
+        int lanes = layout.vectorAccumulators().get(k), second = layout.secondAccumulators().get(k);
+        if (vectorized) {
+            vector.initAccumulator(reduction.dtype(), reduction.op().identity(), lanes);
+            vector.initAccumulator(reduction.dtype(), reduction.op().identity(), second);
+        }
         var values = List.of(reduction.value());
         overRow(LoopSpace.loads(reduction.value()), new Body(() -> { scalar.computeShared(values); scalarFold(k); },
-                vectorized ? () -> { vector.computeShared(values); vector.fold(k, lanes); } : null));
+                vectorized ? () -> { vector.computeShared(values); vector.fold(k, lanes); } : null,
+                vectorized ? () -> { vector.computeShared(values); vector.fold(k, second); } : null));
         if (vectorized) {
+            vector.combineAccumulators(reduction, lanes, second);
             // acc = acc + (double) vacc.reduceLanes(ADD)
             code.load(accumulator, layout.accumulators().get(k));
             vector.reduceLanes(reduction, lanes);
@@ -195,11 +203,29 @@ final class LoopEmitter {
     }
 
     /// ```
+    /// <for a reduction: pairs of vectors, as above, into two accumulators>
     /// for (innerBound = j + SPECIES.loopBound(innerEnd - j); j < innerBound; j += LANES) <vector body>
     /// for (; j < innerEnd; j++) <scalar body>
     /// ```
     private void innerLoop(Body body) {
         int j = layout.axis(space.inner());
+        if (body.secondVector() != null) {
+            // innerBound = j + ((innerEnd - j) & -(2 * LANES));
+            // for (; j < innerBound; j += LANES) { <vector body>; j += LANES; <second vector body> }
+            code.loadInt(j);
+            code.loadInt(layout.innerEnd());
+            code.loadInt(j);
+            code.op(ISUB);
+            code.pushInt(-2 * plan.lanes());
+            code.op(IAND);
+            code.op(IADD);
+            code.storeInt(layout.innerBound());
+            code.forLoop(j, () -> code.loadInt(layout.innerBound()), plan.lanes(), () -> {
+                body.vector().run();
+                code.mv.visitIincInsn(j, plan.lanes());
+                body.secondVector().run();
+            });
+        }
         if (body.vector() != null) {
             code.loadInt(j);
             vector.pushSpecies(plan.maskType());

@@ -39,7 +39,32 @@ public final class CostModel {
     /// Reading a stored element of a reduction back from its row array (in L1).
     static final double ELEMENT_NS = 0.006;
 
+    /// One multiply-add of a generated matmul, per flop: `MatMulBench` sgemm 1024³ on one thread
+    /// (about 85 GFLOP/s).
+    static final double MATMUL_NS_PER_FLOP = 1 / 85.0;
+
     private CostModel() {}
+
+    /// The time of a kernel in either form.
+    public static double time(dev.smelt.kernel.KernelForm kernel, Machine machine) {
+        return switch (kernel) {
+            case Kernel loops -> kernelTime(loops, machine);
+            case dev.smelt.kernel.MatMulKernel matmul -> matmulTime(matmul);
+        };
+    }
+
+    /// A packed matmul: its flops at the generated micro-kernel's rate, or its bytes if more, plus
+    /// its epilogue's arithmetic on each result while it is in cache, plus a launch.
+    static double matmulTime(dev.smelt.kernel.MatMulKernel kernel) {
+        double memory = 0;
+        for (var input : kernel.inputs()) memory += (double) input.size() * input.dtype().bytes() * READ_NS_PER_BYTE;
+        long results = kernel.result().size();
+        for (var output : kernel.outputs()) memory += (double) results * output.dtype().bytes() * WRITE_NS_PER_BYTE;
+        double scale = kernel.dtype().bytes() == 8 ? 2 : 1;
+        double compute = 2.0 * results * kernel.depth() * MATMUL_NS_PER_FLOP * scale
+                + results * arithmetic(kernel.outputs().stream().map(Kernel.Output::value).toList());
+        return Math.max(memory, compute) + LAUNCH_NS;
+    }
 
     /// The time of `kernel` on `machine`: max(memory, compute + spills) + one launch.
     public static double kernelTime(Kernel kernel, Machine machine) {
@@ -100,6 +125,28 @@ public final class CostModel {
     static double spills(Bodies.Body body, Machine machine) {
         int excess = Pressure.peak(body) - machine.vectorRegisters();
         return excess > 0 ? excess * SPILL_NS : 0;
+    }
+
+    /// The arithmetic of one pointwise graph operation per element (0 for other nodes): what
+    /// recomputing it inside a kernel that reads it costs.
+    public static double pointwise(dev.smelt.ir.Node node) {
+        double scale = node.dtype().bytes() == 8 ? 2 : 1;
+        return scale * switch (node) {
+            case dev.smelt.ir.Node.Unary unary -> unary(unary.op());
+            case dev.smelt.ir.Node.Binary binary -> switch (binary.op()) {
+                case DIV -> DIVIDE_NS;
+                case POW -> POW_NS;
+                default -> CHEAP_NS;
+            };
+            case dev.smelt.ir.Node.Where _, dev.smelt.ir.Node.Cast _ -> CHEAP_NS;
+            default -> 0;
+        };
+    }
+
+    /// Saving a value for a later program instead of recomputing it: written once, read back once,
+    /// per element.
+    public static double savedPerElement(dev.smelt.ir.DType dtype) {
+        return dtype.bytes() * (WRITE_NS_PER_BYTE + READ_NS_PER_BYTE);
     }
 
     /// Writing `elements` values of `bytes` each once and reading them back `reads` times.

@@ -37,6 +37,7 @@ final class Groups {
             int joined = -1;
             for (int g = 0; multiOutput && g < groups.size() && joined < 0; g++)
                 if (groups.get(g).concat() == null && sameLoop(groups.get(g).signature(), signature) && sizes.get(g) + size <= budget
+                        && matmulOf(groups.get(g).roots().getFirst(), realized) == matmulOf(root, realized)
                         && readyFor(g, root, realized, groupOf, pointwise)) joined = g;
             if (joined < 0) {
                 groups.add(new ScheduleBuilder.Group(signature, new ArrayList<>(List.of(root)), null, 0));
@@ -60,6 +61,13 @@ final class Groups {
             if (writer > g || writer == g && !pointwise.contains(buffer)) return false;
         }
         return true;
+    }
+
+    /// The matmul a root computes or folds in, if any: two matmuls of equal shapes have the same
+    /// loop, but a matmul kernel computes one product.
+    private static Node matmulOf(Node root, Set<Node> realized) {
+        if (root instanceof Node.MatMul) return root;
+        return Cones.reductions(root, realized).stream().filter(n -> n instanceof Node.MatMul).findFirst().orElse(null);
     }
 
     private static boolean sameLoop(Signature a, Signature b) {

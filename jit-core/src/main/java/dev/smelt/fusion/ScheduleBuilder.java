@@ -55,7 +55,7 @@ final class ScheduleBuilder {
         var inputs = graph.inputs().stream().map(buffers::get).toList();
         var outputs = graph.outputs().stream().map(n -> new Schedule.Output(buffers.get(n), n.shape())).toList();
         double cost = 0;
-        for (var launch : launches) cost += CostModel.kernelTime(launch.kernel(), options.machine());
+        for (var launch : launches) cost += CostModel.time(launch.kernel(), options.machine());
         return new Attempt(new Schedule(bufferList, launches, inputs, outputs, List.of()), fusedNodes, spills, cost, decisions);
     }
 
@@ -72,6 +72,7 @@ final class ScheduleBuilder {
     Signature signature(Node root) {
         if (root instanceof Node.Reduce r && !r.axes().isEmpty() || root instanceof Node.MatMul) return Signature.of(root);
         for (Node candidate : Cones.reductions(root, realized)) {
+            if (candidate instanceof Node.MatMul matmul && !MatMulLaunch.epilogueJoins(matmul, root)) continue;
             Signature rows = Signature.of(candidate);
             if (root.shape().equals(rows.operand()) || rows.rowMapping(root.shape()) != null) return rows;
         }
@@ -94,7 +95,8 @@ final class ScheduleBuilder {
         }
         var signature = group.signature();
         var reused = ElementReuse.apply(new Kernel(signature.space(), signature.reducedRank(), lowering.inputs(), lowering.reductions(), outputs));
-        var sharing = Sharing.apply(reused, options.mode(), options.machine(), "kernel " + fusedNodes.size());
+        String name = "kernel " + fusedNodes.size();
+        var sharing = Sharing.apply(reused, options.mode(), options.machine(), name);
         var kernel = sharing.kernel();
         decisions.addAll(sharing.decisions());
         fusedNodes.add(List.copyOf(lowering.fused()));
@@ -102,7 +104,13 @@ final class ScheduleBuilder {
         var bound = new ArrayList<>(lowering.inputBuffers());
         bound.addAll(outputBuffers);
         var fused = lowering.fused().stream().map(labels::get).distinct().toList();
-        return new Schedule.Launch(kernel, bound, fused, category(group, lowering));
+        var matmul = lowering.fused().stream().filter(n -> n instanceof Node.MatMul).map(n -> (Node.MatMul) n).findFirst();
+        var converted = matmul.isEmpty() ? null : MatMulLaunch.of(kernel, matmul.get(), realized.contains(matmul.get()), outputBuffers);
+        if (converted == null) return new Schedule.Launch(kernel, bound, fused, category(group, lowering));
+        bound = new ArrayList<>(lowering.inputBuffers());
+        bound.addAll(converted.outputBuffers());
+        decisions.add(MatMulLaunch.decision(name, labels.get(matmul.get()), fused, converted.kernel(), options.machine()));
+        return new Schedule.Launch(converted.kernel(), bound, fused, category(group, lowering));
     }
 
     private static Mapping rootMapping(Signature signature, Node root) {

@@ -18,7 +18,7 @@ import java.util.List;
 /// Inputs and outputs are flat buffers addressed through [IndexMap]s over `space`, so views are
 /// read in place. The unit of work, which callers split across threads, is one row
 /// ([#workItems]): `run(buffers, start, end)` computes rows `start` until `end`.
-public record Kernel(Shape space, int reducedRank, List<Input> inputs, List<Reduction> reductions, List<Output> outputs) {
+public record Kernel(Shape space, int reducedRank, List<Input> inputs, List<Reduction> reductions, List<Output> outputs) implements KernelForm {
     /// A buffer the kernel reads: its dtype, its length, and where each point of the space is in it.
     public record Input(DType dtype, int size, IndexMap map) {}
 
@@ -62,8 +62,13 @@ public record Kernel(Shape space, int reducedRank, List<Input> inputs, List<Redu
         return java.util.stream.Stream.concat(reductions.stream().map(Reduction::value), outputs.stream().map(Output::value));
     }
 
-    /// Buffers in the order `run` takes them: the inputs, then the outputs.
-    public int bufferCount() { return inputs.size() + outputs.size(); }
+    /// Every point of every row.
+    @Override
+    public long work() { return (long) workItems() * Math.max(1, rowLength()); }
+
+    /// Blocks of 64 rows, so pointwise blocks start on vector-aligned elements.
+    @Override
+    public int splitGranule() { return 64; }
 
     @Override
     public String toString() { return KernelPrinter.print(this); }

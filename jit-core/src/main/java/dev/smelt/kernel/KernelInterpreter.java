@@ -13,6 +13,14 @@ public final class KernelInterpreter implements KernelFunction {
 
     public KernelInterpreter(Kernel kernel) { this.kernel = kernel; }
 
+    /// The reference evaluation of either kernel form.
+    public static KernelFunction of(KernelForm kernel) {
+        return switch (kernel) {
+            case Kernel loops -> new KernelInterpreter(loops);
+            case MatMulKernel matmul -> new MatMulInterpreter(matmul);
+        };
+    }
+
     @Override
     public void run(Object[] buffers, int start, int end) {
         var storages = new Storage[buffers.length];

@@ -24,20 +24,44 @@ public final class KernelPrinter {
         text.append(" {\n");
         // Plain appends, not String.format: this text is every kernel's cache key, and Formatter's
         // first use costs a cold JVM tens of milliseconds.
-        for (int i = 0; i < kernel.inputs().size(); i++) {
-            var input = kernel.inputs().get(i);
-            text.append("  in").append(i).append(": ").append(input.dtype()).append('[').append(input.size()).append("] ").append(input.map()).append('\n');
-        }
+        appendInputs(text, kernel.inputs());
         for (int k = 0; k < kernel.reductions().size(); k++) {
             var reduction = kernel.reductions().get(k);
             text.append("  r").append(k).append(" = ").append(reduction.op()).append('(').append(expression(reduction.value())).append(")\n");
         }
-        for (int i = 0; i < kernel.outputs().size(); i++) {
-            var output = kernel.outputs().get(i);
+        appendOutputs(text, kernel.outputs());
+        return text.append("}\n").toString();
+    }
+
+    /// A matmul kernel, its product printed as the reduction `r0` (the epilogue reads it as `r0`):
+    /// ```
+    /// matmul [128,256,784] of in0 · in1 {
+    ///   in0: f32[100352] @0[784,0,1]
+    ///   in1: f32[200704] @0[0,1,256]
+    ///   in2: f32[256] @0[0,1,0]
+    ///   out0 (row): f32[32768] @0[256,1,0] = relu(add(r0, in2))
+    /// }
+    /// ```
+    public static String print(MatMulKernel kernel) {
+        var text = new StringBuilder("matmul ").append(kernel.space()).append(" of in").append(kernel.left()).append(" · in").append(kernel.right()).append(" {\n");
+        appendInputs(text, kernel.inputs());
+        appendOutputs(text, kernel.outputs());
+        return text.append("}\n").toString();
+    }
+
+    private static void appendInputs(StringBuilder text, java.util.List<Kernel.Input> inputs) {
+        for (int i = 0; i < inputs.size(); i++) {
+            var input = inputs.get(i);
+            text.append("  in").append(i).append(": ").append(input.dtype()).append('[').append(input.size()).append("] ").append(input.map()).append('\n');
+        }
+    }
+
+    private static void appendOutputs(StringBuilder text, java.util.List<Kernel.Output> outputs) {
+        for (int i = 0; i < outputs.size(); i++) {
+            var output = outputs.get(i);
             text.append("  out").append(i).append(output.perRow() ? " (row)" : "").append(": ").append(output.dtype())
                     .append('[').append(output.size()).append("] ").append(output.map()).append(" = ").append(expression(output.value())).append('\n');
         }
-        return text.append("}\n").toString();
     }
 
     /// `div(exp(sub(in0, r0)), r1)`; constants print with their dtype (`2.0f32`).

@@ -12,9 +12,10 @@ public record Schedule(List<Buffer> buffers, List<Launch> launches, List<Integer
     /// A flat array of `size` elements of `dtype`; `label` names the graph value it holds (`%7`).
     public record Buffer(DType dtype, int size, String label) {}
 
-    /// Runs `kernel` on buffers `buffers` (its inputs, then its outputs). `fused` lists the graph
-    /// nodes computed inside it, as printed IR lines, and `category` is XLA's name for the fusion.
-    public record Launch(Kernel kernel, List<Integer> buffers, List<String> fused, String category) {
+    /// Runs `kernel` (a loop nest or a matmul) on buffers `buffers` (its inputs, then its outputs).
+    /// `fused` lists the graph nodes computed inside it, as printed IR lines, and `category` is
+    /// XLA's name for the fusion.
+    public record Launch(KernelForm kernel, List<Integer> buffers, List<String> fused, String category) {
         public Launch {
             buffers = List.copyOf(buffers);
             fused = List.copyOf(fused);

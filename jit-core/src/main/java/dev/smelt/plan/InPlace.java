@@ -23,13 +23,14 @@ import java.util.Set;
 ///   directly or through a reduction's [Expr.Element], which the interpreter evaluates again.
 ///
 /// Anything else — a view or broadcast of the input, a row output, a reduction that reads the
-/// input in another layout — is refused.
+/// input in another layout, any matmul — is refused.
 final class InPlace {
     private InPlace() {}
 
     /// Whether output `output` of `launch` may share the array of the buffer `buffer` it reads.
     static boolean safe(Schedule.Launch launch, int output, int buffer) {
-        Kernel kernel = launch.kernel();
+        // A matmul accumulates its product over K in its output while it still reads its operands.
+        if (!(launch.kernel() instanceof Kernel kernel)) return false;
         var target = kernel.outputs().get(output);
         var identity = IndexMap.contiguous(kernel.space());
         if (target.perRow() || !target.map().equals(identity)) return false;

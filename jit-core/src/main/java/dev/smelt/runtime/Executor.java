@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.runtime;
 
-import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.KernelFunction;
 import java.util.ArrayList;
 import java.util.concurrent.ForkJoinPool;
@@ -29,27 +29,26 @@ public final class Executor {
 
     public static Executor sequential() { return new Executor(1); }
 
-    void run(KernelFunction function, Object[] buffers, Kernel kernel) {
-        int rows = kernel.workItems();
-        long elements = (long) rows * Math.max(1, kernel.rowLength());
-        if (threads <= 1 || rows < 2 || elements < PARALLEL_THRESHOLD) {
+    void run(KernelFunction function, Object[] buffers, KernelForm kernel) {
+        int rows = kernel.workItems(), granule = kernel.splitGranule();
+        if (threads <= 1 || rows < 2 || kernel.work() < PARALLEL_THRESHOLD) {
             function.run(buffers, 0, rows);
             return;
         }
         int blocks = Math.min(threads, rows);
         var tasks = new ArrayList<ForkJoinTask<?>>();
         for (int b = 1; b < blocks; b++) {
-            int start = split(rows, blocks, b), end = split(rows, blocks, b + 1);
+            int start = split(rows, blocks, b, granule), end = split(rows, blocks, b + 1, granule);
             tasks.add(POOL.submit(() -> function.run(buffers, start, end)));
         }
-        function.run(buffers, 0, split(rows, blocks, 1));
+        function.run(buffers, 0, split(rows, blocks, 1, granule));
         for (var task : tasks) task.join();
     }
 
-    // Block boundaries rounded to 64 rows, so pointwise blocks start on vector-aligned elements.
-    private static int split(int rows, int blocks, int b) {
+    // Block boundaries rounded down to the kernel's granule (KernelForm.splitGranule).
+    private static int split(int rows, int blocks, int b, int granule) {
         if (b >= blocks) return rows;
         long boundary = (long) rows * b / blocks;
-        return (int) Math.min(rows, boundary / 64 * 64);
+        return (int) Math.min(rows, boundary / granule * granule);
     }
 }

@@ -4,6 +4,9 @@ package dev.smelt.runtime;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
 import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.KernelForm;
+import dev.smelt.kernel.MatMulKernel;
+import dev.smelt.runtime.matmul.MatMulFunction;
 import dev.smelt.kernel.Schedule;
 
 /// The text of `explain()`: the graph, each kernel with the nodes it fuses, its category, the bytes
@@ -35,21 +38,36 @@ public final class Explain {
     }
 
     private static String tier(Object function) {
+        if (function instanceof MatMulFunction matmul) return matmul.tier();
         return function instanceof TieredKernel tiered ? tiered.tier() : "scalar (small kernel)";
     }
 
     /// Each input buffer once (a broadcast input is read once per row, but from cache).
-    static long bytesRead(Kernel kernel) {
-        long bytes = 0;
-        for (var input : kernel.inputs()) bytes += (long) Math.min(input.size(), kernel.space().size()) * input.dtype().bytes();
+    static long bytesRead(KernelForm kernel) {
+        long bytes = 0, points = points(kernel);
+        for (var input : kernel.inputs()) bytes += Math.min(input.size(), points) * input.dtype().bytes();
         return bytes;
     }
 
-    static long bytesWritten(Kernel kernel) {
+    static long bytesWritten(KernelForm kernel) {
         long bytes = 0;
-        for (var output : kernel.outputs())
-            bytes += (long) (output.perRow() ? kernel.workItems() : kernel.space().size()) * output.dtype().bytes();
+        for (var output : kernel.outputs()) bytes += written(kernel, output) * output.dtype().bytes();
         return bytes;
+    }
+
+    private static long points(KernelForm kernel) {
+        return switch (kernel) {
+            case Kernel loops -> loops.space().size();
+            case MatMulKernel matmul -> matmul.space().size();
+        };
+    }
+
+    // A matmul writes each output once per [m, n]; a loop kernel's row output once per row.
+    private static long written(KernelForm kernel, Kernel.Output output) {
+        return switch (kernel) {
+            case Kernel loops -> output.perRow() ? loops.workItems() : loops.space().size();
+            case MatMulKernel matmul -> matmul.result().size();
+        };
     }
 
     /// One kernel per operation, as eager mode runs them; views are free in both.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.runtime;
 
-import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.KernelFunction;
 import java.util.Map;
 import java.util.function.Function;
@@ -19,7 +19,7 @@ public final class KernelCache {
     private KernelCache() {}
 
     /// The cached function for `kernel`, compiled by `compile` on first use.
-    public static KernelFunction get(Kernel kernel, Function<Kernel, KernelFunction> compile) {
+    public static <K extends KernelForm> KernelFunction get(K kernel, Function<K, KernelFunction> compile) {
         String key = kernel.toString();
         synchronized (KERNELS) {
             KernelFunction known = KERNELS.get(key);

@@ -28,11 +28,14 @@ public final class KernelLoader {
 
     private KernelLoader() {}
 
-    public static KernelFunction load(GeneratedKernel kernel) {
+    public static KernelFunction load(GeneratedKernel kernel) { return load(kernel, KernelFunction.class); }
+
+    /// An instance of the generated class, which implements `type` (a matmul's micro-kernel, …).
+    public static <T> T load(GeneratedKernel kernel, Class<T> type) {
         dumpDirectory().ifPresent(directory -> dump(kernel, directory));
         try {
             var lookup = MethodHandles.lookup().defineHiddenClass(kernel.bytes(), true);
-            return (KernelFunction) lookup.findConstructor(lookup.lookupClass(), MethodType.methodType(void.class)).invoke();
+            return type.cast(lookup.findConstructor(lookup.lookupClass(), MethodType.methodType(void.class)).invoke());
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable e) {

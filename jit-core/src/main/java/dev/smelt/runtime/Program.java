@@ -2,7 +2,7 @@
 package dev.smelt.runtime;
 
 import dev.smelt.ir.Storage;
-import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.KernelFunction;
 import dev.smelt.kernel.Schedule;
 import dev.smelt.plan.MemoryPlan;
@@ -28,7 +28,7 @@ public final class Program {
     private final Executor executor;
     private final ArrayBlockingQueue<Object[]> arenas = new ArrayBlockingQueue<>(ARENAS);
 
-    public Program(Schedule schedule, Function<Kernel, KernelFunction> compile, Executor executor) {
+    public Program(Schedule schedule, Function<KernelForm, KernelFunction> compile, Executor executor) {
         this.schedule = schedule;
         this.memory = Dump.after("memory", MemoryPlanner.plan(schedule));
         this.functions = schedule.launches().stream().map(launch -> compile.apply(launch.kernel())).toList();
@@ -43,8 +43,9 @@ public final class Program {
 
     public List<Storage> run(List<Storage> inputs) { return run(inputs, null); }
 
-    /// Runs with the outputs written into `outputs` (dense, of the outputs' dtypes and sizes, not
-    /// sharing memory with the inputs), or into fresh buffers when `outputs` is null.
+    /// Runs with the outputs written into `outputs` (dense, of the outputs' dtypes and sizes), or into
+    /// fresh buffers when `outputs` is null. An output that is also an input's array (an update in
+    /// place) is computed into a scratch buffer and copied in after every launch has run.
     public List<Storage> run(List<Storage> inputs, List<Storage> outputs) {
         if (inputs.size() != schedule.inputs().size())
             throw new IllegalArgumentException("expected " + schedule.inputs().size() + " inputs, got " + inputs.size());
@@ -58,10 +59,15 @@ public final class Program {
                 Object[] bound = launch.buffers().stream().map(b -> arrays[b]).toArray();
                 executor.run(functions.get(l), bound, launch.kernel());
             }
-            for (int o : copies) {
-                Object source = arrays[schedule.outputs().get(o).buffer()];
-                System.arraycopy(source, 0, outputs.get(o).array(), 0, outputs.get(o).size());
+            // Sources first: a result that is an input must be read before another result overwrites it.
+            Object[] sources = new Object[copies.size()];
+            for (int c = 0; c < copies.size(); c++) {
+                Object source = arrays[schedule.outputs().get(copies.get(c)).buffer()];
+                boolean isInput = inputs.stream().anyMatch(in -> in.array() == source);
+                sources[c] = isInput ? copy(source) : source;
             }
+            for (int c = 0; c < copies.size(); c++)
+                System.arraycopy(sources[c], 0, outputs.get(copies.get(c)).array(), 0, outputs.get(copies.get(c)).size());
         } finally {
             arenas.offer(arena);
         }
@@ -73,21 +79,33 @@ public final class Program {
 
     /// Fills `arrays` (one per buffer): inputs are the caller's arrays, other buffers their slot's
     /// array, from `arena` or, for a returned slot, the caller's output or a fresh array. Returns
-    /// the outputs to copy after the run: those that are an input or repeat an earlier output.
+    /// the outputs to copy after the run: those that are an input or repeat an earlier output, and
+    /// those whose target is an input's array (an update in place: written after every kernel ran).
     private List<Integer> bind(List<Storage> inputs, List<Storage> outputs, Object[] arena, Object[] arrays) {
         for (int i = 0; i < inputs.size(); i++) arrays[schedule.inputs().get(i)] = bind(i, inputs.get(i));
         Object[] slots = arena.clone();
         var copies = new ArrayList<Integer>();
         for (int o = 0; outputs != null && o < outputs.size(); o++) {
             int slot = memory.slot(schedule.outputs().get(o).buffer());
-            if (slot < 0 || slots[slot] != null) copies.add(o);
-            else slots[slot] = outputs.get(o).array();
+            Object target = outputs.get(o).array();
+            if (slot < 0 || slots[slot] != null || inputs.stream().anyMatch(in -> in.array() == target)) copies.add(o);
+            else slots[slot] = target;
         }
         for (int s = 0; s < slots.length; s++)
             if (slots[s] == null) slots[s] = Storage.allocate(memory.slots().get(s).dtype(), memory.slots().get(s).size()).array();
         for (int b = 0; b < arrays.length; b++)
             if (memory.slot(b) >= 0) arrays[b] = slots[memory.slot(b)];
         return copies;
+    }
+
+    private static Object copy(Object array) {
+        return switch (array) {
+            case float[] a -> a.clone();
+            case double[] a -> a.clone();
+            case int[] a -> a.clone();
+            case byte[] a -> a.clone();
+            default -> throw new IllegalArgumentException("not a tensor array: " + array.getClass().getSimpleName());
+        };
     }
 
     private Object bind(int slot, Storage input) {

@@ -51,7 +51,8 @@ class KernelEmitterTest {
         check(Kernels.softmaxReusingElements(3, LANES - 1), variant);
         String text = Compiled.text(Compiled.emit(kernel, variant));
         assertEquals(1, count(text, "NEWARRAY T_FLOAT"), "one element array, for r1 only, allocated once per run\n" + text);
-        assertEquals(variant == Variant.SCALAR ? 1 : 2, count(text, "java/lang/Math.exp") + count(text, "GETSTATIC jdk/incubator/vector/VectorOperators.EXP"),
+        // Scalar: r1's loop. Vector: r1's loop unrolled by two (two bodies), its last single vector, its scalar tail.
+        assertEquals(variant == Variant.SCALAR ? 1 : 4, count(text, "java/lang/Math.exp") + count(text, "GETSTATIC jdk/incubator/vector/VectorOperators.EXP"),
                 "exp in r1's loops only\n" + text);
     }
 

@@ -33,7 +33,7 @@ class ElementReuseTest {
                   in0: f32[264] @0[33,1]
                   r0 = max(in0)
                   r1 = sum(exp(sub(in0, r0)))
-                  out0: f32[264] @0[33,1] = div(e1, r1)
+                  out0: f32[264] @0[33,1] = mul(e1, reciprocal(r1))
                 }
                 """, kernel.toString());
     }

@@ -40,7 +40,7 @@ class LoweringTest {
         } catch (RuntimeException e) {
             throw new AssertionError("seed " + seed + ": planning failed for\n" + graph, e);
         }
-        var program = new Program(schedule, KernelInterpreter::new, Executor.sequential());
+        var program = new Program(schedule, KernelInterpreter::of, Executor.sequential());
         var expected = Interpreter.run(graph, inputs);
         var actual = program.run(inputs);
         for (int o = 0; o < expected.size(); o++)

@@ -8,14 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.smelt.Jit;
 import dev.smelt.Tensor;
-import dev.smelt.codegen.KernelEmitter;
-import dev.smelt.codegen.Variant;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Storage;
 import dev.smelt.ref.Interpreter;
 import dev.smelt.runtime.Executor;
-import dev.smelt.runtime.KernelLoader;
 import dev.smelt.runtime.Program;
 import dev.smelt.testing.GraphTolerance;
 import dev.smelt.testing.RandomGraphs;
@@ -35,7 +32,7 @@ class PlannedCallsTest {
     }
 
     static Program program(Graph graph) {
-        return new Program(Unfused.schedule(graph), kernel -> KernelLoader.load(KernelEmitter.emit(kernel, Variant.VECTOR)), Executor.shared());
+        return new Program(Unfused.schedule(graph), dev.smelt.testing.VectorOnly::compile, Executor.shared());
     }
 
     @Test

@@ -5,18 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.smelt.codegen.KernelEmitter;
-import dev.smelt.codegen.Variant;
 import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Storage;
-import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.KernelFunction;
 import dev.smelt.kernel.KernelInterpreter;
 import dev.smelt.kernel.Schedule;
 import dev.smelt.ref.Interpreter;
 import dev.smelt.runtime.Executor;
-import dev.smelt.runtime.KernelLoader;
 import dev.smelt.runtime.Program;
 import dev.smelt.testing.GraphTolerance;
 import dev.smelt.testing.RandomGraphs;
@@ -40,14 +37,14 @@ import org.junit.jupiter.params.provider.MethodSource;
 /// calls sharing an arena would show); and the first call's results must survive the later calls.
 /// Unfused schedules (every value materialised) are the hardest case for the planner.
 class PlannedProgramsTest {
-    private static final Map<Kernel, KernelFunction> VECTOR = new ConcurrentHashMap<>();
+    private static final Map<KernelForm, KernelFunction> VECTOR = new ConcurrentHashMap<>();
     private static final AtomicLong IN_PLACE = new AtomicLong(), SHARED = new AtomicLong(), CHECKED = new AtomicLong();
     private static final ExecutorService CALLERS = Executors.newFixedThreadPool(4);
 
     static LongStream seeds() { return LongStream.range(0, 120); }
 
-    private static KernelFunction vector(Kernel kernel) {
-        return VECTOR.computeIfAbsent(kernel, k -> KernelLoader.load(KernelEmitter.emit(k, Variant.VECTOR)));
+    private static KernelFunction vector(KernelForm kernel) {
+        return VECTOR.computeIfAbsent(kernel, dev.smelt.testing.VectorOnly::compile);
     }
 
     @ParameterizedTest(name = "seed {0}")
@@ -61,7 +58,7 @@ class PlannedProgramsTest {
     @MethodSource("seeds")
     void unfusedGraphsOnTheKernelInterpreter(long seed) {
         Graph graph = RandomGraphs.generate(seed, 14);
-        check(seed, graph, Unfused.schedule(graph), KernelInterpreter::new);
+        check(seed, graph, Unfused.schedule(graph), KernelInterpreter::of);
     }
 
     @ParameterizedTest(name = "seed {0}")
@@ -71,7 +68,7 @@ class PlannedProgramsTest {
         check(seed, graph, FusionPlanner.plan(graph), PlannedProgramsTest::vector);
     }
 
-    private static void check(long seed, Graph graph, Schedule schedule, Function<Kernel, KernelFunction> compile) {
+    private static void check(long seed, Graph graph, Schedule schedule, Function<KernelForm, KernelFunction> compile) {
         var program = new Program(schedule, compile, Executor.shared());
         String context = "seed %d%n%s%n%s".formatted(seed, graph, program.memory());
         PlanCheck.verify(schedule, program.memory());

@@ -113,8 +113,13 @@ final class Bounds {
         int k = m.a().shape().dim(m.a().shape().rank() - (m.transposeA() ? 2 : 1));
         Node propagated = add(add(product(m, a, eb), product(m, ea, b)), product(m, ea, eb));
         Node reassociation = scale(product(m, a, b), k * ulp(m.dtype()));
-        return finite(add(add(propagated, reassociation), GraphTolerance.local(m, 0.5)));
+        // Each product may also underflow (fl(a·b) = a·b(1+δ) + η, |η| ≤ the smallest subnormal),
+        // and an FMA, which rounds a·b + c once, keeps the sign of a product that underflows to 0.
+        Node underflow = constant(k * tiny(m.dtype()), m.shape());
+        return finite(add(add(add(propagated, reassociation), underflow), GraphTolerance.local(m, 0.5)));
     }
+
+    private static double tiny(DType dtype) { return dtype == DType.F32 ? Float.MIN_VALUE : Double.MIN_VALUE; }
 
     private static Node product(Node.MatMul m, Node a, Node b) { return new Node.MatMul(a, b, m.transposeA(), m.transposeB()); }
 

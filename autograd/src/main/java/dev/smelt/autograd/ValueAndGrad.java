@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.autograd;
+
+import dev.smelt.Compiled;
+import dev.smelt.Jit;
+import dev.smelt.SmeltException;
+import dev.smelt.Tensor;
+import dev.smelt.Traced;
+import dev.smelt.ir.Graph;
+import dev.smelt.ir.Node;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/// A function and its gradients, from two programs per input signature: the forward computes the
+/// value and the activations the backward needs ([SaveOrRecompute] decides which it saves and which
+/// the backward recomputes); the backward runs on them. Made by [Autograd#valueAndGrad].
+public final class ValueAndGrad {
+    /// The function's value and the gradients, in `argnums` order.
+    public record Result(Tensor value, List<Tensor> gradients) {}
+
+    private final Jit.FunctionN function;
+    private final int arity;
+    private final int[] wrt;
+    private final Map<String, Split> splits = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Split> eldest) { return size() > Compiled.CAPACITY; }
+    };
+    private volatile Split last;
+
+    /// One signature's two programs; `seed` is the cotangent `∂L/∂L = 1`.
+    private record Split(Partition partition, Compiled forward, Compiled backward, List<Tensor> captures, Tensor seed) {}
+
+    ValueAndGrad(Jit.FunctionN function, int arity, int[] wrt) {
+        this.function = function;
+        this.arity = arity;
+        this.wrt = wrt;
+    }
+
+    public Result apply(Tensor... arguments) {
+        Split split = split(arguments);
+        List<Tensor> forward = split.forward().applyAll(arguments);
+        var backwardArguments = new ArrayList<>(Arrays.asList(arguments));
+        backwardArguments.addAll(split.captures());
+        backwardArguments.addAll(forward.subList(1, forward.size()));
+        backwardArguments.add(split.seed());
+        return new Result(forward.getFirst(), split.backward().applyAll(backwardArguments.toArray(Tensor[]::new)));
+    }
+
+    /// Both programs of the most recent signature, and each save-or-recompute decision with its reason.
+    public String explain() {
+        Split split = last;
+        if (split == null) return "not compiled yet: call the function first";
+        var text = new StringBuilder("save or recompute (%d saved):%n".formatted(split.partition().saved()));
+        for (var choice : split.partition().choices()) text.append("  ").append(choice).append('\n');
+        text.append("forward program:\n").append(split.forward().explain().indent(2));
+        text.append("backward program:\n").append(split.backward().explain().indent(2));
+        return text.toString();
+    }
+
+    /// The number of signatures compiled and still cached.
+    public int compiledSignatures() {
+        synchronized (splits) { return splits.size(); }
+    }
+
+    private Split split(Tensor[] arguments) {
+        if (arguments == null || arguments.length != arity || Arrays.stream(arguments).anyMatch(java.util.Objects::isNull))
+            throw SmeltException.of("valueAndGrad", "expected %d non-null tensor arguments, got %s", arity, arguments == null ? "null" : arguments.length);
+        String key = Arrays.stream(arguments).map(a -> a.dtype() + a.shape().toString()).collect(Collectors.joining(","));
+        Split split;
+        synchronized (splits) { split = splits.computeIfAbsent(key, k -> compile(arguments)); }
+        last = split;
+        return split;
+    }
+
+    private Split compile(Tensor[] arguments) {
+        Traced traced = Jit.trace(function, List.of(arguments));
+        Graph primal = traced.graph();
+        Node loss = Autograd.loss(primal);
+        var cotangent = new Node.Input(primal.inputs().size(), loss.shape(), loss.dtype());
+        var gradients = Backward.gradients(primal.inputs(), List.of(loss), List.of(cotangent), Autograd.differentiable(primal, wrt), new Nodes(primal));
+        Partition partition = Partition.split(primal, List.of(cotangent), gradients);
+        Compiled forward = Jit.compile(new Traced(partition.forward(), traced.arguments(), traced.captures()));
+        Compiled backward = Jit.compile(new Traced(partition.backward(), partition.backward().inputs().size(), List.of()));
+        Tensor seed = Tensor.ones(loss.dtype(), loss.shape().toArray());
+        return new Split(partition, forward, backward, traced.captures(), seed);
+    }
+}

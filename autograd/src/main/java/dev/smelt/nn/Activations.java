@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.nn;
+
+import dev.smelt.Tensor;
+
+/// Parameter-free layers, as in `torch.nn`.
+public final class Activations {
+    private Activations() {}
+
+    /// `max(x, 0)`.
+    public record ReLU() implements Module {
+        public Tensor forward(Tensor x) { return x.relu(); }
+    }
+
+    /// `x·Φ(x)`, the exact (erf) form, PyTorch's default.
+    public record GELU() implements Module {
+        public Tensor forward(Tensor x) { return x.gelu(); }
+    }
+
+    public record Tanh() implements Module {
+        public Tensor forward(Tensor x) { return x.tanh(); }
+    }
+
+    public record Sigmoid() implements Module {
+        public Tensor forward(Tensor x) { return x.sigmoid(); }
+    }
+}

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.nn;
+
+import dev.smelt.Generator;
+import dev.smelt.SmeltException;
+import dev.smelt.Tensor;
+import java.util.List;
+
+/// `y = x·Wᵀ + b` with `W: [out, in]` and `b: [out]`, as `torch.nn.Linear`, initialised uniformly in
+/// `±1/√in` as PyTorch does. `Wᵀ` is a view: the compiled matmul reads `W` through a transpose flag.
+public final class Linear implements Module {
+    private final Parameter weight, bias;
+
+    public Linear(int in, int out, Generator generator) {
+        if (in <= 0 || out <= 0) throw SmeltException.of("Linear", "sizes must be positive, got in=%d out=%d", in, out);
+        double bound = 1 / Math.sqrt(in);
+        weight = new Parameter("weight", Tensor.rand(generator, out, in).mul(2 * bound).sub(bound));
+        bias = new Parameter("bias", Tensor.rand(generator, out).mul(2 * bound).sub(bound));
+    }
+
+    public Parameter weight() { return weight; }
+
+    public Parameter bias() { return bias; }
+
+    @Override
+    public Tensor forward(Tensor x) { return x.matmul(weight.value().t()).add(bias.value()); }
+
+    @Override
+    public List<Parameter> parameters() { return List.of(weight, bias); }
+}

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.nn;
+
+import dev.smelt.Tensor;
+import java.util.List;
+
+/// A layer or a model: a tensor function with the parameters it reads. `forward` is ordinary
+/// tensor code, so it runs eagerly, traced under [dev.smelt.Jit#compile], or inside a training step.
+public interface Module {
+    Tensor forward(Tensor x);
+
+    /// The trainable parameters, in a fixed order.
+    default List<Parameter> parameters() { return List.of(); }
+}

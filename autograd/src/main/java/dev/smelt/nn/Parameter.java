@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.nn;
+
+import dev.smelt.SmeltException;
+import dev.smelt.Tensor;
+
+/// A trainable tensor. Its [#value] is one dense floating-point tensor for the parameter's whole
+/// life: an optimizer step writes the new values into its storage, so a traced forward that read
+/// it (it becomes a graph input, not a constant) never needs retracing.
+public final class Parameter {
+    private final String name;
+    private final Tensor value;
+
+    /// A parameter holding a dense copy of `initial`.
+    public Parameter(String name, Tensor initial) {
+        if (initial == null || !initial.dtype().isFloating())
+            throw SmeltException.of("Parameter", "%s must be an f32 or f64 tensor, not %s", name, initial == null ? "null" : initial.dtype());
+        this.name = name;
+        this.value = initial.mul(1); // a fresh dense tensor: nobody else holds its storage
+    }
+
+    public String name() { return name; }
+
+    public Tensor value() { return value; }
+
+    @Override
+    public String toString() { return name + " " + value.dtype() + value.shape(); }
+}

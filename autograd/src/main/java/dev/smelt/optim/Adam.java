@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.optim;
+
+import dev.smelt.SmeltException;
+import dev.smelt.autograd.Nodes;
+import dev.smelt.ir.Node;
+import dev.smelt.nn.Parameter;
+import java.util.List;
+
+/// Adam and AdamW as `torch.optim.Adam` / `torch.optim.AdamW` (no amsgrad), at step `t`:
+/// ```
+/// g ← g + λ·p                      (Adam: L2 penalty in the gradient)
+/// p ← p·(1 - lr·λ)                 (AdamW: decoupled weight decay)
+/// m ← β₁·m + (1-β₁)·g;   v ← β₂·v + (1-β₂)·g²
+/// p ← p - (lr / (1-β₁ᵗ)) · m / (√v / √(1-β₂ᵗ) + ε)
+/// ```
+/// The bias corrections are computed in double on the Java side each step and enter the program as
+/// runtime scalars with the rest.
+public final class Adam extends Optimizer {
+    private final double beta1, beta2, eps;
+    private final boolean decoupled;
+
+    public Adam(List<Parameter> parameters, double learningRate) { this(parameters, learningRate, 0.9, 0.999, 1e-8, 0, false); }
+
+    public Adam(List<Parameter> parameters, double learningRate, double beta1, double beta2, double eps, double weightDecay, boolean decoupledWeightDecay) {
+        super(parameters, 2, learningRate, weightDecay);
+        if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1) || !(eps >= 0) || Double.isInfinite(eps))
+            throw SmeltException.of(decoupledWeightDecay ? "AdamW" : "Adam", "expected 0 ≤ β₁, β₂ < 1 and a finite ε ≥ 0, got %s, %s, %s", beta1, beta2, eps);
+        this.beta1 = beta1;
+        this.beta2 = beta2;
+        this.eps = eps;
+        this.decoupled = decoupledWeightDecay;
+    }
+
+    /// AdamW with PyTorch's defaults (β = 0.9, 0.999, ε = 1e-8).
+    public static Adam adamW(List<Parameter> parameters, double learningRate, double weightDecay) {
+        return new Adam(parameters, learningRate, 0.9, 0.999, 1e-8, weightDecay, true);
+    }
+
+    @Override
+    String name() { return decoupled ? "AdamW" : "Adam"; }
+
+    @Override
+    List<String> hyperParameterNames() { return List.of("step_size", "beta1", "1-beta1", "beta2", "1-beta2", "eps", "sqrt(1-beta2^t)", "l2", "decay"); }
+
+    @Override
+    double[] hyperParameters() {
+        double c1 = 1 - Math.pow(beta1, steps), c2 = 1 - Math.pow(beta2, steps);
+        double l2 = decoupled ? 0 : weightDecay, decay = decoupled ? 1 - learningRate * weightDecay : 1;
+        return new double[] {learningRate / c1, beta1, 1 - beta1, beta2, 1 - beta2, eps, Math.sqrt(c2), l2, decay};
+    }
+
+    @Override
+    List<Node> update(Nodes b, Node p, Node g, List<Node> state, List<Node> h) {
+        Node stepSize = h.get(0), b1 = h.get(1), oneMinusB1 = h.get(2), b2 = h.get(3), oneMinusB2 = h.get(4);
+        Node epsilon = h.get(5), correction2 = h.get(6), l2 = h.get(7), decay = h.get(8);
+        Node grad = b.add(g, b.mul(l2, p));
+        Node m = b.add(b.mul(b1, state.get(0)), b.mul(oneMinusB1, grad));
+        Node v = b.add(b.mul(b2, state.get(1)), b.mul(oneMinusB2, b.square(grad)));
+        Node denominator = b.add(b.div(b.sqrt(v), correction2), epsilon);
+        Node updated = b.sub(b.mul(p, decay), b.mul(stepSize, b.div(m, denominator)));
+        return List.of(updated, m, v);
+    }
+}

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.optim;
+
+import dev.smelt.Jit;
+import dev.smelt.SmeltException;
+import dev.smelt.Tensor;
+import dev.smelt.autograd.Nodes;
+import dev.smelt.ir.Node;
+import dev.smelt.nn.Parameter;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+
+/// An optimizer over a fixed list of parameters, with per-parameter state tensors (momentum,
+/// moment estimates). Its update rule is graph IR: [#compile] makes a [TrainStep] whose one program
+/// computes the loss, the gradients and every update. Hyper-parameters enter that program as rank-0
+/// inputs, so changing them (or the step count) never recompiles.
+public abstract sealed class Optimizer permits SGD, Adam {
+    private final List<Parameter> parameters;
+    private final List<List<Tensor>> state = new ArrayList<>();
+    double learningRate;
+    double weightDecay;
+    int steps;
+
+    Optimizer(List<Parameter> parameters, int stateTensors, double learningRate, double weightDecay) {
+        if (parameters == null || parameters.isEmpty()) throw SmeltException.of(name(), "needs at least one parameter");
+        Set<Tensor> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Parameter p : parameters)
+            if (!seen.add(p.value())) throw SmeltException.of(name(), "parameter %s is listed twice", p);
+        this.parameters = List.copyOf(parameters);
+        for (Parameter p : parameters) {
+            var tensors = new ArrayList<Tensor>();
+            for (int i = 0; i < stateTensors; i++) tensors.add(Tensor.zeros(p.value().dtype(), p.value().shape().toArray()));
+            state.add(List.copyOf(tensors));
+        }
+        learningRate(learningRate);
+        weightDecay(weightDecay);
+    }
+
+    public List<Parameter> parameters() { return parameters; }
+
+    /// Parameter `index`'s state tensors, updated in place by each step.
+    public List<Tensor> state(int index) { return state.get(index); }
+
+    /// Steps taken so far.
+    public int steps() { return steps; }
+
+    public double learningRate() { return learningRate; }
+
+    /// Takes effect at the next step, without recompiling.
+    public Optimizer learningRate(double value) {
+        if (!(value >= 0) || Double.isInfinite(value)) throw SmeltException.of(name(), "learning rate must be finite and ≥ 0, got %s", value);
+        learningRate = value;
+        return this;
+    }
+
+    public Optimizer weightDecay(double value) {
+        if (!(value >= 0) || Double.isInfinite(value)) throw SmeltException.of(name(), "weight decay must be finite and ≥ 0, got %s", value);
+        weightDecay = value;
+        return this;
+    }
+
+    /// A training step: `loss` of the batch tensors is differentiated with respect to every
+    /// parameter it reads, and the parameters and state are updated in place, in one program.
+    public TrainStep compile(Jit.Function1 loss) {
+        if (loss == null) throw SmeltException.of(name(), "the loss function is null");
+        return new TrainStep(this, args -> List.of(loss.apply(args.get(0))), 1);
+    }
+
+    public TrainStep compile(Jit.Function2 loss) {
+        if (loss == null) throw SmeltException.of(name(), "the loss function is null");
+        return new TrainStep(this, args -> List.of(loss.apply(args.get(0), args.get(1))), 2);
+    }
+
+    public TrainStep compile(Jit.FunctionN loss, int arity) {
+        if (loss == null) throw SmeltException.of(name(), "the loss function is null");
+        return new TrainStep(this, loss, arity);
+    }
+
+    /// The names of the runtime scalars [#update] reads, in order.
+    abstract List<String> hyperParameterNames();
+
+    /// Their values for the step about to run (the step count is already advanced).
+    abstract double[] hyperParameters();
+
+    /// The new value of parameter `p` and its new state, from its gradient `g`, its state and the
+    /// hyper-parameters (rank-0 nodes of `p`'s dtype). Pointwise, so each update fuses into few kernels.
+    abstract List<Node> update(Nodes b, Node p, Node g, List<Node> state, List<Node> hyper);
+
+    String name() { return getClass().getSimpleName(); }
+}

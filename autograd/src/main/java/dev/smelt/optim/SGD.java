@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.optim;
+
+import dev.smelt.SmeltException;
+import dev.smelt.autograd.Nodes;
+import dev.smelt.ir.Node;
+import dev.smelt.nn.Parameter;
+import java.util.List;
+
+/// Stochastic gradient descent as `torch.optim.SGD`: with weight decay `λ`, momentum `μ`,
+/// dampening `τ` and optionally Nesterov momentum,
+/// ```
+/// g ← g + λ·p
+/// b ← g at the first step, else μ·b + (1-τ)·g        (no buffer when μ = 0: b = g)
+/// p ← p - lr·(nesterov ? g + μ·b : b)
+/// ```
+/// The first-step case is a runtime scalar too (`b ← a·b + c·g`), so step 1 and step 2 share a
+/// program. As in PyTorch, an SGD made without momentum keeps no buffer (no memory, no traffic);
+/// its momentum cannot be set later. One made with momentum may change it at any step.
+public final class SGD extends Optimizer {
+    private double momentum, dampening;
+    private final boolean nesterov;
+
+    public SGD(List<Parameter> parameters, double learningRate) { this(parameters, learningRate, 0, 0, 0, false); }
+
+    public SGD(List<Parameter> parameters, double learningRate, double momentum, double dampening, double weightDecay, boolean nesterov) {
+        super(parameters, momentum > 0 ? 1 : 0, learningRate, weightDecay);
+        if (!(momentum >= 0) || !(dampening >= 0) || Double.isInfinite(momentum) || Double.isInfinite(dampening))
+            throw SmeltException.of("SGD", "momentum and dampening must be finite and ≥ 0, got %s and %s", momentum, dampening);
+        if (nesterov && (momentum == 0 || dampening != 0))
+            throw SmeltException.of("SGD", "Nesterov momentum requires a momentum and zero dampening (as PyTorch)");
+        this.momentum = momentum;
+        this.dampening = dampening;
+        this.nesterov = nesterov;
+    }
+
+    public SGD momentum(double value) {
+        if (!(value >= 0) || Double.isInfinite(value)) throw SmeltException.of("SGD", "momentum must be finite and ≥ 0, got %s", value);
+        if (value > 0 && state(0).isEmpty()) throw SmeltException.of("SGD", "this SGD was made without momentum and keeps no momentum buffer; make it with a momentum to change it later");
+        momentum = value;
+        return this;
+    }
+
+    @Override
+    List<String> hyperParameterNames() { return List.of("lr", "weight_decay", "keep", "take", "momentum"); }
+
+    @Override
+    double[] hyperParameters() {
+        boolean fresh = steps == 1 || momentum == 0;
+        return new double[] {learningRate, weightDecay, fresh ? 0 : momentum, fresh ? 1 : 1 - dampening, momentum};
+    }
+
+    @Override
+    List<Node> update(Nodes b, Node p, Node g, List<Node> state, List<Node> h) {
+        Node lr = h.get(0), decay = h.get(1), keep = h.get(2), take = h.get(3), mu = h.get(4);
+        Node grad = b.add(g, b.mul(decay, p));                                   // g + λ·p
+        if (state.isEmpty()) return List.of(b.sub(p, b.mul(lr, grad)));          // p - lr·g
+        Node buffer = b.add(b.mul(keep, state.getFirst()), b.mul(take, grad));   // a·b + c·g
+        Node direction = nesterov ? b.add(grad, b.mul(mu, buffer)) : buffer;
+        return List.of(b.sub(p, b.mul(lr, direction)), buffer);                  // p - lr·d
+    }
+}

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.optim;
+
+import dev.smelt.Compiled;
+import dev.smelt.Jit;
+import dev.smelt.SmeltException;
+import dev.smelt.Tensor;
+import dev.smelt.Traced;
+import dev.smelt.autograd.Autograd;
+import dev.smelt.autograd.Nodes;
+import dev.smelt.ir.DType;
+import dev.smelt.ir.Graph;
+import dev.smelt.ir.Node;
+import dev.smelt.ir.Shape;
+import dev.smelt.nn.Parameter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/// One training step compiled into one program: forward, backward and every parameter's update.
+/// Per batch signature, the loss function is traced once (the parameters it reads become graph
+/// inputs), the gradients with respect to the parameters are added by the backward transform, and
+/// the optimizer's update nodes read them. The program's inputs are the batch, the hyper-parameters
+/// (rank-0 `f64`), the parameters and the optimizer state; its outputs are the loss, the new
+/// parameters and the new state, written back into the parameters' and state's own storage.
+///
+/// Today the runtime computes those results into scratch buffers and copies them in after the
+/// program ran ([Compiled#applyUpdating]); the memory plan will write them in place.
+/// A parameter the loss does not read is left untouched, as PyTorch skips parameters without a
+/// gradient. Not thread-safe (it mutates the parameters): [#apply] is synchronized.
+public final class TrainStep {
+    private final Optimizer optimizer;
+    private final Compiled compiled;
+    private final int batchArity;
+    private final Tensor loss = Tensor.zeros(DType.F64);
+    private final List<Tensor> targets = new ArrayList<>();
+
+    TrainStep(Optimizer optimizer, Jit.FunctionN lossFunction, int batchArity) {
+        this.optimizer = optimizer;
+        this.batchArity = batchArity;
+        int hyper = optimizer.hyperParameterNames().size();
+        this.compiled = Jit.compile(args -> lossFunction.apply(args.subList(0, batchArity)), batchArity + hyper, this::withUpdates);
+        targets.add(loss);
+        for (Parameter p : optimizer.parameters()) targets.add(p.value());
+        for (int i = 0; i < optimizer.parameters().size(); i++) targets.addAll(optimizer.state(i));
+    }
+
+    /// Runs one step on a batch and returns the loss (before the update).
+    public synchronized double apply(Tensor... batch) {
+        if (batch == null || batch.length != batchArity)
+            throw SmeltException.of("train step", "expected %d batch tensors, got %s", batchArity, batch == null ? "null" : batch.length);
+        optimizer.steps++;
+        var arguments = new ArrayList<>(Arrays.asList(batch));
+        for (double value : optimizer.hyperParameters()) arguments.add(Tensor.scalar(DType.F64, value));
+        try {
+            compiled.applyUpdating(targets, arguments.toArray(Tensor[]::new));
+        } catch (RuntimeException e) {
+            optimizer.steps--;
+            throw e;
+        }
+        return loss.item();
+    }
+
+    /// The program of the most recent batch signature: one graph, its kernels and decisions.
+    public String explain() { return compiled.explain(); }
+
+    /// The program for `batch`'s signature, compiling it if need be but taking no step.
+    public synchronized String explain(Tensor... batch) {
+        if (batch == null || batch.length != batchArity)
+            throw SmeltException.of("train step", "expected %d batch tensors, got %s", batchArity, batch == null ? "null" : batch.length);
+        var arguments = new ArrayList<>(Arrays.asList(batch));
+        for (int h = 0; h < optimizer.hyperParameterNames().size(); h++) arguments.add(Tensor.scalar(DType.F64, 0));
+        return compiled.explain(arguments.toArray(Tensor[]::new));
+    }
+
+    /// Batch signatures compiled so far (changing hyper-parameters adds none).
+    public int compiledSignatures() { return compiled.compiledSignatures(); }
+
+    // The loss graph → loss, gradients and updates. Inputs: batch and hyper-parameters (the
+    // arguments), the tensors the loss read, then parameters it did not read and all state.
+    private Traced withUpdates(Traced traced) {
+        Graph graph = traced.graph();
+        var inputs = new ArrayList<>(graph.inputs());
+        var captures = new ArrayList<>(traced.captures());
+        var parameters = optimizer.parameters();
+        var slots = new ArrayList<Node.Input>();
+        var read = new ArrayList<Node.Input>();
+        for (Parameter p : parameters) {
+            int capture = indexOf(traced.captures(), p.value());
+            Node.Input input = capture >= 0 ? graph.inputs().get(traced.arguments() + capture) : extra(inputs, captures, p.value());
+            slots.add(input);
+            if (capture >= 0) read.add(input);
+        }
+        var nodes = new Nodes(graph);
+        List<Node> gradients = Autograd.gradients(graph, read, nodes);
+        Node lossValue = nodes.cast(nodes.reshape(Autograd.loss(graph), Shape.SCALAR), DType.F64);
+        var newParameters = new ArrayList<Node>();
+        var newState = new ArrayList<Node>();
+        for (int i = 0; i < parameters.size(); i++) {
+            Node.Input p = slots.get(i);
+            var state = new ArrayList<Node>();
+            for (Tensor s : optimizer.state(i)) state.add(extra(inputs, captures, s));
+            int r = read.indexOf(p);
+            if (r < 0) {
+                newParameters.add(p);
+                newState.addAll(state);
+                continue;
+            }
+            var hyper = new ArrayList<Node>();
+            for (int h = 0; h < optimizer.hyperParameterNames().size(); h++) hyper.add(nodes.cast(graph.inputs().get(batchArity + h), p.dtype()));
+            List<Node> updated = optimizer.update(nodes, p, gradients.get(r), state, hyper);
+            newParameters.add(updated.getFirst());
+            newState.addAll(updated.subList(1, updated.size()));
+        }
+        var outputs = new ArrayList<Node>();
+        outputs.add(lossValue);
+        outputs.addAll(newParameters);
+        outputs.addAll(newState);
+        return new Traced(new Graph(inputs, outputs), traced.arguments(), captures);
+    }
+
+    private static Node.Input extra(List<Node.Input> inputs, List<Tensor> captures, Tensor value) {
+        var input = new Node.Input(inputs.size(), value.shape(), value.dtype());
+        inputs.add(input);
+        captures.add(value);
+        return input;
+    }
+
+    private static int indexOf(List<Tensor> tensors, Tensor tensor) {
+        for (int i = 0; i < tensors.size(); i++)
+            if (tensors.get(i) == tensor) return i;
+        return -1;
+    }
+}

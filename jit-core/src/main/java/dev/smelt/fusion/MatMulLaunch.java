@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.fusion;
+
+import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.Node;
+import dev.smelt.ir.ReduceOp;
+import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.IndexMap;
+import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.MatMulKernel;
+import java.util.ArrayList;
+import java.util.List;
+
+/// Turns a matmul's row kernel (space `[batch…, M, N, K]`, one `sum(mul(in_a, in_b))`, outputs
+/// per `[…, m, n]`) into a [MatMulKernel], the form codegen emits as a packed, register-blocked
+/// matmul. Lowering builds the row kernel exactly as for any reduction; this only recognises it.
+final class MatMulLaunch {
+    private MatMulLaunch() {}
+
+    /// A kernel and the buffers its outputs write, in the kernel's order.
+    record Converted(MatMulKernel kernel, List<Integer> outputBuffers) {}
+
+    /// Whether the pointwise consumer `root` of `matmul` is computed in the matmul's epilogue
+    /// (bias add, activation, residual add, scaling: whatever the planner fuses into the row kernel).
+    /// Always: the epilogue runs on each block of results while it is in cache, so it costs its
+    /// arithmetic only, where a kernel of its own would also write the product and read it back.
+    /// [#decision] prices both for `explain()`.
+    static boolean epilogueJoins(Node.MatMul matmul, Node root) { return true; }
+
+    /// The decision for one matmul launch: its epilogue fused, priced against the product written
+    /// out and the same epilogue run as a kernel of its own.
+    static dev.smelt.kernel.Decision decision(String kernelName, String matmulLabel, List<String> fused, MatMulKernel kernel, Machine machine) {
+        var epilogue = fused.stream().filter(label -> !label.equals(matmulLabel)).toList();
+        double joined = CostModel.time(kernel, machine);
+        if (epilogue.isEmpty())
+            return new dev.smelt.kernel.Decision(kernelName + " " + matmulLabel, "generate a packed matmul", joined, joined, "no pointwise consumer to fuse");
+        long results = kernel.result().size();
+        int bytes = kernel.dtype().bytes();
+        // Apart: the product is written once, then a loop kernel reads it (and the epilogue's other
+        // inputs) and writes the results.
+        double epilogueInputs = 0;
+        for (int i : kernel.epilogueInputs()) epilogueInputs += (double) Math.min(kernel.inputs().get(i).size(), results) * kernel.inputs().get(i).dtype().bytes();
+        double apart = joined + results * bytes * (CostModel.WRITE_NS_PER_BYTE + CostModel.READ_NS_PER_BYTE)
+                + epilogueInputs * CostModel.READ_NS_PER_BYTE + CostModel.LAUNCH_NS;
+        return new dev.smelt.kernel.Decision(kernelName + " " + matmulLabel, "generate a packed matmul; fuse its epilogue " + String.join(", ", epilogue),
+                joined, apart, "the epilogue runs on each block of results while it is in cache, instead of writing the product and reading it back");
+    }
+
+    /// The matmul form of `kernel`, or null when it is not one product of two loads (a row kernel
+    /// that also folds another reduction of the same loop keeps the loop form). Throws [Realize] on
+    /// `matmul` when its epilogue writes no dense buffer of its dtype to accumulate in, so that the
+    /// product gets its own.
+    static Converted of(Kernel kernel, Node.MatMul matmul, boolean matmulRealized, List<Integer> outputBuffers) {
+        if (kernel.reductions().size() != 1) return null;
+        var reduction = kernel.reductions().getFirst();
+        if (reduction.op() != ReduceOp.SUM || !(reduction.value() instanceof Expr.Binary(var op, Expr.Load a, Expr.Load b)) || op != BinaryOp.MUL) return null;
+        int accumulator = accumulatorOutput(kernel, matmul);
+        if (accumulator < 0) {
+            if (matmulRealized) return null;
+            throw new Realize(matmul, "its epilogue writes no dense " + matmul.dtype() + " buffer to accumulate the product in");
+        }
+        var outputs = new ArrayList<>(kernel.outputs());
+        var buffers = new ArrayList<>(outputBuffers);
+        outputs.add(outputs.remove(accumulator));
+        buffers.add(buffers.remove(accumulator));
+        return new Converted(new MatMulKernel(kernel.space(), kernel.inputs(), a.input(), b.input(), outputs), buffers);
+    }
+
+    // The last output that is dense [batch…, M, N] in the matmul's dtype: writing the product there
+    // and overwriting it last keeps every other output's reads of it intact.
+    private static int accumulatorOutput(Kernel kernel, Node.MatMul matmul) {
+        var dense = new ArrayList<Integer>();
+        for (int stride : matmul.shape().contiguousStrides()) dense.add(stride);
+        dense.add(0);
+        var map = new IndexMap(0, dense);
+        for (int i = kernel.outputs().size() - 1; i >= 0; i--) {
+            var output = kernel.outputs().get(i);
+            if (output.dtype() == matmul.dtype() && output.map().equals(map) && output.size() == matmul.shape().size()) return i;
+        }
+        return -1;
+    }
+}

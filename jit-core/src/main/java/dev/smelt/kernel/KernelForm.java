@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.kernel;
+
+import java.util.List;
+
+/// A kernel in one of its two forms: a loop nest ([Kernel]) or a matmul with a fused epilogue
+/// ([MatMulKernel]). Both bind buffers the same way (inputs, then outputs) and split their work
+/// into items that calls on disjoint ranges compute independently.
+public sealed interface KernelForm permits Kernel, MatMulKernel {
+    List<Kernel.Input> inputs();
+
+    List<Kernel.Output> outputs();
+
+    /// The number of independent work items `run(buffers, start, end)` ranges over.
+    int workItems();
+
+    /// Roughly the scalar operations of the whole kernel, which decides whether it is worth
+    /// spreading over threads.
+    long work();
+
+    /// A parallel split puts its boundaries on multiples of this many work items.
+    int splitGranule();
+
+    /// Buffers in the order `run` takes them: the inputs, then the outputs.
+    default int bufferCount() { return inputs().size() + outputs().size(); }
+}

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.kernel;
+
+/// Evaluates a [MatMulKernel] with the [KernelInterpreter]'s arithmetic (products summed in double,
+/// rounded once; the epilogue per op), work item by work item: the reference that generated
+/// matmuls are tested against.
+public final class MatMulInterpreter implements KernelFunction {
+    private final MatMulKernel kernel;
+    private final KernelInterpreter loops;
+
+    public MatMulInterpreter(MatMulKernel kernel) {
+        this.kernel = kernel;
+        this.loops = new KernelInterpreter(kernel.asLoops());
+    }
+
+    /// Each item's columns for every row; a row of the loop kernel is one `[…, m, n]`.
+    @Override
+    public void run(Object[] buffers, int start, int end) {
+        int rows = kernel.rows(), columns = kernel.columns(), units = kernel.unitsPerBatch();
+        for (int unit = start; unit < end; unit++) {
+            int batch = unit / units, first = unit % units * MatMulKernel.UNIT_COLUMNS;
+            int last = Math.min(columns, first + MatMulKernel.UNIT_COLUMNS);
+            for (int m = 0; m < rows; m++) {
+                int row = (batch * rows + m) * columns;
+                loops.run(buffers, row + first, row + last);
+            }
+        }
+    }
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.kernel;
+
+import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.DType;
+import dev.smelt.ir.ReduceOp;
+import dev.smelt.ir.Shape;
+import java.util.ArrayList;
+import java.util.List;
+
+/// A batched matmul with a fused epilogue, over the space `[batch…, M, N, K]`:
+/// `r0[…, m, n] = Σ_k in<left>[…, m, k] · in<right>[…, k, n]`, then each output's expression over
+/// `r0` and the other inputs at `[…, m, n]` (bias add, activation, residual add, scaling).
+///
+/// Operands are read through their index maps, so a transposed or permuted operand (`x @ w.T`, the
+/// backward products `dC·Bᵀ` and `Aᵀ·dC`) and a broadcast batch axis (stride 0) cost no copy: the
+/// left map does not move along N, the right map not along M. Every output is written once per
+/// `[…, m, n]` (its map does not move along K). The last output is dense `[batch…, M, N]` in the
+/// matmul's dtype: generated code accumulates `r0` there and the epilogue then overwrites it in
+/// place, point for point, after every other output has read it.
+///
+/// The unit of work is a block of [#UNIT_COLUMNS] columns of one batch entry, for all M rows:
+/// `run(buffers, start, end)` computes blocks `start` until `end`, batch entry by batch entry.
+public record MatMulKernel(Shape space, List<Kernel.Input> inputs, int left, int right, List<Kernel.Output> outputs) implements KernelForm {
+    /// Columns per work item: a multiple of every micro-kernel width codegen picks (16, 32 or 64
+    /// lanes of f32 or f64), so a parallel split cuts no register tile in two.
+    public static final int UNIT_COLUMNS = 64;
+
+    public MatMulKernel {
+        inputs = List.copyOf(inputs);
+        outputs = List.copyOf(outputs);
+        require(space.rank() >= 3, "matmul space %s needs [batch…, M, N, K]", space);
+        require(left >= 0 && left < inputs.size() && right >= 0 && right < inputs.size(), "operands in%d, in%d of %d inputs", left, right, inputs.size());
+        var dtype = inputs.get(left).dtype();
+        require(dtype.isFloating() && inputs.get(right).dtype() == dtype, "matmul of %s and %s: f32 or f64 operands of one dtype", dtype, inputs.get(right).dtype());
+        int rank = space.rank();
+        require(inputs.get(left).map().stride(rank - 2) == 0, "left operand %s moves along N", inputs.get(left).map());
+        require(inputs.get(right).map().stride(rank - 3) == 0, "right operand %s moves along M", inputs.get(right).map());
+        for (var output : outputs) require(output.perRow(), "matmul output %s is not written once per [m, n]", output.map());
+        var accumulator = outputs.isEmpty() ? null : outputs.getLast();
+        var result = new Shape(space.dims().subList(0, rank - 1));
+        require(accumulator != null && accumulator.dtype() == dtype && accumulator.size() == result.size() && accumulator.map().equals(dense(space)),
+                "the last output %s must be dense %s %s, where the accumulator lives", accumulator, dtype, result);
+        asLoops(space, inputs, left, right, outputs); // checks bounds and expressions as for any kernel
+    }
+
+    public DType dtype() { return inputs.get(left).dtype(); }
+
+    /// `[batch…]`: the leading axes of the space.
+    public Shape batch() { return new Shape(space.dims().subList(0, space.rank() - 3)); }
+
+    /// `[batch…, M, N]`: the shape of the product and of every output.
+    public Shape result() { return new Shape(space.dims().subList(0, space.rank() - 1)); }
+
+    public int rows() { return space.dim(space.rank() - 3); }
+
+    public int columns() { return space.dim(space.rank() - 2); }
+
+    public int depth() { return space.dim(space.rank() - 1); }
+
+    public int unitsPerBatch() { return (columns() + UNIT_COLUMNS - 1) / UNIT_COLUMNS; }
+
+    @Override
+    public int workItems() { return batch().size() * unitsPerBatch(); }
+
+    /// Multiply-adds.
+    @Override
+    public long work() { return (long) result().size() * Math.max(1, depth()); }
+
+    @Override
+    public int splitGranule() { return 1; }
+
+    /// The same computation as a loop kernel reducing K (what the [MatMulInterpreter] runs).
+    public Kernel asLoops() { return asLoops(space, inputs, left, right, outputs); }
+
+    private static Kernel asLoops(Shape space, List<Kernel.Input> inputs, int left, int right, List<Kernel.Output> outputs) {
+        var dtype = inputs.get(left).dtype();
+        var product = new Expr.Binary(BinaryOp.MUL, new Expr.Load(left, dtype), new Expr.Load(right, dtype));
+        return new Kernel(space, 1, inputs, List.of(new Kernel.Reduction(ReduceOp.SUM, product)), outputs);
+    }
+
+    /// Whether the outputs are just the product (`out0 = r0`): then there is no epilogue to run.
+    public boolean plain() {
+        return outputs.size() == 1 && outputs.getFirst().value() instanceof Expr.Accumulated;
+    }
+
+    /// The inputs the epilogue reads, in order: those the outputs load.
+    public List<Integer> epilogueInputs() {
+        var used = new java.util.TreeSet<Integer>();
+        for (var output : outputs) Expr.walk(output.value(), e -> { if (e instanceof Expr.Load load) used.add(load.input()); });
+        return List.copyOf(used);
+    }
+
+    /// The epilogue as a pointwise kernel over `[batch…, M, N]`: the [#epilogueInputs] (maps
+    /// without the K axis), then the accumulator (the last output's buffer, read in place) as one
+    /// more input, and the outputs, with the product `r0` read from the accumulator.
+    public Kernel epilogue() {
+        var result = result();
+        var used = epilogueInputs();
+        var pointInputs = new ArrayList<Kernel.Input>();
+        for (int index : used) {
+            var input = inputs.get(index);
+            pointInputs.add(new Kernel.Input(input.dtype(), input.size(), withoutDepth(input.map())));
+        }
+        pointInputs.add(new Kernel.Input(dtype(), result.size(), IndexMap.contiguous(result)));
+        var accumulator = new Expr.Load(used.size(), dtype());
+        var pointOutputs = outputs.stream()
+                .map(o -> new Kernel.Output(pointwise(o.value(), used, accumulator), o.size(), withoutDepth(o.map()), false)).toList();
+        return new Kernel(result, 0, pointInputs, List.of(), pointOutputs);
+    }
+
+    private static IndexMap withoutDepth(IndexMap map) {
+        return new IndexMap(map.offset(), map.strides().subList(0, map.rank() - 1));
+    }
+
+    // An output's expression over the epilogue's inputs: loads renumbered, r0 read from the accumulator.
+    private static Expr pointwise(Expr expr, List<Integer> used, Expr.Load accumulator) {
+        return switch (expr) {
+            case Expr.Accumulated _ -> accumulator;
+            case Expr.Load load -> new Expr.Load(used.indexOf(load.input()), load.dtype());
+            case Expr.Constant _, Expr.Index _, Expr.Element _ -> expr;
+            case Expr.Unary u -> new Expr.Unary(u.op(), pointwise(u.x(), used, accumulator));
+            case Expr.Binary b -> new Expr.Binary(b.op(), pointwise(b.left(), used, accumulator), pointwise(b.right(), used, accumulator));
+            case Expr.Where w -> new Expr.Where(pointwise(w.condition(), used, accumulator), pointwise(w.ifTrue(), used, accumulator), pointwise(w.ifFalse(), used, accumulator));
+            case Expr.Cast c -> new Expr.Cast(pointwise(c.x(), used, accumulator), c.dtype());
+            case Expr.Shared shared -> new Expr.Shared(shared.id(), pointwise(shared.value(), used, accumulator));
+        };
+    }
+
+    /// Row-major over `[batch…, M, N]`, not moving along K.
+    private static IndexMap dense(Shape space) {
+        var strides = new ArrayList<Integer>();
+        for (int stride : new Shape(space.dims().subList(0, space.rank() - 1)).contiguousStrides()) strides.add(stride);
+        strides.add(0);
+        return new IndexMap(0, strides);
+    }
+
+    private static void require(boolean condition, String format, Object... args) {
+        if (!condition) throw new IllegalArgumentException("matmul kernel: " + format.formatted(args));
+    }
+
+    @Override
+    public String toString() { return KernelPrinter.print(this); }
+}

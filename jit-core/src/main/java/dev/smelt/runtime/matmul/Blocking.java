@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.runtime.matmul;
+
+import dev.smelt.codegen.MicroKernelShape;
+
+/// Cache blocks of a packed matmul (the BLIS loop structure): `depth` steps of K per packed panel,
+/// `rows` rows of A per packed block, `columns` columns of B per packed panel.
+///
+/// The micro-kernel streams one `depth × tile columns` micro-panel of B from L1 for every row tile
+/// of the A block, so that micro-panel takes half of L1; the packed A block (`rows × depth`) is
+/// read once per micro-panel of B and takes half of L2; the packed B panel a quarter of L2. Each
+/// block size is then evened out so the last block is not a sliver.
+record Blocking(int depth, int rows, int columns) {
+    /// L1 data cache per core in bytes: `-Dsmelt.cache.l1=…`, else 64 KiB (AMD EPYC Zen 5, `lscpu`).
+    static final int L1_BYTES = Integer.getInteger("smelt.cache.l1", 64 << 10);
+    /// L2 cache per core in bytes: `-Dsmelt.cache.l2=…`, else 2 MiB (same machine).
+    static final int L2_BYTES = Integer.getInteger("smelt.cache.l2", 2 << 20);
+
+    static Blocking of(MicroKernelShape tile, int m, int n, int k) {
+        int bytes = tile.dtype().bytes();
+        int depth = even(Math.max(16, L1_BYTES / 2 / (tile.columns() * bytes) / 8 * 8), k, 1);
+        int rows = even(Math.max(tile.rows(), L2_BYTES / 2 / (depth * bytes)), m, tile.rows());
+        int columns = even(Math.max(tile.columns(), L2_BYTES / 4 / (depth * bytes)), n, tile.columns());
+        return new Blocking(depth, rows, columns);
+    }
+
+    /// At most `limit`, splitting `size` into equal blocks, each a multiple of `multiple`.
+    static int even(int limit, int size, int multiple) {
+        if (size <= 0) return multiple;
+        int blocks = (size + limit - 1) / limit;
+        int block = (size + blocks - 1) / blocks;
+        return (block + multiple - 1) / multiple * multiple;
+    }
+}

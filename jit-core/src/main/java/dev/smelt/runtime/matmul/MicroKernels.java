@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.runtime.matmul;
+
+import dev.smelt.codegen.MicroKernel;
+import dev.smelt.codegen.MicroKernelEmitter;
+import dev.smelt.codegen.MicroKernelShape;
+import dev.smelt.ir.DType;
+import dev.smelt.runtime.KernelLoader;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/// The micro-kernel each dtype's matmuls use now: the [ScalarTile] until the generated vector tile
+/// ([MicroKernelEmitter]) has been compiled by C2 in the background, then the vector tile. Vector
+/// API code runs boxed, 50–500× slower, until C2 compiles it, and one tile serves every matmul of
+/// a dtype, so the warm-up happens once per JVM and no call waits for it.
+public final class MicroKernels {
+    /// How long the warm-up may try before keeping the scalar tile.
+    static final long WARM_UP_LIMIT_NANOS = 5_000_000_000L;
+    /// Steps of K per timed call: long enough for the loop to matter.
+    static final int WARM_UP_DEPTH = 64;
+    /// Steps of K per untimed warm-up call: C2 compiles after thousands of calls, and a short call
+    /// costs the boxed (not yet compiled) vector tile microseconds instead of a millisecond.
+    static final int SHORT_DEPTH = 2;
+
+    private static final ExecutorService WARMER = Executors.newSingleThreadExecutor(runnable -> {
+        var thread = new Thread(runnable, "smelt-matmul-warm-up");
+        thread.setDaemon(true);
+        thread.setPriority(Thread.MIN_PRIORITY);
+        return thread;
+    });
+
+    private static final MicroKernels F32 = new MicroKernels(MicroKernelShape.of(DType.F32));
+    private static final MicroKernels F64 = new MicroKernels(MicroKernelShape.of(DType.F64));
+
+    private final MicroKernelShape shape;
+    private volatile MicroKernel current;
+    private volatile boolean warming;
+    private volatile String tier = "scalar tile (vector tile not yet needed)";
+
+    private MicroKernels(MicroKernelShape shape) {
+        this.shape = shape;
+        this.current = new ScalarTile(shape);
+    }
+
+    public static MicroKernels of(DType dtype) {
+        return switch (dtype) {
+            case F32 -> F32;
+            case F64 -> F64;
+            case I32, BOOL -> throw new IllegalArgumentException("no matmul micro-kernel for " + dtype);
+        };
+    }
+
+    public MicroKernelShape shape() { return shape; }
+
+    /// The tile to use now; the first call starts the warm-up.
+    public MicroKernel current() {
+        if (!warming) startWarmUp();
+        return current;
+    }
+
+    /// Which tile runs, for `explain()`.
+    public String tier() { return tier; }
+
+    /// The generated vector tile, loaded now (for tests, which want it whether warm or not).
+    public static MicroKernel vector(MicroKernelShape shape) {
+        return KernelLoader.load(MicroKernelEmitter.emit(shape), MicroKernel.class);
+    }
+
+    private synchronized void startWarmUp() {
+        if (warming) return;
+        warming = true;
+        tier = "scalar tile (vector tile warming up)";
+        WARMER.execute(this::warmUp);
+    }
+
+    // Times both tiles on one packed block until the vector tile is twice as fast as the scalar
+    // one, then switches. The scalar tile runs 2000 times first, so it is timed as C2 compiles it;
+    // "twice" keeps a vector tile that C1 has compiled (which still boxes) from passing.
+    private void warmUp() {
+        try {
+            MicroKernel vector = vector(shape), scalar = current;
+            Object a = array(shape.rows() * WARM_UP_DEPTH), b = array(shape.columns() * WARM_UP_DEPTH), c = array(shape.rows() * shape.columns());
+            long scalarNanos = Long.MAX_VALUE;
+            for (int call = 0; call < 2000; call++) scalarNanos = Math.min(scalarNanos, time(scalar, a, b, c));
+            long deadline = System.nanoTime() + WARM_UP_LIMIT_NANOS;
+            while (System.nanoTime() < deadline) {
+                for (int call = 0; call < 500; call++) vector.run(a, 0, b, 0, SHORT_DEPTH, c, 0, shape.columns(), false);
+                long best = Long.MAX_VALUE;
+                for (int call = 0; call < 5; call++) best = Math.min(best, time(vector, a, b, c));
+                if (2 * best < scalarNanos) {
+                    current = vector;
+                    tier = "vector tile " + shape;
+                    return;
+                }
+            }
+            tier = "scalar tile (the vector tile was not faster after warm-up)";
+        } catch (RuntimeException | LinkageError e) {
+            tier = "scalar tile (vector tile failed: " + e + ")";
+        }
+    }
+
+    private long time(MicroKernel tile, Object a, Object b, Object c) {
+        long start = System.nanoTime();
+        tile.run(a, 0, b, 0, WARM_UP_DEPTH, c, 0, shape.columns(), false);
+        return System.nanoTime() - start;
+    }
+
+    private Object array(int length) {
+        return shape.dtype() == DType.F32 ? new float[length] : new double[length];
+    }
+}

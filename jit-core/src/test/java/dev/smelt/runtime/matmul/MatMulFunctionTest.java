@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.runtime.matmul;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.smelt.codegen.MicroKernel;
+import dev.smelt.codegen.MicroKernelEmitter;
+import dev.smelt.codegen.MicroKernelShape;
+import dev.smelt.fusion.FusionPlanner;
+import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.DType;
+import dev.smelt.ir.Graph;
+import dev.smelt.ir.Node;
+import dev.smelt.ir.Shape;
+import dev.smelt.ir.Storage;
+import dev.smelt.ir.UnaryOp;
+import dev.smelt.kernel.KernelForm;
+import dev.smelt.kernel.KernelFunction;
+import dev.smelt.kernel.MatMulKernel;
+import dev.smelt.kernel.Schedule;
+import dev.smelt.ref.Interpreter;
+import dev.smelt.runtime.Executor;
+import dev.smelt.runtime.KernelLoader;
+import dev.smelt.runtime.Program;
+import dev.smelt.testing.GraphTolerance;
+import dev.smelt.testing.RandomGraphs;
+import dev.smelt.testing.VectorOnly;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Function;
+import java.util.stream.LongStream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/// Generated matmuls against the reference interpreter on random problems: sizes 1, primes, K = 0 and
+/// sizes no tile or lane count divides; all four transpose combinations; broadcast batches; fused
+/// epilogues (bias, activation, residual, scaling, two outputs); f32 and f64. Each problem runs
+/// on the vector micro-kernel with the machine's blocking, on the vector and the scalar tile with
+/// tiny cache blocks (so every edge of every loop is reached), split over threads. Tolerances are
+/// [GraphTolerance]'s, which scale the matmul's bound with K.
+class MatMulFunctionTest {
+    private static final int[] SIZES = {1, 2, 3, 5, 7, 13, 16, 17, 31, 37, 64, 65, 97, 130};
+
+    static LongStream seeds() { return LongStream.range(0, 120); }
+
+    /// A random matmul problem: the graph and what it exercises, for failure messages.
+    record Problem(Graph graph, String description) {}
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void generatedMatMulsMatchTheInterpreter(long seed) {
+        var problem = problem(seed);
+        Schedule schedule = FusionPlanner.plan(problem.graph());
+        assertTrue(schedule.launches().stream().anyMatch(l -> l.kernel() instanceof MatMulKernel),
+                () -> "seed %d (%s): no matmul launch in%n%s".formatted(seed, problem.description(), schedule));
+        var shape = MicroKernelShape.of(dtypeOf(problem.graph()));
+        MicroKernel vector = KernelLoader.load(VectorOnly.verified(MicroKernelEmitter.emit(shape)), MicroKernel.class), scalar = new ScalarTile(shape);
+        check(seed, problem, schedule, VectorOnly::compile, "vector, machine blocking");
+        check(seed, problem, schedule, tiny(shape, vector), "vector tile, tiny blocks");
+        check(seed, problem, schedule, tiny(shape, scalar), "scalar tile, tiny blocks");
+    }
+
+    // Blocks of 3 steps of K, two tiles of rows and one of columns.
+    private static Function<KernelForm, KernelFunction> tiny(MicroKernelShape shape, MicroKernel tile) {
+        return kernel -> switch (kernel) {
+            case MatMulKernel m -> new MatMulFunction(m, shape, () -> tile, m.plain() ? null : VectorOnly.compile(m.epilogue()),
+                    new Blocking(3, 2 * shape.rows(), shape.columns()));
+            default -> VectorOnly.compile(kernel);
+        };
+    }
+
+    private static void check(long seed, Problem problem, Schedule schedule, Function<KernelForm, KernelFunction> compile, String how) {
+        var graph = problem.graph();
+        List<Storage> inputs = RandomGraphs.inputs(seed, graph);
+        inputs.forEach(MatMulFunctionTest::moderate);
+        var expected = Interpreter.run(graph, inputs);
+        var bounds = Interpreter.run(GraphTolerance.bounds(graph), inputs);
+        var actual = new Program(schedule, compile, new Executor(3)).run(inputs);
+        for (int o = 0; o < expected.size(); o++)
+            for (int i = 0; i < expected.get(o).size(); i++) {
+                String mismatch = GraphTolerance.mismatch(expected.get(o).get(i), actual.get(o).get(i), bounds.get(o).get(i));
+                if (mismatch != null)
+                    fail("seed %d (%s, %s): output %d element %d: reference %s, compiled %s: %s%n%s%s".formatted(seed, problem.description(), how,
+                            o, i, expected.get(o).get(i), actual.get(o).get(i), mismatch, graph, schedule));
+            }
+    }
+
+    /// Large finite values become small ones (NaN and infinities stay): generated code sums in the
+    /// dtype, as every BLAS does, so a partial sum of huge f32 values may overflow where the
+    /// interpreter, summing in double, does not.
+    private static void moderate(Storage values) {
+        for (int i = 0; i < values.size(); i++)
+            if (Double.isFinite(values.get(i)) && Math.abs(values.get(i)) > 100) values.set(i, i % 7 - 3);
+    }
+
+    static Problem problem(long seed) {
+        var random = new Random(seed);
+        DType dtype = random.nextBoolean() ? DType.F32 : DType.F64;
+        int m = pick(random), n = pick(random), k = random.nextInt(12) == 0 ? 0 : pick(random);
+        boolean transposeA = random.nextBoolean(), transposeB = random.nextBoolean();
+        List<Integer> batchA = batch(random), batchB = random.nextInt(3) == 0 ? batch(random) : batchA;
+        if (batchA.size() != batchB.size() || !broadcastable(batchA, batchB)) batchB = batchA;
+        var inputs = new ArrayList<Node.Input>();
+        var batch = new ArrayList<Integer>();
+        for (int i = 0; i < batchA.size(); i++) batch.add(Math.max(batchA.get(i), batchB.get(i)));
+        var a = expanded(input(inputs, dtype, batchA, transposeA ? List.of(k, m) : List.of(m, k)), batch);
+        var b = expanded(input(inputs, dtype, batchB, transposeB ? List.of(n, k) : List.of(k, n)), batch);
+        Node product = new Node.MatMul(a, b, transposeA, transposeB);
+        int epilogue = random.nextInt(6);
+        var outputs = new ArrayList<Node>();
+        Node result = switch (epilogue) {
+            case 0 -> product;
+            case 1 -> new Node.Unary(UnaryOp.RELU, add(product, bias(inputs, dtype, product.shape())));             // relu(x@w + b)
+            case 2 -> new Node.Binary(BinaryOp.ADD, product, input(inputs, dtype, List.of(), product.shape().dims())); // x@w + residual
+            case 3 -> new Node.Binary(BinaryOp.MUL, product, new Node.Constant(0.125, product.shape(), dtype));       // scaling
+            case 4 -> new Node.Unary(UnaryOp.TANH, add(product, bias(inputs, dtype, product.shape())));
+            default -> {
+                outputs.add(new Node.Unary(UnaryOp.SIGMOID, product));                                                 // two outputs
+                yield add(product, bias(inputs, dtype, product.shape()));
+            }
+        };
+        outputs.add(result);
+        String description = "%s [%s]%dx%d%s · [%s]%dx%d%s, epilogue %d".formatted(dtype, batchA, m, k, transposeA ? "ᵀ" : "",
+                batchB, k, n, transposeB ? "ᵀ" : "", epilogue);
+        return new Problem(new Graph(inputs, outputs), description);
+    }
+
+    // The tracer broadcasts batch axes by expanding: a stride of 0, read in place.
+    private static Node expanded(Node operand, List<Integer> batch) {
+        var dims = new ArrayList<>(batch);
+        dims.addAll(operand.shape().dims().subList(batch.size(), operand.shape().rank()));
+        return dims.equals(operand.shape().dims()) ? operand : new Node.Expand(operand, new Shape(dims));
+    }
+
+    private static Node add(Node x, Node y) { return new Node.Binary(BinaryOp.ADD, x, y); }
+
+    // A bias over the last axis, broadcast over the rest: expand(reshape(b[N], [1…, N])).
+    private static Node bias(List<Node.Input> inputs, DType dtype, Shape shape) {
+        int n = shape.dim(shape.rank() - 1);
+        var ones = new ArrayList<Integer>();
+        for (int axis = 0; axis < shape.rank() - 1; axis++) ones.add(1);
+        ones.add(n);
+        var vector = new Node.Input(inputs.size(), Shape.of(n), dtype);
+        inputs.add(vector);
+        return new Node.Expand(new Node.Reshape(vector, new Shape(ones)), shape);
+    }
+
+    // An operand of shape batch ++ matrix; a transposed one is stored as given and read through the flag.
+    private static Node input(List<Node.Input> inputs, DType dtype, List<Integer> batch, List<Integer> matrix) {
+        var dims = new ArrayList<>(batch);
+        dims.addAll(matrix);
+        var input = new Node.Input(inputs.size(), new Shape(dims), dtype);
+        inputs.add(input);
+        return input;
+    }
+
+    private static List<Integer> batch(Random random) {
+        return switch (random.nextInt(4)) {
+            case 0, 1 -> List.of();
+            case 2 -> List.of(1 + random.nextInt(3));
+            default -> List.of(2, 1 + random.nextInt(2));
+        };
+    }
+
+    // Batch axes of equal rank broadcast where one side is 1; else both take the same batch.
+    private static boolean broadcastable(List<Integer> a, List<Integer> b) {
+        for (int i = 0; i < a.size(); i++) if (!a.get(i).equals(b.get(i)) && a.get(i) != 1 && b.get(i) != 1) return false;
+        return true;
+    }
+
+    private static int pick(Random random) { return SIZES[random.nextInt(SIZES.length)]; }
+
+    private static DType dtypeOf(Graph graph) { return graph.inputs().getFirst().dtype(); }
+
+    @org.junit.jupiter.api.Test
+    void unitsCoverEveryColumnOfEveryBatchEntry() {
+        var kernel = (MatMulKernel) FusionPlanner.plan(problem(3).graph()).launches().stream()
+                .filter(l -> l.kernel() instanceof MatMulKernel).findFirst().orElseThrow().kernel();
+        assertEquals(kernel.batch().size() * ((kernel.columns() + MatMulKernel.UNIT_COLUMNS - 1) / MatMulKernel.UNIT_COLUMNS), kernel.workItems());
+    }
+}
