@@ -5,28 +5,35 @@ import dev.smelt.fusion.FusionMode;
 import dev.smelt.ir.Storage;
 import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Explain;
-import dev.smelt.runtime.LruMap;
 import dev.smelt.runtime.Program;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.IntPredicate;
 import java.util.function.UnaryOperator;
-import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
-/// A function compiled by [Jit#compile]. Its first call with a new input signature (shapes and
-/// dtypes) traces the function, fuses it and generates its kernels; later calls with that
-/// signature run the kernels. Safe to call from many threads; concurrent first calls compile once.
+/// A function compiled by [Jit#compile] or a [Compile] method. Its first call with a new
+/// [Signature] (tensor shapes and dtypes, non-tensor argument values) traces the function, fuses it
+/// and generates its kernels; later calls with that signature run them. Each later compilation is a
+/// [Recompile] whose reason says which argument changed how; past [#recompileLimit] of them, one
+/// warning is logged. Safe to call from many threads; concurrent first calls compile once.
 public final class Compiled {
     /// Signatures kept per function; the least recently used is dropped beyond this.
     public static final int CAPACITY = 64;
+    /// Recompiles of one function before the warning, unless [#withRecompileLimit] says otherwise:
+    /// the system property `smelt.recompileLimit`, else 8 (torch.compile's default cache size limit).
+    public static final int DEFAULT_RECOMPILE_LIMIT = Integer.getInteger("smelt.recompileLimit", 8);
 
-    private final Jit.FunctionN function;
-    private final int arity;
+    private final Function<List<Object>, List<Tensor>> function;
+    private final String name;
+    private final List<String> parameters;
     private final FusionMode fusion;
+    private final int recompileLimit;
     private final UnaryOperator<Traced> transform;
-    private final Map<String, CompletableFuture<Version>> entries = new LruMap<>(CAPACITY);
+    private final IntPredicate needsGradient = argument -> false; // autograd's hook: which arguments the program differentiates
+    private final SignatureCache<Version> cache;
     private volatile Version last;
 
     /// One compiled signature: its trace, the optimised graph its program computes, and the program.
@@ -37,22 +44,36 @@ public final class Compiled {
         }
     }
 
-    Compiled(Jit.FunctionN function, int arity, UnaryOperator<Traced> transform) { this(function, arity, transform, FusionMode.COST_MODEL); }
+    /// `function` of `arity` tensors, with `transform` applied to each signature's trace before the
+    /// pipeline runs (autograd's hook; identity otherwise).
+    Compiled(Jit.FunctionN function, int arity, UnaryOperator<Traced> transform) {
+        this(arguments -> function.apply(arguments.stream().map(Tensor.class::cast).toList()), "compiled function",
+                IntStream.range(0, arity).mapToObj(i -> "argument " + i).toList(), transform, FusionMode.COST_MODEL, DEFAULT_RECOMPILE_LIMIT);
+    }
 
-    private Compiled(Jit.FunctionN function, int arity, UnaryOperator<Traced> transform, FusionMode fusion) {
+    /// A function of tensors and non-tensor values (a [Compile] method): `name` and `parameters`
+    /// appear in recompile reasons and errors.
+    Compiled(Function<List<Object>, List<Tensor>> function, String name, List<String> parameters, UnaryOperator<Traced> transform,
+             FusionMode fusion, int recompileLimit) {
         this.function = function;
-        this.arity = arity;
+        this.name = name;
+        this.parameters = List.copyOf(parameters);
         this.transform = transform;
         this.fusion = fusion;
+        this.recompileLimit = recompileLimit;
+        this.cache = new SignatureCache<>(name, recompileLimit);
     }
 
     /// A graph built elsewhere (autograd's backward programs) compiled for its one signature: the
     /// inputs that are arguments, the rest filled from its captures. There is no function to trace
     /// again, so other shapes are refused.
     Compiled(Traced traced) {
-        this(null, traced.arguments(), UnaryOperator.identity());
+        this(null, "compiled graph", IntStream.range(0, traced.arguments()).mapToObj(i -> "argument " + i).toList(), UnaryOperator.identity(),
+                FusionMode.COST_MODEL, DEFAULT_RECOMPILE_LIMIT);
         var version = Version.of(traced, FusionMode.COST_MODEL);
-        entries.put(key(traced.graph().inputs().subList(0, arity).stream().map(in -> in.dtype() + in.shape().toString())), CompletableFuture.completedFuture(version));
+        var types = traced.graph().inputs().subList(0, traced.arguments()).stream()
+                .<Signature.Argument>map(in -> new Signature.TensorType("argument " + in.slot(), in.dtype(), in.shape(), false)).toList();
+        cache.get(new Signature(types), () -> version);
         last = version;
     }
 
@@ -62,8 +83,32 @@ public final class Compiled {
     public Compiled withFusion(FusionMode mode) {
         if (mode == null) throw SmeltException.of("withFusion", "the fusion mode is null; use one of %s", java.util.Arrays.toString(FusionMode.values()));
         if (function == null) throw SmeltException.of("withFusion", "this function was compiled from a ready-made graph for one signature; choose the fusion mode where it is compiled");
-        return new Compiled(function, arity, transform, mode);
+        return new Compiled(function, name, parameters, transform, mode, recompileLimit);
     }
+
+    /// The same function (a separate cache) warning after `limit` recompiles instead of
+    /// [#DEFAULT_RECOMPILE_LIMIT].
+    public Compiled withRecompileLimit(int limit) {
+        if (limit < 0) throw SmeltException.of("withRecompileLimit", "the limit must be at least 0, not %d", limit);
+        if (function == null) throw SmeltException.of("withRecompileLimit", "this function was compiled from a ready-made graph for one signature; it never recompiles");
+        return new Compiled(function, name, parameters, transform, fusion, limit);
+    }
+
+    /// How recompile reasons and errors name the function: `Model.forward(Tensor, int)` for a
+    /// [Compile] method, else `compiled function`.
+    public String name() { return name; }
+
+    /// `Compiled[<name>, fusion COST_MODEL, 2 signatures cached, 1 recompile]`, as JShell shows it.
+    @Override
+    public String toString() {
+        return "Compiled[%s, fusion %s, %d signatures cached, %d recompiles]".formatted(name, fusion, cache.size(), Math.max(0, cache.compilations() - 1));
+    }
+
+    /// Recompiles after which one warning is logged.
+    public int recompileLimit() { return recompileLimit; }
+
+    /// Every compilation after the first (the latest 256), oldest first, each with its reason.
+    public List<Recompile> recompiles() { return cache.recompiles(); }
 
     /// The fusion strategy this function compiles with.
     public FusionMode fusion() { return fusion; }
@@ -72,8 +117,16 @@ public final class Compiled {
     public Tensor apply(Tensor... arguments) { return applyAll(arguments).getFirst(); }
 
     /// All of the function's results.
-    public List<Tensor> applyAll(Tensor... arguments) {
-        Version entry = entry(arguments);
+    public List<Tensor> applyAll(Tensor... arguments) { return run(entry(arguments), arguments); }
+
+    /// Runs a [Compile] method: `arguments` are its parameters in order, tensors and values.
+    List<Tensor> call(List<Object> arguments) {
+        for (Object argument : arguments) if (argument instanceof Tensor tensor) Values.requireConcrete(name, tensor);
+        var tensors = arguments.stream().filter(Tensor.class::isInstance).toArray(Tensor[]::new);
+        return run(entry(arguments), tensors);
+    }
+
+    private static List<Tensor> run(Version entry, Tensor[] arguments) {
         var results = entry.program().run(inputs(entry, arguments));
         var tensors = new ArrayList<Tensor>();
         for (int i = 0; i < results.size(); i++) {
@@ -151,36 +204,38 @@ public final class Compiled {
 
     /// The number of signatures compiled and still cached.
     public int compiledSignatures() {
-        synchronized (entries) { return entries.size(); }
+        return cache.size();
     }
 
     private Version entry(Tensor[] arguments) {
-        if (arguments == null || arguments.length != arity || Arrays.stream(arguments).anyMatch(java.util.Objects::isNull))
-            throw SmeltException.of("compiled function", "expected %d non-null tensor arguments, got %s", arity, arguments == null ? "null" : arguments.length);
-        for (Tensor argument : arguments) Values.requireConcrete("compiled function", argument);
-        String key = key(Arrays.stream(arguments).map(a -> a.dtype() + a.shape().toString()));
-        CompletableFuture<Version> future, mine = new CompletableFuture<>();
-        synchronized (entries) {
-            future = function == null ? entries.get(key) : entries.putIfAbsent(key, mine);
-            if (future == null && function == null)
-                throw SmeltException.of("compiled function", "compiled from a graph for arguments (%s) only, but called with (%s)", String.join("; ", entries.keySet()), key);
-            if (future == null) future = mine;
+        if (arguments == null || arguments.length != parameters.size() || Arrays.stream(arguments).anyMatch(java.util.Objects::isNull))
+            throw SmeltException.of(name, "expected %d non-null tensor arguments, got %s", parameters.size(), arguments == null ? "null" : arguments.length);
+        for (Tensor argument : arguments) Values.requireConcrete(name, argument);
+        return entry(Arrays.asList((Object[]) arguments));
+    }
+
+    /// The program for `arguments`, tensors and non-tensor values in parameter order, compiled by
+    /// the first caller with this signature while any others wait for it.
+    private Version entry(List<Object> arguments) {
+        Signature signature = Signature.of(parameters, arguments, needsGradient);
+        if (function == null) {
+            Version fixed = cache.cached(signature);
+            if (fixed == null) throw SmeltException.of(name, "compiled from a graph for arguments %s only, but called with %s", cache.signatures(), signature);
+            return fixed;
         }
-        if (future == mine) {
-            try {
-                Traced traced = Dump.after("transform", transform.apply(Dump.after("trace", Jit.trace(function, List.of(arguments)))));
-                mine.complete(Version.of(traced, fusion));
-            } catch (RuntimeException | Error e) {
-                synchronized (entries) { entries.remove(key); }
-                mine.completeExceptionally(e);
-                throw e;
-            }
-        }
-        Version entry = future.join();
+        Version entry = cache.get(signature, () -> Version.of(Dump.after("transform", transform.apply(Dump.after("trace", trace(arguments)))), fusion));
         last = entry;
         return entry;
     }
 
-    private static String key(java.util.stream.Stream<String> types) { return types.collect(Collectors.joining(",")); }
-
+    /// Traces with the non-tensor arguments fixed: each tensor argument becomes a graph input.
+    private Traced trace(List<Object> arguments) {
+        var tensors = arguments.stream().filter(Tensor.class::isInstance).map(Tensor.class::cast).toList();
+        return Jit.trace(symbolic -> {
+            var merged = new ArrayList<>(arguments);
+            int next = 0;
+            for (int i = 0; i < merged.size(); i++) if (merged.get(i) instanceof Tensor) merged.set(i, symbolic.get(next++));
+            return function.apply(merged);
+        }, tensors);
+    }
 }

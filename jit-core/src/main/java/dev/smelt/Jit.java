@@ -3,6 +3,7 @@ package dev.smelt;
 
 import dev.smelt.ir.Node;
 import dev.smelt.trace.Tracer;
+import java.lang.invoke.MethodHandles;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -78,6 +79,39 @@ public final class Jit {
         if (traced == null) throw SmeltException.of("compile", "the trace is null");
         return new Compiled(traced);
     }
+
+    /// A new `model` (a class, or an interface whose methods all have bodies) whose [Compile]
+    /// methods are traced and compiled per signature, built by the constructor that takes
+    /// `constructorArguments`. The instance is of a hidden subclass Smelt generates in `model`'s
+    /// package, which needs `model` and those methods to be overridable and the package to be open
+    /// to Smelt (any class on the class path is). For a class in another class loader's unnamed
+    /// module, such as one declared in JShell, use [#instance(MethodHandles.Lookup, Class, Object...)].
+    public static <T> T instance(Class<T> model, Object... constructorArguments) {
+        if (model == null) throw SmeltException.of("Jit.instance", "the model class is null");
+        MethodHandles.Lookup lookup;
+        try {
+            Jit.class.getModule().addReads(model.getModule());
+            lookup = MethodHandles.privateLookupIn(model, MethodHandles.lookup());
+        } catch (IllegalAccessException | IllegalArgumentException e) {
+            throw SmeltException.of("Jit.instance", "Smelt cannot define classes in package '%s' (%s): open it to Smelt, or pass MethodHandles.lookup() from a class in it", model.getPackageName(), e.getMessage());
+        }
+        if ((lookup.lookupModes() & MethodHandles.Lookup.MODULE) == 0)
+            throw SmeltException.of("Jit.instance", "%s is in another module than Smelt; pass a lookup from its package: Jit.instance(MethodHandles.lookup(), %s.class, …)", model.getName(), model.getSimpleName());
+        return instance(lookup, model, constructorArguments);
+    }
+
+    /// [#instance(Class, Object...)] with the subclass defined through `lookup`, which must have full
+    /// privilege (`MethodHandles.lookup()` called in the caller's class); the subclass lives in
+    /// the lookup class's package.
+    public static <T> T instance(MethodHandles.Lookup lookup, Class<T> model, Object... constructorArguments) {
+        if (lookup == null || !lookup.hasFullPrivilegeAccess())
+            throw SmeltException.of("Jit.instance", "needs a lookup with full privilege, such as MethodHandles.lookup() in the caller's class");
+        return CompiledMethods.instance(lookup, model, constructorArguments == null ? new Object[] {null} : constructorArguments);
+    }
+
+    /// The [Compiled] function behind each [Compile] method of an instance made by [#instance],
+    /// by method name: for `explain()` and `recompiles()`.
+    public static java.util.Map<String, Compiled> methods(Object instance) { return CompiledMethods.of(instance); }
 
     private static void nonNull(Object function) {
         if (function == null) throw SmeltException.of("compile", "the function is null");

@@ -26,6 +26,13 @@ public final class SmeltException extends IllegalArgumentException {
         return new SmeltException(op, op + ": " + format.formatted(args) + site);
     }
 
+    /// `cause` raised while tracing `function`, which the message now names first.
+    static SmeltException in(String function, SmeltException cause) {
+        var wrapped = new SmeltException(function, function + ": " + cause.getMessage());
+        wrapped.initCause(cause);
+        return wrapped;
+    }
+
     /// The name of the operation that rejected its input, such as `matmul`.
     public String op() { return op; }
 

@@ -44,17 +44,6 @@ public final class Demo {
         chain.apply(big, other);
         System.out.print(chain.explain().lines().filter(line -> line.startsWith("kernel") || line.startsWith("bytes")).map(line -> line + "\n").reduce("", String::concat));
         System.out.printf("1M floats: eager %.2f ms (six kernels), compiled %.2f ms (one)%n",
-                millis(() -> activation(big, other)), millis(() -> chain.apply(big, other)));
-    }
-
-    /// The best of a few timed runs, after the same number of untimed ones.
-    private static double millis(Runnable work) {
-        long best = Long.MAX_VALUE;
-        for (int run = 0; run < 40; run++) {
-            long start = System.nanoTime();
-            work.run();
-            if (run >= 20) best = Math.min(best, System.nanoTime() - start);
-        }
-        return best / 1e6;
+                Timing.millis(() -> activation(big, other)), Timing.millis(() -> chain.apply(big, other)));
     }
 }

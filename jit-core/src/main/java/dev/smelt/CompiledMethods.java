@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import dev.smelt.codegen.SubclassEmitter;
+import dev.smelt.trace.Tracer;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
+
+/// The calls of one [Jit#instance]: one [Compiled] per [Compile] method, tracing the method's
+/// original body on the instance. The generated subclass hands every call of such a method here.
+final class CompiledMethods implements SubclassEmitter.MethodCalls {
+    private final MethodClass type;
+    private final Compiled[] compiled;
+    private volatile Object self;
+
+    CompiledMethods(MethodClass type) {
+        this.type = type;
+        this.compiled = new Compiled[type.methods().size()];
+        for (int i = 0; i < compiled.length; i++) compiled[i] = compiled(i);
+    }
+
+    /// A new instance of `type`'s subclass, built by the constructor that takes `arguments`.
+    static <T> T instance(MethodHandles.Lookup lookup, Class<T> model, Object[] arguments) {
+        MethodClass type = MethodClass.of(lookup, model);
+        var calls = new CompiledMethods(type);
+        var constructor = type.constructor(arguments);
+        Object[] withCalls = new Object[arguments.length + 1];
+        withCalls[0] = calls;
+        System.arraycopy(arguments, 0, withCalls, 1, arguments.length);
+        try {
+            return model.cast(constructor.invokeWithArguments(withCalls));
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /// The compiled function behind each [Compile] method of `instance`, by method name.
+    static java.util.Map<String, Compiled> of(Object instance) {
+        if (instance == null || !(callsOf(instance) instanceof CompiledMethods calls))
+            throw SmeltException.of("Jit.methods", "%s was not made by Jit.instance", instance == null ? "null" : instance.getClass().getName());
+        var byName = new java.util.LinkedHashMap<String, Compiled>();
+        for (int i = 0; i < calls.compiled.length; i++) byName.putIfAbsent(calls.type.methods().get(i).getName(), calls.compiled[i]);
+        return byName;
+    }
+
+    // The generated class's private field; readable since its package is open to Smelt (or it
+    // could not have been defined there).
+    private static Object callsOf(Object instance) {
+        if (!instance.getClass().isHidden()) return null;
+        try {
+            var field = instance.getClass().getDeclaredField("calls");
+            field.setAccessible(true);
+            return field.get(instance);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public Object call(int method, Object self, Object[] arguments) {
+        this.self = self;
+        for (int i = 0; i < arguments.length; i++)
+            if (arguments[i] == null) throw SmeltException.of(compiled[method].name(), "argument %d is null", i);
+        if (Tracer.CURRENT.isBound()) return trace(compiled[method].name(), type.originals().get(method), Arrays.asList(arguments)); // called while tracing another method: inline it
+        return compiled[method].call(Arrays.asList(arguments)).getFirst();
+    }
+
+    private Compiled compiled(int index) {
+        Method method = type.methods().get(index);
+        MethodHandle original = type.originals().get(index);
+        String name = describe(method);
+        Compile options = method.getAnnotation(Compile.class);
+        int limit = options.recompileLimit() < 0 ? Compiled.DEFAULT_RECOMPILE_LIMIT : options.recompileLimit();
+        var parameters = Arrays.stream(method.getParameters()).map(p -> p.isNamePresent() ? p.getName() : "argument " + Arrays.asList(method.getParameters()).indexOf(p)).toList();
+        return new Compiled(arguments -> List.of(trace(name, original, arguments)), name, parameters, UnaryOperator.identity(), options.fusion(), limit);
+    }
+
+    /// Runs the original body on symbolic tensors; errors it raises name the method first.
+    private Tensor trace(String name, MethodHandle original, List<Object> arguments) {
+        Object result;
+        try {
+            Object[] withSelf = new Object[arguments.size() + 1];
+            withSelf[0] = self;
+            for (int i = 0; i < arguments.size(); i++) withSelf[i + 1] = arguments.get(i);
+            result = original.invokeWithArguments(withSelf);
+        } catch (SmeltException e) {
+            throw SmeltException.in(name, e);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw SmeltException.of(name, "threw %s while being traced", e);
+        }
+        if (result == null) throw SmeltException.of(name, "returned null; a compiled method must return a tensor");
+        return (Tensor) result;
+    }
+
+    /// `Model.forward(Tensor, int)`: how errors and recompile reasons name a method.
+    static String describe(Method method) {
+        return method.getDeclaringClass().getSimpleName() + "." + method.getName()
+                + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
+    }
+}

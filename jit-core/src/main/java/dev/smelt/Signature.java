@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import dev.smelt.ir.DType;
+import dev.smelt.ir.Shape;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntPredicate;
+
+/// What selects a compiled program among a function's cached ones: for each argument, a tensor's
+/// dtype, shape and whether it needs a gradient, or the value of a non-tensor argument (an `int`,
+/// `double`, `boolean`, enum or string of a [Compile] method, which the trace bakes in). Two calls
+/// with equal signatures run the same kernels.
+public record Signature(List<Argument> arguments) {
+    public Signature {
+        arguments = List.copyOf(arguments);
+    }
+
+    /// One argument's part of the signature.
+    public sealed interface Argument {
+        /// The argument's name in messages: the parameter name, or `argument <i>`.
+        String name();
+    }
+
+    /// A tensor argument, known by type: its values never select a program.
+    public record TensorType(String name, DType dtype, Shape shape, boolean needsGradient) implements Argument {
+        @Override
+        public String toString() { return name + ": " + dtype + shape + (needsGradient ? " (gradient)" : ""); }
+    }
+
+    /// A non-tensor argument, known by value (boxed; a string or an enum constant).
+    public record Value(String name, Object value) implements Argument {
+        @Override
+        public String toString() { return name + " = " + describe(value); }
+    }
+
+    /// One part of one argument that differs between two signatures, such as `shape [3,4] → [5,4]`.
+    public record Change(int argument, String name, String part, String before, String after) {
+        @Override
+        public String toString() { return "%s: %s %s → %s".formatted(name, part, before, after); }
+    }
+
+    static Signature of(List<String> names, List<Object> arguments, IntPredicate needsGradient) {
+        var parts = new ArrayList<Argument>();
+        for (int i = 0; i < arguments.size(); i++)
+            parts.add(arguments.get(i) instanceof Tensor tensor
+                    ? new TensorType(names.get(i), tensor.dtype(), tensor.shape(), needsGradient.test(i))
+                    : new Value(names.get(i), arguments.get(i)));
+        return new Signature(parts);
+    }
+
+    /// Every part of every argument that differs from `earlier`, in argument order.
+    public List<Change> changesFrom(Signature earlier) {
+        var changes = new ArrayList<Change>();
+        for (int i = 0; i < arguments.size(); i++) {
+            Argument now = arguments.get(i), before = earlier.arguments.get(i);
+            switch (now) {
+                case TensorType(var name, var dtype, var shape, var gradient) -> {
+                    if (!(before instanceof TensorType old)) {
+                        changes.add(new Change(i, name, "kind", before.toString(), now.toString()));
+                        continue;
+                    }
+                    if (old.dtype() != dtype) changes.add(new Change(i, name, "dtype", old.dtype().toString(), dtype.toString()));
+                    if (!old.shape().equals(shape)) changes.add(new Change(i, name, "shape", old.shape().toString(), shape.toString()));
+                    if (old.needsGradient() != gradient) changes.add(new Change(i, name, "needs gradient", "" + old.needsGradient(), "" + gradient));
+                }
+                case Value(var name, var value) -> {
+                    if (!(before instanceof Value(var _, var old))) changes.add(new Change(i, name, "kind", before.toString(), now.toString()));
+                    else if (!old.equals(value)) changes.add(new Change(i, name, "value", describe(old), describe(value)));
+                }
+            }
+        }
+        return changes;
+    }
+
+    private static String describe(Object value) {
+        return value instanceof String text ? '"' + text + '"' : String.valueOf(value);
+    }
+
+    @Override
+    public String toString() { return arguments.toString(); }
+}

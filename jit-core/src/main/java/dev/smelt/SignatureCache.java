@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import dev.smelt.runtime.LruMap;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/// A compiled function's programs by [Signature]: bounded (least recently used dropped), compiling
+/// each signature once however many threads ask at once, and recording why each compilation after
+/// the first happened ([Recompile]); past the recompile limit it warns once. Logs to the
+/// `System.Logger` named `dev.smelt.Compiled`.
+final class SignatureCache<V> {
+    private static final int HISTORY = 256;
+    private static final System.Logger LOG = System.getLogger(Compiled.class.getName());
+
+    private final String function;
+    private final int recompileLimit;
+    private final Map<Signature, CompletableFuture<V>> entries = new LruMap<>(Compiled.CAPACITY);
+    private final Map<Signature, Boolean> seen = new LruMap<>(HISTORY);
+    private final Deque<Recompile> recompiles = new ArrayDeque<>();
+    private int started, compilations;
+
+    SignatureCache(String function, int recompileLimit) {
+        this.function = function;
+        this.recompileLimit = recompileLimit;
+    }
+
+    /// The value for `signature`, made by `compile` if it is not cached. The first caller compiles
+    /// while others with the same signature wait; if compiling fails, each of them gets the error
+    /// and the next call tries again.
+    V get(Signature signature, Supplier<V> compile) {
+        CompletableFuture<V> future, mine = new CompletableFuture<>();
+        Recompile recompile = null;
+        synchronized (this) {
+            future = entries.putIfAbsent(signature, mine);
+            if (future == null) recompile = reason(signature);
+        }
+        if (future != null) return await(future);
+        try {
+            mine.complete(compile.get());
+        } catch (RuntimeException | Error e) {
+            synchronized (this) {
+                entries.remove(signature);
+                started--;
+            }
+            mine.completeExceptionally(e);
+            throw e;
+        }
+        record(signature, recompile);
+        return mine.join();
+    }
+
+    // The compiling thread's own exception, not a CompletionException around it.
+    private static <V> V await(CompletableFuture<V> future) {
+        try {
+            return future.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof RuntimeException cause) throw cause;
+            if (e.getCause() instanceof Error cause) throw cause;
+            throw e;
+        }
+    }
+
+    /// The value cached for `signature`, or null; compiles nothing.
+    synchronized V cached(Signature signature) {
+        var future = entries.get(signature);
+        return future == null || !future.isDone() || future.isCompletedExceptionally() ? null : future.join();
+    }
+
+    synchronized List<Signature> signatures() { return List.copyOf(entries.keySet()); }
+
+    synchronized int size() { return entries.size(); }
+
+    synchronized int compilations() { return compilations; }
+
+    synchronized List<Recompile> recompiles() { return List.copyOf(recompiles); }
+
+    /// Why `signature` needs compiling, against the closest signature compiled (or compiling)
+    /// before, numbered in the order compilations start; none for the first compilation.
+    private Recompile reason(Signature signature) {
+        if (started++ == 0) return null;
+        var closest = entries.keySet().stream().filter(s -> !s.equals(signature)) // least recently used first: ties go to the latest
+                .reduce((a, b) -> signature.changesFrom(b).size() <= signature.changesFrom(a).size() ? b : a);
+        if (seen.containsKey(signature) || closest.isEmpty()) return new Recompile(function, started, signature, List.of(), true);
+        return new Recompile(function, started, signature, signature.changesFrom(closest.get()), false);
+    }
+
+    /// Counts a successful compilation and logs its reason; once recompiles exceed the limit, warns.
+    private void record(Signature signature, Recompile recompile) {
+        synchronized (this) {
+            seen.put(signature, true);
+            compilations++;
+            if (recompile == null) return;
+            if (recompiles.size() == HISTORY) recompiles.removeFirst();
+            recompiles.addLast(recompile);
+        }
+        LOG.log(System.Logger.Level.DEBUG, recompile::toString);
+        int recompiled = recompile.compilation() - 1;
+        if (recompiled == recompileLimit + 1)
+            LOG.log(System.Logger.Level.WARNING, () -> ("%s has recompiled %d times, more than its recompile limit of %d: each new signature "
+                    + "traces and generates kernels again. Latest: %s. Pass inputs of a few fixed shapes (pad the batch), or raise the limit "
+                    + "with withRecompileLimit, @Compile(recompileLimit = ...) or -Dsmelt.recompileLimit. Compiled.recompiles() lists every reason.")
+                    .formatted(function, recompiled, recompileLimit, recompile));
+    }
+}
