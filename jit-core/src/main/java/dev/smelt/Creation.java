@@ -99,7 +99,9 @@ final class Creation {
         for (int dim : dims)
             if (dim < 0) throw SmeltException.of(op, "shape %s has a negative size", Arrays.toString(dims));
         try {
-            return Shape.of(dims.clone());
+            Shape shape = Shape.of(dims.clone());
+            shape.size(); // a tensor's shape: at most 2^31-1 elements
+            return shape;
         } catch (ArithmeticException | IllegalArgumentException tooLarge) {
             throw SmeltException.of(op, "shape %s has more than 2^31-1 elements", Arrays.toString(dims));
         }

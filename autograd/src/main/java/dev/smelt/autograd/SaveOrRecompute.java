@@ -8,12 +8,16 @@ import dev.smelt.ir.Node.*;
 /// The one place that decides, for each forward value the backward reads, whether the forward
 /// program saves it (an extra output, kept until the backward runs) or the backward program
 /// recomputes it from values it has, in the fusion cost model's unit ([CostModel]): a pointwise
-/// value is recomputed when its arithmetic per element costs less than writing it and reading it
-/// back (fused into the backward kernels that read it); views and constants are free; reductions
+/// value is recomputed when its arithmetic per element, done by each backward kernel that reads
+/// it, costs less than writing it and reading it back; views and constants are free; reductions
 /// and matmuls are saved (recomputing one reads its whole operand again). Recomputing a node makes
 /// its operands needed in turn, so `relu(x·W)` saves the matmul and recomputes the relu from it.
 public final class SaveOrRecompute {
     private SaveOrRecompute() {}
+
+    /// Backward kernels that recompute a value it is not saved: usually two (the value's own
+    /// gradient and its consumer's), so its arithmetic is counted twice against one save.
+    static final int RECOMPUTATIONS = 2;
 
     /// A decision and its reason, as `explain()` prints it.
     public record Choice(Node node, boolean save, String reason) {
@@ -27,7 +31,7 @@ public final class SaveOrRecompute {
             case Reshape _, Permute _, Expand _, Slice _ -> recompute(node, "a view: an index map, read in place");
             case Concat _ -> recompute(node, "a copy of its parts, fused on read");
             case Cast _, Where _, Unary _, Binary _ -> {
-                double recompute = CostModel.pointwise(node), save = CostModel.savedPerElement(node.dtype());
+                double recompute = RECOMPUTATIONS * CostModel.pointwise(node), save = CostModel.savedPerElement(node.dtype());
                 String costs = "%.3f ns per element to recompute against %.3f to save".formatted(recompute, save);
                 yield recompute < save ? recompute(node, "cheap pointwise: " + costs) : save(node, "expensive: " + costs);
             }

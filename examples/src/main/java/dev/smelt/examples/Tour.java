@@ -21,6 +21,8 @@ public final class Tour {
         matmulBiasRelu(1024, 1024, 1024, true);
         zipThenReduce();
         groupedViews();
+        section("Training: an MLP 784-512-10 with Adam, each step (forward, backward, update) one compiled program");
+        TrainMlp.train(2, java.nio.file.Path.of("target", "loss-curve.svg"));
     }
 
     /// Eager PyTorch launches six kernels for `relu((sin(x)·cos(y) + x)·y)`; compiled, one.

@@ -251,29 +251,28 @@ final class VectorEmitter {
             scalar.pushElementPosition();
             methods.intoArray().invoke(code.mv);
         }
-        (switch (reduction.op()) {
-            case SUM -> methods.add();
-            case PROD -> methods.mul();
-            case MAX -> methods.max();
-            case MIN -> methods.min();
-            case ARGMAX, ARGMIN -> throw new IllegalStateException("arg-reductions run scalar");
-        }).invoke(code.mv);
+        combiner(reduction).invoke(code.mv);
         code.store(Type.getType(Object.class), slot);
     }
 
     // vacc = vacc.add(vacc2)   (the two chains of a loop unrolled by two, before their lanes are reduced)
     void combineAccumulators(Kernel.Reduction reduction, int slot, int second) {
-        var methods = VectorApi.of(reduction.dtype());
         loadTemp(slot);
         loadTemp(second);
-        (switch (reduction.op()) {
+        combiner(reduction).invoke(code.mv);
+        code.store(Type.getType(Object.class), slot);
+    }
+
+    // .add / .mul / .max / .min: how a reduction folds a vector into its accumulator
+    private static MethodRef combiner(Kernel.Reduction reduction) {
+        var methods = VectorApi.of(reduction.dtype());
+        return switch (reduction.op()) {
             case SUM -> methods.add();
             case PROD -> methods.mul();
             case MAX -> methods.max();
             case MIN -> methods.min();
             case ARGMAX, ARGMIN -> throw new IllegalStateException("arg-reductions run scalar");
-        }).invoke(code.mv);
-        code.store(Type.getType(Object.class), slot);
+        };
     }
 
     // vacc.reduceLanes(ADD)

@@ -13,31 +13,33 @@ import java.util.Set;
 /// arithmetic, so a kernel costs the larger of its memory time and its compute time, plus a launch.
 ///
 /// The weights are per element of `f32` on one core of the machine the project is measured on (an
-/// AMD EPYC with AVX-512); `benchmarks/…/CalibrationBench` measures each one, and its comment names
-/// the line. `f64` costs twice per element (half the lanes).
+/// AMD EPYC with AVX-512, 2 cores); `benchmarks/…/CalibrationBench` measures each one, and its
+/// comment names the line (values from the JMH run of 2026-11-22). `f64` costs twice per element
+/// (half the lanes). SPILL_NS is not measured directly: `FusionBench.wide` shows greedy's 30 values
+/// in registers at 1.6× the cost model's split kernels, which this penalty reproduces in order.
 public final class CostModel {
     /// Streaming read of one byte: `CalibrationBench.read` (a sum over 64 MiB of f32).
-    static final double READ_NS_PER_BYTE = 0.021;
+    static final double READ_NS_PER_BYTE = 0.040;
     /// Reading one byte through a stride along the inner loop (a column of a row-major matrix): each
     /// element comes from another cache line. `CalibrationBench.column` (a column sum of
     /// [1024,1024] f32) over its bytes.
-    static final double STRIDED_READ_NS_PER_BYTE = 0.85;
+    static final double STRIDED_READ_NS_PER_BYTE = 0.84;
     /// Streaming write of one byte, with the read-for-ownership of its cache line:
     /// `CalibrationBench.copy` minus `read`.
-    static final double WRITE_NS_PER_BYTE = 0.042;
+    static final double WRITE_NS_PER_BYTE = 0.052;
     /// One kernel launch: binding buffers and the call through the tiered kernel (`CalibrationBench.launch`).
-    static final double LAUNCH_NS = 400;
+    static final double LAUNCH_NS = 250;
     /// An add, multiply, compare, select, cast, min/max or relu on one element: about one vector
     /// instruction per 16 lanes (`CalibrationBench.add`, in L1).
-    static final double CHEAP_NS = 0.012;
+    static final double CHEAP_NS = 0.0073;
     /// A divide, square root or reciprocal: `CalibrationBench.div`.
-    static final double DIVIDE_NS = 0.045;
+    static final double DIVIDE_NS = 0.023;
     /// exp, log, expm1, log1p, tanh, sigmoid, softplus, silu, gelu-tanh: `CalibrationBench.exp`.
-    static final double EXP_NS = 0.30;
+    static final double EXP_NS = 0.21;
     /// sin and cos: `CalibrationBench.sin`.
-    static final double TRIG_NS = 0.45;
+    static final double TRIG_NS = 0.47;
     /// pow and gelu-erf: `CalibrationBench.pow`.
-    static final double POW_NS = 0.65;
+    static final double POW_NS = 0.81;
     /// A value over the register budget costs a store and a reload per use: `CalibrationBench.wide*`.
     static final double SPILL_NS = 0.02;
     /// Reading a stored element of a reduction back from its row array (in L1).
@@ -77,12 +79,12 @@ public final class CostModel {
         for (var input : kernel.inputs()) {
             int stride = inner < 0 ? 1 : Math.abs(input.map().stride(inner));
             double perByte = stride > 1 && kernel.space().dim(inner) > 1 ? STRIDED_READ_NS_PER_BYTE : READ_NS_PER_BYTE;
-            memory += (double) Math.min(input.size(), kernel.space().size()) * input.dtype().bytes() * perByte;
+            memory += (double) Math.min(input.size(), kernel.space().count()) * input.dtype().bytes() * perByte;
         }
         for (var output : kernel.outputs())
-            memory += (double) (output.perRow() ? kernel.workItems() : kernel.space().size()) * output.dtype().bytes() * WRITE_NS_PER_BYTE;
+            memory += (double) (output.perRow() ? kernel.workItems() : kernel.space().count()) * output.dtype().bytes() * WRITE_NS_PER_BYTE;
         double compute = 0;
-        long points = kernel.space().size();
+        long points = kernel.space().count();
         for (var body : Bodies.of(kernel)) {
             long runs = body.perRow() ? kernel.workItems() : points;
             compute += runs * (arithmetic(body.values()) + spills(body, machine));

@@ -42,7 +42,7 @@ final class Sharing {
     private Result run(Kernel kernel) {
         var reductions = new ArrayList<Kernel.Reduction>();
         double spillsLeft = 0;
-        long points = kernel.space().size();
+        long points = kernel.space().count();
         for (var reduction : kernel.reductions()) {
             var body = decide(new Bodies.Body(List.of(reduction.value()), false, 1));
             reductions.add(new Kernel.Reduction(reduction.op(), body.values().getFirst()));

@@ -7,6 +7,9 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /// The dimensions of a tensor, outermost first. A rank-0 shape is a scalar with one element.
+///
+/// A tensor holds at most 2^31-1 elements ([#size] refuses more, as every tensor's storage asks
+/// it); an iteration space may be larger — a matmul's `[M, N, K]` — and is counted by [#count].
 public record Shape(List<Integer> dims) {
     public Shape {
         dims = List.copyOf(dims);
@@ -14,8 +17,13 @@ public record Shape(List<Integer> dims) {
             if (d < 0) throw new IllegalArgumentException("negative dimension in " + dims);
         long size = 1;
         for (int d : dims) size = Math.multiplyExact(size, d);
-        if (size > Integer.MAX_VALUE)
-            throw new IllegalArgumentException("shape " + dims + " has " + size + " elements; at most 2^31-1 are supported");
+    }
+
+    /// Number of points, for an iteration space that no tensor materialises.
+    public long count() {
+        long count = 1;
+        for (int d : dims) count *= d;
+        return count;
     }
 
     public static Shape of(int... dims) {
@@ -30,9 +38,10 @@ public record Shape(List<Integer> dims) {
 
     /// Number of elements: the product of the dimensions (1 for a scalar).
     public int size() {
-        int size = 1;
-        for (int d : dims) size *= d;
-        return size;
+        long count = count();
+        if (count > Integer.MAX_VALUE)
+            throw new IllegalArgumentException("shape " + dims + " has " + count + " elements; at most 2^31-1 are supported");
+        return (int) count;
     }
 
     public int[] toArray() { return dims.stream().mapToInt(Integer::intValue).toArray(); }

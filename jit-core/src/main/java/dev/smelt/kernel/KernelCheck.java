@@ -51,7 +51,7 @@ final class KernelCheck {
 
     private static void inBounds(String role, IndexMap map, int size, Shape space) {
         require(map.rank() == space.rank(), "%s map %s has rank %d, the space %s has %d", role, map, map.rank(), space, space.rank());
-        if (space.size() == 0) return;
+        if (space.count() == 0) return;
         long low = map.offset(), high = map.offset();
         for (int axis = 0; axis < space.rank(); axis++) {
             long reach = (long) (space.dim(axis) - 1) * map.stride(axis);

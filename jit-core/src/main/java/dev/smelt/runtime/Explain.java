@@ -57,15 +57,15 @@ public final class Explain {
 
     private static long points(KernelForm kernel) {
         return switch (kernel) {
-            case Kernel loops -> loops.space().size();
-            case MatMulKernel matmul -> matmul.space().size();
+            case Kernel loops -> loops.space().count();
+            case MatMulKernel matmul -> matmul.space().count();
         };
     }
 
     // A matmul writes each output once per [m, n]; a loop kernel's row output once per row.
     private static long written(KernelForm kernel, Kernel.Output output) {
         return switch (kernel) {
-            case Kernel loops -> output.perRow() ? loops.workItems() : loops.space().size();
+            case Kernel loops -> output.perRow() ? loops.workItems() : loops.space().count();
             case MatMulKernel matmul -> matmul.result().size();
         };
     }

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.smelt.kernel.MatMulKernel;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/// A matmul whose loop space `[M, N, K]` has more points than an `int` counts (2048³ = 2³³) is
+/// planned as one generated matmul: only tensors are limited to 2³¹-1 elements.
+class LargeMatMulTest {
+    @Test
+    void aLoopSpaceOverTwoToTheThirtyOnePointsIsPlanned() {
+        var traced = Jit.trace((Jit.Function2) (a, b) -> a.matmul(b).relu(), Tensor.zeros(2048, 2048), Tensor.zeros(2048, 2048));
+        var program = Compiler.compile(traced.graph());
+        var launches = program.schedule().launches();
+        assertEquals(1, launches.size());
+        var kernel = (MatMulKernel) launches.getFirst().kernel();
+        assertEquals(List.of(2048, 2048, 2048), kernel.space().dims());
+        assertEquals(1L << 33, kernel.space().count());
+    }
+
+    @Test
+    void aTensorIsStillLimitedToTwoToTheThirtyOneElements() {
+        var error = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class, () -> Tensor.zeros(65536, 65536));
+        assertTrue(error.getMessage().contains("2^31-1"), error.getMessage());
+    }
+}
