@@ -24,6 +24,17 @@ import org.objectweb.asm.Type;
 /// control-flow shapes kernels need (counted loops, if/else), modelled on `java.lang.classfile`'s
 /// `CodeBuilder`, so no emitter ever handles a [Label].
 final class Code {
+    // public <Generated>() { super(); }
+    static void defaultConstructor(org.objectweb.asm.ClassVisitor writer) {
+        var mv = writer.visitMethod(org.objectweb.asm.Opcodes.ACC_PUBLIC, "<init>", "()V", null, null);
+        mv.visitCode();
+        mv.visitVarInsn(org.objectweb.asm.Opcodes.ALOAD, 0);
+        mv.visitMethodInsn(org.objectweb.asm.Opcodes.INVOKESPECIAL, "java/lang/Object", "<init>", "()V", false);
+        mv.visitInsn(org.objectweb.asm.Opcodes.RETURN);
+        mv.visitMaxs(0, 0);
+        mv.visitEnd();
+    }
+
     final MethodVisitor mv;
 
     Code(MethodVisitor mv) { this.mv = mv; }

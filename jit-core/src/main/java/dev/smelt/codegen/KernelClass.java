@@ -58,7 +58,7 @@ final class KernelClass {
         writer.visit(V21, ACC_PUBLIC | ACC_FINAL | ACC_SUPER, className, null, "java/lang/Object",
                 new String[] {Type.getInternalName(KernelFunction.class)});
         writer.visitSource(sourceFile, null);
-        constructor();
+        Code.defaultConstructor(writer);
         runSize = method(ACC_PUBLIC, "run", BUFFERS_INT_INT + ")V", true, 0, split ? this::splitRun : this::inlineRun);
         if (split) helpers();
         if (plan != null) constants();
@@ -67,16 +67,6 @@ final class KernelClass {
         return new Written(bytes, runSize, largest, largestSize, fallbacks);
     }
 
-    // public Kernel$…() { super(); }
-    private void constructor() {
-        var mv = writer.visitMethod(ACC_PUBLIC, "<init>", "()V", null, null);
-        mv.visitCode();
-        mv.visitVarInsn(ALOAD, 0);
-        mv.visitMethodInsn(INVOKESPECIAL, "java/lang/Object", "<init>", "()V", false);
-        mv.visitInsn(RETURN);
-        mv.visitMaxs(0, 0);
-        mv.visitEnd();
-    }
 
     /// The tools for emitting one method body.
     private record Method(Code code, KernelLayout layout, LoopEmitter loops) {}
@@ -203,10 +193,7 @@ final class KernelClass {
         for (var dtype : DType.values()) {
             if (!plan.hasSpecies(dtype)) continue;
             writer.visitField(ACC_PRIVATE | ACC_STATIC | ACC_FINAL, VectorPlan.speciesField(dtype), "Ljdk/incubator/vector/VectorSpecies;", null, null).visitEnd();
-            VectorApi.elementClass(dtype).get(clinit);
-            code.pushInt(plan.bits(dtype));
-            VectorApi.SHAPE_FOR_BITS.invoke(clinit);
-            VectorApi.SPECIES_OF.invoke(clinit);
+            VectorApi.speciesOf(clinit, dtype, plan.bits(dtype));
             clinit.visitFieldInsn(PUTSTATIC, className, VectorPlan.speciesField(dtype), "Ljdk/incubator/vector/VectorSpecies;");
         }
         for (int stride : strideMaps) {

@@ -84,32 +84,19 @@ public final class MicroKernelEmitter {
                 new String[] {Type.getInternalName(MicroKernel.class)});
         writer.visitSource(sourceFile, null);
         writer.visitField(ACC_PRIVATE | ACC_STATIC | ACC_FINAL, SPECIES, SPECIES_TYPE, null, null).visitEnd();
-        constructor();
+        Code.defaultConstructor(writer);
         species();
         int size = run();
         writer.visitEnd();
         return size;
     }
 
-    // public Tile$…() { super(); }
-    private void constructor() {
-        var mv = writer.visitMethod(ACC_PUBLIC, "<init>", "()V", null, null);
-        mv.visitCode();
-        mv.visitVarInsn(ALOAD, 0);
-        mv.visitMethodInsn(INVOKESPECIAL, "java/lang/Object", "<init>", "()V", false);
-        mv.visitInsn(RETURN);
-        mv.visitMaxs(0, 0);
-        mv.visitEnd();
-    }
 
     // static { SPECIES = VectorSpecies.of(float.class, VectorShape.forBitSize(lanes * 32)); }
     private void species() {
         var clinit = writer.visitMethod(ACC_STATIC, "<clinit>", "()V", null, null);
         clinit.visitCode();
-        VectorApi.elementClass(shape.dtype()).get(clinit);
-        new Code(clinit).pushInt(shape.lanes() * shape.dtype().bytes() * 8);
-        VectorApi.SHAPE_FOR_BITS.invoke(clinit);
-        VectorApi.SPECIES_OF.invoke(clinit);
+        VectorApi.speciesOf(clinit, shape.dtype(), shape.lanes() * shape.dtype().bytes() * 8);
         clinit.visitFieldInsn(PUTSTATIC, className, SPECIES, SPECIES_TYPE);
         clinit.visitInsn(RETURN);
         clinit.visitMaxs(0, 0);

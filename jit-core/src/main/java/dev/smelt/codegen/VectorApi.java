@@ -63,6 +63,15 @@ final class VectorApi {
     static final MethodRef SPECIES_OF = MethodRef.of(VectorSpecies.class, "of", Class.class, VectorShape.class);
     static final MethodRef SHAPE_FOR_BITS = MethodRef.of(VectorShape.class, "forBitSize", int.class);
 
+    /// `VectorSpecies.of(float.class, VectorShape.forBitSize(bits))` on the stack: the constant
+    /// species a generated class keeps in a `static final` field.
+    static void speciesOf(org.objectweb.asm.MethodVisitor mv, DType dtype, int bits) {
+        elementClass(dtype).get(mv);
+        new Code(mv).pushInt(bits);
+        SHAPE_FOR_BITS.invoke(mv);
+        SPECIES_OF.invoke(mv);
+    }
+
     static final MethodRef MASK_CAST = MethodRef.of(VectorMask.class, "cast", VectorSpecies.class);
     static final MethodRef MASK_AND = MethodRef.of(VectorMask.class, "and", VectorMask.class);
     static final MethodRef MASK_OR = MethodRef.of(VectorMask.class, "or", VectorMask.class);

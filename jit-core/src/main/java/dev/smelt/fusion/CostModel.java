@@ -115,11 +115,15 @@ public final class CostModel {
             case Expr.Element _ -> ELEMENT_NS;
             case Expr.Index _, Expr.Where _, Expr.Cast _ -> CHEAP_NS;
             case Expr.Unary unary -> unary(unary.op());
-            case Expr.Binary binary -> switch (binary.op()) {
-                case DIV -> DIVIDE_NS;
-                case POW -> POW_NS;
-                default -> CHEAP_NS;
-            };
+            case Expr.Binary binary -> binary(binary.op());
+        };
+    }
+
+    static double binary(dev.smelt.ir.BinaryOp op) {
+        return switch (op) {
+            case DIV -> DIVIDE_NS;
+            case POW -> POW_NS;
+            case ADD, SUB, MUL, MAXIMUM, MINIMUM, EQ, NE, LT, LE, GT, GE -> CHEAP_NS;
         };
     }
 
@@ -145,11 +149,7 @@ public final class CostModel {
         double scale = node.dtype().bytes() == 8 ? 2 : 1;
         return scale * switch (node) {
             case dev.smelt.ir.Node.Unary unary -> unary(unary.op());
-            case dev.smelt.ir.Node.Binary binary -> switch (binary.op()) {
-                case DIV -> DIVIDE_NS;
-                case POW -> POW_NS;
-                default -> CHEAP_NS;
-            };
+            case dev.smelt.ir.Node.Binary binary -> binary(binary.op());
             case dev.smelt.ir.Node.Where _, dev.smelt.ir.Node.Cast _ -> CHEAP_NS;
             default -> 0;
         };

@@ -9,7 +9,6 @@ import dev.smelt.kernel.Schedule;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -102,32 +101,40 @@ public final class FusionPlanner {
         }
     }
 
-    /// Nodes worth pricing as materialised: those computed by several kernels, and the fan-out
-    /// nodes of kernels that still spill; largest recomputation first.
+    /// Nodes worth pricing as materialised: those computed by several kernels, then the nodes of
+    /// kernels that still spill, in launch order (so that plans do not depend on identity hashes).
     private static List<Node> candidates(ScheduleBuilder.Attempt attempt, Set<Node> realized) {
-        Map<Node, Integer> kernels = kernelCounts(attempt);
-        var candidates = new LinkedHashMap<Node, Double>();
-        kernels.forEach((node, count) -> { if (count > 1 && !realized.contains(node)) candidates.put(node, (double) count); });
+        var candidates = new ArrayList<Node>();
+        Set<Node> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (var computed : kernelCounts(attempt))
+            if (computed.kernels() > 1 && !realized.contains(computed.node()) && seen.add(computed.node())) candidates.add(computed.node());
         for (int l = 0; l < attempt.fused().size(); l++) {
             if (attempt.spills().get(l) <= 0) continue;
             for (Node node : attempt.fused().get(l))
-                if (!realized.contains(node) && !(node instanceof Node.Reduce) && !(node instanceof Node.MatMul)) candidates.putIfAbsent(node, 1.0);
+                if (!realized.contains(node) && !(node instanceof Node.Reduce) && !(node instanceof Node.MatMul) && seen.add(node)) candidates.add(node);
         }
-        return candidates.keySet().stream().limit(CANDIDATES).toList();
+        return candidates.stream().limit(CANDIDATES).toList();
     }
 
-    private static Map<Node, Integer> kernelCounts(ScheduleBuilder.Attempt attempt) {
+    /// A node some kernel computes, and how many kernels compute it.
+    private record Computed(Node node, int kernels) {}
+
+    /// Each node the kernels compute, in the order they first appear in the launches.
+    private static List<Computed> kernelCounts(ScheduleBuilder.Attempt attempt) {
         Map<Node, Integer> kernels = new IdentityHashMap<>();
+        var order = new ArrayList<Node>();
         for (var fused : attempt.fused()) {
             Set<Node> once = Collections.newSetFromMap(new IdentityHashMap<>());
-            once.addAll(fused);
-            once.forEach(node -> kernels.merge(node, 1, Integer::sum));
+            for (Node node : fused) {
+                if (!once.add(node)) continue;
+                if (kernels.merge(node, 1, Integer::sum) == 1) order.add(node);
+            }
         }
-        return kernels;
+        return order.stream().map(node -> new Computed(node, kernels.get(node))).toList();
     }
 
     private static String reason(Node node, ScheduleBuilder.Attempt attempt) {
-        int kernels = kernelCounts(attempt).getOrDefault(node, 0);
+        int kernels = kernelCounts(attempt).stream().filter(c -> c.node() == node).mapToInt(Computed::kernels).findFirst().orElse(0);
         return kernels > 1 ? "computed by %d kernels; writing it once and reading it back is cheaper".formatted(kernels)
                 : "its kernel spills registers; splitting the kernel here is cheaper";
     }
@@ -135,8 +142,10 @@ public final class FusionPlanner {
     /// A decision for each node the final plan computes in several kernels.
     private static List<Decision> recomputed(ScheduleBuilder.Attempt attempt, Map<Node, String> labels, FusionMode mode, Map<Node, Double> priced) {
         var decisions = new ArrayList<Decision>();
-        kernelCounts(attempt).forEach((node, count) -> {
-            if (count < 2 || node instanceof Node.Reduce || node instanceof Node.MatMul) return;
+        for (var computed : kernelCounts(attempt)) {
+            Node node = computed.node();
+            int count = computed.kernels();
+            if (count < 2 || node instanceof Node.Reduce || node instanceof Node.MatMul) continue;
             String choice = "recompute in each of %d kernels".formatted(count);
             if (mode == FusionMode.GREEDY) decisions.add(Decision.rule(labels.get(node), choice, "greedy fusion recomputes every producer in every consumer"));
             else {
@@ -144,7 +153,7 @@ public final class FusionPlanner {
                 if (Double.isNaN(alternative)) decisions.add(Decision.rule(labels.get(node), choice, "materialising it was not priced (candidate limit)"));
                 else decisions.add(new Decision(labels.get(node), choice, attempt.cost(), alternative, "recomputing it is cheaper than writing it once and reading it back"));
             }
-        });
+        }
         return decisions;
     }
 

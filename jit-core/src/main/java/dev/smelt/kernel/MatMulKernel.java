@@ -118,12 +118,7 @@ public record MatMulKernel(Shape space, List<Kernel.Input> inputs, int left, int
         return switch (expr) {
             case Expr.Accumulated _ -> accumulator;
             case Expr.Load load -> new Expr.Load(used.indexOf(load.input()), load.dtype());
-            case Expr.Constant _, Expr.Index _, Expr.Element _ -> expr;
-            case Expr.Unary u -> new Expr.Unary(u.op(), pointwise(u.x(), used, accumulator));
-            case Expr.Binary b -> new Expr.Binary(b.op(), pointwise(b.left(), used, accumulator), pointwise(b.right(), used, accumulator));
-            case Expr.Where w -> new Expr.Where(pointwise(w.condition(), used, accumulator), pointwise(w.ifTrue(), used, accumulator), pointwise(w.ifFalse(), used, accumulator));
-            case Expr.Cast c -> new Expr.Cast(pointwise(c.x(), used, accumulator), c.dtype());
-            case Expr.Shared shared -> new Expr.Shared(shared.id(), pointwise(shared.value(), used, accumulator));
+            default -> Expr.mapOperands(expr, operand -> pointwise(operand, used, accumulator));
         };
     }
 
