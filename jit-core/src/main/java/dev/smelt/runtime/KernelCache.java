@@ -4,7 +4,6 @@ package dev.smelt.runtime;
 import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.KernelFunction;
 import java.util.Map;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -17,7 +16,6 @@ public final class KernelCache {
     public static final int CAPACITY = Integer.getInteger("smelt.kernelCache", 2048);
 
     private static final Map<String, KernelFunction> KERNELS = new LruMap<>(CAPACITY);
-    private static final LongAdder COMPILED = new LongAdder();
 
     private KernelCache() {}
 
@@ -34,17 +32,11 @@ public final class KernelCache {
             if (known != null) return known;
         }
         KernelFunction compiled = compile.get();
-        COMPILED.increment();
         synchronized (KERNELS) {
             KernelFunction raced = KERNELS.putIfAbsent(key, compiled);
             return raced != null ? raced : compiled;
         }
     }
-
-    /// How many functions were made since the JVM started (cache misses): each is one or two new
-    /// classes for a loop kernel, a new epilogue class at most for a matmul. Tests read it to show
-    /// that a call compiled nothing.
-    public static long compiled() { return COMPILED.sum(); }
 
     public static int size() {
         synchronized (KERNELS) { return KERNELS.size(); }
