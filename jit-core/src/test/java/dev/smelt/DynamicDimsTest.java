@@ -67,6 +67,25 @@ class DynamicDimsTest {
         assertEquals(1, compiled.compiledSignatures());
     }
 
+    /// Batches over the vector threshold run tiered kernels (scalar, then the vector variant after
+    /// a background warm-up on the first call's buffers), shared by every size, small ones too:
+    /// results stay right before and after the switch.
+    @Test
+    void tieredKernelsSharedAcrossSizesStayRight() throws InterruptedException {
+        Function<List<Tensor>, List<Tensor>> function = args -> List.of(args.get(0).exp().mul(args.get(1)).softmax(-1));
+        var compiled = Jit.compile(args -> function.apply(args), 2).dynamic(0, 0);
+        Tensor y = Tensor.randn(new Generator(9), 1024);
+        for (int round = 0; round < 2; round++) {
+            for (int batch : new int[] {24, 17, 40, 3}) { // 16·1024 elements is the threshold
+                var x = Tensor.randn(new Generator(batch + round), batch, 1024);
+                assertMatchesReference(function, List.of(x, y), compiled.applyAll(x, y));
+            }
+            var large = Tensor.randn(new Generator(1), 24, 1024);
+            for (long deadline = System.nanoTime() + 10_000_000_000L; !compiled.explain(large, y).contains("runs vector") && System.nanoTime() < deadline; ) Thread.sleep(50);
+        }
+        assertEquals(List.of(), compiled.recompiles());
+    }
+
     @Test
     void aReductionOverTheDynamicAxisMatchesTheReference() {
         Function<List<Tensor>, List<Tensor>> centre = args -> List.of(args.get(0).sub(args.get(0).mean(0)), args.get(0).sum(0));
