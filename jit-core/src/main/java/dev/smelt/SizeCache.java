@@ -24,7 +24,12 @@ final class SizeCache<V> {
     /// The value for the full `concrete` signature, made by `compile` if it is not cached; a failed
     /// compile reaches every waiting caller, and the next call tries again.
     V get(Signature concrete, Supplier<V> compile) {
-        CompletableFuture<V> future, mine = new CompletableFuture<>();
+        CompletableFuture<V> future;
+        synchronized (this) {
+            future = entries.get(concrete);
+        }
+        if (future != null) return SignatureCache.await(future); // the common case allocates nothing
+        var mine = new CompletableFuture<V>();
         synchronized (this) {
             future = entries.putIfAbsent(concrete, mine);
         }
