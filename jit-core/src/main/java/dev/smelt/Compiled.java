@@ -18,7 +18,9 @@ import java.util.stream.IntStream;
 /// [Signature] (tensor shapes and dtypes, non-tensor argument values) traces the function, fuses it
 /// and generates its kernels; later calls with that signature run them. Each later compilation is a
 /// [Recompile] whose reason says which argument changed how; past [#recompileLimit] of them, one
-/// warning is logged. Safe to call from many threads; concurrent first calls compile once.
+/// warning is logged. Extents of axes marked [#dynamic] are left out of the signature: each new one is
+/// traced and planned again, not recompiled, and reuses the kernels. Safe to call from many threads;
+/// concurrent first calls compile once.
 public final class Compiled {
     /// Signatures kept per function; the least recently used is dropped beyond this.
     public static final int CAPACITY = 64;
