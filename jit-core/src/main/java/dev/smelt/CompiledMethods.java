@@ -79,7 +79,12 @@ final class CompiledMethods implements SubclassEmitter.MethodCalls {
         Compile options = method.getAnnotation(Compile.class);
         int limit = options.recompileLimit() < 0 ? Compiled.DEFAULT_RECOMPILE_LIMIT : options.recompileLimit();
         var parameters = Arrays.stream(method.getParameters()).map(p -> p.isNamePresent() ? p.getName() : "argument " + Arrays.asList(method.getParameters()).indexOf(p)).toList();
-        return new Compiled(arguments -> List.of(trace(name, original, arguments)), name, parameters, UnaryOperator.identity(), options.fusion(), limit);
+        var compiled = new Compiled(arguments -> List.of(trace(name, original, arguments)), name, parameters, UnaryOperator.identity(), options.fusion(), limit);
+        for (int i = 0; i < method.getParameterCount(); i++) {
+            Dynamic dynamic = method.getParameters()[i].getAnnotation(Dynamic.class);
+            if (dynamic != null) compiled = compiled.dynamic(i, dynamic.value());
+        }
+        return compiled;
     }
 
     /// Runs the original body on symbolic tensors; errors it raises name the method first.

@@ -3,6 +3,7 @@ package dev.smelt;
 
 import dev.smelt.codegen.KernelEmitter;
 import dev.smelt.codegen.KernelTooLargeException;
+import dev.smelt.codegen.RowExtent;
 import dev.smelt.codegen.Variant;
 import dev.smelt.fusion.FusionMode;
 import dev.smelt.fusion.FusionPlanner;
@@ -76,16 +77,19 @@ final class Compiler {
 
     static KernelFunction kernel(KernelForm kernel) {
         return switch (kernel) {
-            case Kernel loops -> KernelCache.get(loops, Compiler::generate);
+            case Kernel loops -> generate(loops);
             case MatMulKernel matmul -> KernelCache.get(matmul, m -> MatMulFunction.of(m, Compiler::kernel));
         };
     }
 
     // Scalar code now; for large kernels, vector code warmed up in the background (TieredKernel).
+    // Both are generated for the kernel's RowExtent representative, so every extent of its rows
+    // (a dynamic batch) shares them, and small and large extents share the scalar class.
     private static KernelFunction generate(Kernel kernel) {
-        KernelFunction scalar = KernelLoader.load(KernelEmitter.emit(kernel, Variant.SCALAR));
+        Kernel shared = RowExtent.representative(kernel);
+        KernelFunction scalar = KernelCache.get(shared, k -> KernelLoader.load(KernelEmitter.emit(k, Variant.SCALAR)));
         long elements = (long) kernel.workItems() * Math.max(1, kernel.rowLength());
         if (elements < VECTOR_THRESHOLD) return scalar;
-        return new TieredKernel(kernel, scalar, () -> KernelLoader.load(KernelEmitter.emit(kernel, Variant.VECTOR)));
+        return KernelCache.get("tiered " + shared, () -> new TieredKernel(shared, scalar, () -> KernelLoader.load(KernelEmitter.emit(shared, Variant.VECTOR))));
     }
 }

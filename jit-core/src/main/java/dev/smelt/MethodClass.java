@@ -80,6 +80,12 @@ record MethodClass(Class<?> model, List<Method> methods, List<MethodHandle> orig
         for (Class<?> parameter : method.getParameterTypes())
             if (why == null && parameter != Tensor.class && !VALUES.contains(parameter) && !parameter.isEnum())
                 why = "takes a %s; compiled methods take Tensor, int, long, float, double, boolean, String or an enum".formatted(parameter.getSimpleName());
+        for (int i = 0; i < method.getParameterCount() && why == null; i++) {
+            Dynamic dynamic = method.getParameters()[i].getAnnotation(Dynamic.class);
+            if (dynamic != null && method.getParameterTypes()[i] != Tensor.class)
+                why = "marks parameter %d (a %s) @Dynamic; only tensor dimensions can be dynamic".formatted(i, method.getParameterTypes()[i].getSimpleName());
+            else if (dynamic != null && dynamic.value().length == 0) why = "marks parameter %d @Dynamic({}) with no axes; name at least one, such as @Dynamic(0) for the batch".formatted(i);
+        }
         if (why != null) throw SmeltException.of("@Compile", "%s %s", CompiledMethods.describe(method), why);
     }
 

@@ -22,10 +22,31 @@ public record Signature(List<Argument> arguments) {
         String name();
     }
 
-    /// A tensor argument, known by type: its values never select a program.
-    public record TensorType(String name, DType dtype, Shape shape, boolean needsGradient) implements Argument {
+    /// A tensor argument, known by type: its values never select a program. The extent of a
+    /// dynamic axis ([Compiled#dynamic]) does not select one either: `shape` holds 0 there, and the
+    /// type prints `f32[?,784]`.
+    public record TensorType(String name, DType dtype, Shape shape, boolean needsGradient, List<Integer> dynamicAxes) implements Argument {
+        public TensorType {
+            dynamicAxes = List.copyOf(dynamicAxes);
+            if (!dynamicAxes.isEmpty()) {
+                var dims = new ArrayList<>(shape.dims());
+                for (int axis : dynamicAxes) dims.set(axis, 0);
+                shape = new Shape(dims);
+            }
+        }
+
+        /// A tensor argument without dynamic axes.
+        public TensorType(String name, DType dtype, Shape shape, boolean needsGradient) { this(name, dtype, shape, needsGradient, List.of()); }
+
+        /// `[?,784]`: the shape with each dynamic extent as `?`.
+        public String dims() {
+            var dims = new ArrayList<String>();
+            for (int axis = 0; axis < shape.rank(); axis++) dims.add(dynamicAxes.contains(axis) ? "?" : String.valueOf(shape.dim(axis)));
+            return "[" + String.join(",", dims) + "]";
+        }
+
         @Override
-        public String toString() { return name + ": " + dtype + shape + (needsGradient ? " (gradient)" : ""); }
+        public String toString() { return name + ": " + dtype + dims() + (needsGradient ? " (gradient)" : ""); }
     }
 
     /// A non-tensor argument, known by value (boxed; a string or an enum constant).
@@ -41,12 +62,25 @@ public record Signature(List<Argument> arguments) {
     }
 
     static Signature of(List<String> names, List<Object> arguments, IntPredicate needsGradient) {
+        return of(names, arguments, needsGradient, DynamicDims.NONE, "");
+    }
+
+    /// The signature of `function`'s call with `arguments`, the extents of the `dynamic` axes left out.
+    static Signature of(List<String> names, List<Object> arguments, IntPredicate needsGradient, DynamicDims dynamic, String function) {
         var parts = new ArrayList<Argument>();
-        for (int i = 0; i < arguments.size(); i++)
+        for (int i = 0; i < arguments.size(); i++) {
+            var axes = dynamic.isEmpty() ? List.<Integer>of() : dynamic.of(function, names.get(i), i, arguments.get(i));
             parts.add(arguments.get(i) instanceof Tensor tensor
-                    ? new TensorType(names.get(i), tensor.dtype(), tensor.shape(), needsGradient.test(i))
+                    ? new TensorType(names.get(i), tensor.dtype(), tensor.shape(), needsGradient.test(i), axes)
                     : new Value(names.get(i), arguments.get(i)));
+        }
         return new Signature(parts);
+    }
+
+    /// Whether some tensor has dynamic axes: then each concrete size gets its own program, under
+    /// this one signature.
+    boolean isDynamic() {
+        return arguments.stream().anyMatch(argument -> argument instanceof TensorType type && !type.dynamicAxes().isEmpty());
     }
 
     /// Every part of every argument that differs from `earlier`, in argument order.
@@ -55,13 +89,16 @@ public record Signature(List<Argument> arguments) {
         for (int i = 0; i < arguments.size(); i++) {
             Argument now = arguments.get(i), before = earlier.arguments.get(i);
             switch (now) {
-                case TensorType(var name, var dtype, var shape, var gradient) -> {
+                case TensorType type -> {
+                    String name = type.name();
+                    var dtype = type.dtype();
+                    boolean gradient = type.needsGradient();
                     if (!(before instanceof TensorType old)) {
                         changes.add(new Change(i, name, "kind", before.toString(), now.toString()));
                         continue;
                     }
                     if (old.dtype() != dtype) changes.add(new Change(i, name, "dtype", old.dtype().toString(), dtype.toString()));
-                    if (!old.shape().equals(shape)) changes.add(new Change(i, name, "shape", old.shape().toString(), shape.toString()));
+                    if (!old.dims().equals(type.dims())) changes.add(new Change(i, name, "shape", old.dims(), type.dims())); // [?,4] → [?,5]
                     if (old.needsGradient() != gradient) changes.add(new Change(i, name, "needs gradient", "" + old.needsGradient(), "" + gradient));
                 }
                 case Value(var name, var value) -> {

@@ -55,7 +55,7 @@ final class SignatureCache<V> {
     }
 
     // The compiling thread's own exception, not a CompletionException around it.
-    private static <V> V await(CompletableFuture<V> future) {
+    static <V> V await(CompletableFuture<V> future) {
         try {
             return future.join();
         } catch (java.util.concurrent.CompletionException e) {

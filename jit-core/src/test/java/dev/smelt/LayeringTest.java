@@ -32,9 +32,9 @@ class LayeringTest {
             "", Set.of("trace", "ir", "ref"));      // Traced.interpret runs the reference interpreter
     /// The pipeline's entry points in the root package: `Jit`, the `Compiler` that runs the stages
     /// (eager ops included, since each runs as a generated kernel), the `Compiled` functions with their
-    /// `SignatureCache` (bounded by the runtime's `LruMap`), and the
+    /// `SignatureCache` and `SizeCache` (bounded by the runtime's `LruMap`), and the
     /// `@Compile` front end (its annotation names a `FusionMode`; its subclasses come from `codegen`).
-    static final List<String> TOP = List.of("Jit.java", "Compiler.java", "Compiled.java", "SignatureCache.java", "Compile.java", "CompiledMethods.java", "MethodClass.java");
+    static final List<String> TOP = List.of("Jit.java", "Compiler.java", "Compiled.java", "SignatureCache.java", "SizeCache.java", "Compile.java", "CompiledMethods.java", "MethodClass.java");
     static final Pattern IMPORT = Pattern.compile("^import\\s+(?:static\\s+)?(dev\\.smelt\\.[\\w.]+|org\\.objectweb\\.asm[\\w.]*)", Pattern.MULTILINE);
 
     @Test

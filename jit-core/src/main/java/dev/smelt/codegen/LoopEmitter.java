@@ -78,25 +78,28 @@ final class LoopEmitter {
     /// for (int point = start; point < end; point += innerEnd - j) {
     ///     i0 = point / …; j = point % dim;                        // the point's indices
     ///     line0 = offset0 + i0 * stride0; …                       // each buffer at j = 0
-    ///     innerEnd = Math.min(dim, j + (end - point));
+    ///     innerEnd = Math.min(dim, j + (end - point));            // one loop: innerEnd = j + (end - point)
     ///     <inner loop over j>
     /// }
     /// ```
+    /// With one loop, `j` is the point and the segment ends at `end`: the code never reads the
+    /// extent, so one class serves every extent ([RowExtent]).
     void points(List<Integer> outputs) {
         int point = layout.row(), j = layout.axis(space.inner());
+        boolean oneLoop = space.rank() == 1;
         code.line(outputLine(outputs.getFirst()));
         code.loadInt(layout.start());
         code.storeInt(point);
         code.whileLess(point, () -> code.loadInt(layout.end()), () -> {
             decompose(point, space.rank());
             lines(buffersOf(outputs));
-            code.pushInt(space.dim(space.inner()));
+            if (!oneLoop) code.pushInt(space.dim(space.inner()));
             code.loadInt(j);
             code.loadInt(layout.end());
             code.loadInt(point);
             code.op(ISUB);
             code.op(IADD);
-            JavaApi.MIN_INT.invoke(code.mv);
+            if (!oneLoop) JavaApi.MIN_INT.invoke(code.mv);
             code.storeInt(layout.innerEnd());
             code.loadInt(point);
             code.loadInt(layout.innerEnd());
@@ -176,8 +179,11 @@ final class LoopEmitter {
     }
 
     /// Whether inner loops get a vector main loop at all: not in scalar kernels, nor where the inner
-    /// axis is shorter than a vector.
-    private boolean vectorLoop() { return vector != null && space.dim(space.inner()) >= plan.lanes(); }
+    /// axis is shorter than a vector, unless it is a pointwise kernel's one loop, whose extent is the
+    /// row count (never read, see [RowExtent]).
+    private boolean vectorLoop() {
+        return vector != null && (kernel.reducedRank() == 0 && space.rank() == 1 || space.dim(space.inner()) >= plan.lanes());
+    }
 
     /// Whether a loop gets a vector main loop: when nothing says it must run scalar. Records the reasons.
     private boolean vectorizable(List<String> reasons) {

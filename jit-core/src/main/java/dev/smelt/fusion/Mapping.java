@@ -56,12 +56,14 @@ final class Mapping {
         return new Mapping(kernelRank, x, c, o, null, 0);
     }
 
-    /// For `x` where this value is `expand(x)`: x's size-1 axes are always index 0.
+    /// For `x` where this value is `expand(x)`: x's broadcast axes (size 1, expanded) are always
+    /// index 0. An axis of size 1 on both sides keeps its coefficients (its index is 0 anyway), so
+    /// that a batch of 1 reads its inputs through the same maps as any other batch (RowExtent).
     Mapping expanded(Shape x) {
         int[][] c = new int[x.rank()][];
         int[] o = new int[x.rank()];
         for (int a = 0; a < x.rank(); a++) {
-            boolean broadcast = x.dim(a) == 1;
+            boolean broadcast = x.dim(a) == 1 && shape.dim(a) != 1;
             c[a] = broadcast ? new int[kernelRank()] : coef[a];
             o[a] = broadcast ? 0 : offset[a];
         }
@@ -89,8 +91,8 @@ final class Mapping {
             long product = 1;
             var group = new ArrayList<Integer>();
             while (a < shape.rank() && product < x.dim(b)) {
-                product *= shape.dim(a);
-                group.add(a++);
+                if (shape.dim(a) != 1) group.add(a); // a unit axis's index is 0: leaving it out keeps a batch of 1's maps those of any batch
+                product *= shape.dim(a++);
             }
             if (product != x.dim(b)) return flatFor(x);
             int scale = 1;

@@ -5,6 +5,7 @@ import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.KernelFunction;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /// Compiled kernels by their printed text, which names everything that shapes the code (sizes,
 /// strides, dtypes, expressions): eager ops and compiled functions that need the same kernel share
@@ -20,12 +21,17 @@ public final class KernelCache {
 
     /// The cached function for `kernel`, compiled by `compile` on first use.
     public static <K extends KernelForm> KernelFunction get(K kernel, Function<K, KernelFunction> compile) {
-        String key = kernel.toString();
+        return get(kernel.toString(), () -> compile.apply(kernel));
+    }
+
+    /// The cached function under `key` (a kernel's text, or that text and how it is run), made by
+    /// `compile` on first use.
+    public static KernelFunction get(String key, Supplier<KernelFunction> compile) {
         synchronized (KERNELS) {
             KernelFunction known = KERNELS.get(key);
             if (known != null) return known;
         }
-        KernelFunction compiled = compile.apply(kernel);
+        KernelFunction compiled = compile.get();
         synchronized (KERNELS) {
             KernelFunction raced = KERNELS.putIfAbsent(key, compiled);
             return raced != null ? raced : compiled;

@@ -2,6 +2,7 @@
 package dev.smelt.runtime;
 
 import dev.smelt.codegen.GeneratedKernel;
+import dev.smelt.codegen.Variant;
 import dev.smelt.kernel.KernelFunction;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,7 +11,9 @@ import java.lang.invoke.MethodType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
 
 /// Turns a [GeneratedKernel] into a running [KernelFunction]: a hidden class in this package.
 ///
@@ -25,6 +28,7 @@ import java.util.Optional;
 /// `-XX:+ShowHiddenFrames`.
 public final class KernelLoader {
     static final Path DEFAULT_DUMP = Path.of("target", "jit-dump");
+    private static final Map<Variant, LongAdder> DEFINED = Map.of(Variant.SCALAR, new LongAdder(), Variant.VECTOR, new LongAdder());
 
     private KernelLoader() {}
 
@@ -35,6 +39,7 @@ public final class KernelLoader {
         dumpDirectory().ifPresent(directory -> dump(kernel, directory));
         try {
             var lookup = MethodHandles.lookup().defineHiddenClass(kernel.bytes(), true);
+            DEFINED.get(kernel.variant()).increment();
             return type.cast(lookup.findConstructor(lookup.lookupClass(), MethodType.methodType(void.class)).invoke());
         } catch (RuntimeException | Error e) {
             throw e;
@@ -42,6 +47,10 @@ public final class KernelLoader {
             throw new IllegalStateException("cannot load " + kernel.className(), e);
         }
     }
+
+    /// How many classes of `variant` were defined since the JVM started. Scalar classes are defined
+    /// by the calls that compile, vector ones by background warm-ups (a matmul's micro-kernel too).
+    public static long defined(Variant variant) { return DEFINED.get(variant).sum(); }
 
     /// Where to dump class files, if anywhere: `smelt.dump`, else `jit.dump` naming `bytecode`.
     static Optional<Path> dumpDirectory() {

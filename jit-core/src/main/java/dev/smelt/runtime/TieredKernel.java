@@ -4,6 +4,7 @@ package dev.smelt.runtime;
 import dev.smelt.ir.Storage;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelFunction;
+import java.lang.reflect.Array;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
@@ -50,23 +51,25 @@ public final class TieredKernel implements KernelFunction {
     public void run(Object[] buffers, int start, int end) {
         KernelFunction current = active;
         current.run(buffers, start, end);
-        if (current == scalar && !warming) startWarmUp(buffers);
+        if (current == scalar && !warming) startWarmUp(buffers, end);
     }
 
-    private synchronized void startWarmUp(Object[] buffers) {
+    private synchronized void startWarmUp(Object[] buffers, int end) {
         if (warming) return;
         warming = true;
         Object[] inputs = buffers.clone();
-        WARMER.execute(() -> warmUp(inputs));
+        WARMER.execute(() -> warmUp(inputs, end));
     }
 
-    private void warmUp(Object[] firstCall) {
+    // Outputs sized as the first call's and rows within its range: `kernel` may stand for kernels
+    // of any row count (RowExtent), so its own sizes are not the call's.
+    private void warmUp(Object[] firstCall, int end) {
         try {
             KernelFunction candidate = vector.get();
             Object[] buffers = firstCall.clone();
             for (int i = kernel.inputs().size(); i < buffers.length; i++)
-                buffers[i] = Storage.allocate(kernel.outputs().get(i - kernel.inputs().size()).dtype(), kernel.outputs().get(i - kernel.inputs().size()).size()).array();
-            int rows = Math.max(1, Math.min(kernel.workItems(), WARM_UP_ELEMENTS / Math.max(1, kernel.rowLength())));
+                buffers[i] = Storage.allocate(kernel.outputs().get(i - kernel.inputs().size()).dtype(), Array.getLength(firstCall[i])).array();
+            int rows = Math.max(1, Math.min(end, WARM_UP_ELEMENTS / Math.max(1, kernel.rowLength())));
             long scalarNanos = time(scalar, buffers, rows, 200);
             long deadline = System.nanoTime() + WARM_UP_LIMIT_NANOS;
             while (System.nanoTime() < deadline) {
