@@ -127,7 +127,7 @@ final class LoopEmitter {
             vector.initAccumulator(reduction.dtype(), reduction.op().identity(), second);
         }
         var values = List.of(reduction.value());
-        overRow(LoopSpace.loads(reduction.value()), new Body(() -> { scalar.computeShared(values); scalarFold(k); },
+        overRow(LoopSpace.reductionBuffers(kernel, k), new Body(() -> { scalar.computeShared(values); scalarFold(k); },
                 vectorized ? () -> { vector.computeShared(values); vector.fold(k, lanes); } : null,
                 vectorized ? () -> { vector.computeShared(values); vector.fold(k, second); } : null));
         if (vectorized) {
@@ -253,7 +253,7 @@ final class LoopEmitter {
             argUpdate(reduction.op(), accumulator, slot, layout.bestIndices().get(k));
             return;
         }
-        boolean kept = layout.elements().get(k) >= 0;
+        boolean kept = scalar.keeps(k);
         if (kept) {
             scalar.emit(reduction.value());
             code.store(valueType, layout.candidate());

@@ -6,6 +6,7 @@ import static org.objectweb.asm.Opcodes.*;
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.UnaryOp;
+import dev.smelt.kernel.ElementHome;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
 import java.util.List;
@@ -77,8 +78,25 @@ final class ScalarEmitter {
         code.op(IADD);
     }
 
+    /// Whether reduction `k` keeps each point's value for an [Expr.Element], in a row array or an output.
+    boolean keeps(int k) { return layout.elements().get(k) >= 0 || ElementHome.of(kernel, k) >= 0; }
+
+    // element<k>, elementLine + j   /   out<i>, line<i> + j   (the array and index where reduction
+    // k keeps the current point's value: its row array, or the output that keeps it, ElementHome)
+    void pushElementPlace(int k) {
+        int home = ElementHome.of(kernel, k);
+        if (home >= 0) {
+            int buffer = kernel.inputs().size() + home;
+            code.load(Type.getType(Object.class), layout.array(buffer));
+            pushPosition(buffer);
+            return;
+        }
+        code.load(Type.getType(Object.class), layout.elements().get(k));
+        pushElementPosition();
+    }
+
     // elementLine + j   (j alone when the row is one line)
-    void pushElementPosition() {
+    private void pushElementPosition() {
         if (!space.rowHasLines()) {
             code.loadInt(layout.axis(space.inner()));
             return;
@@ -88,10 +106,9 @@ final class ScalarEmitter {
         code.op(IADD);
     }
 
-    // element<k>[elementLine + j] = <value>
+    // element<k>[elementLine + j] = <value>   /   out<i>[line<i> + j] = <value>
     void storeElement(int k, Runnable value) {
-        code.load(Type.getType(Object.class), layout.elements().get(k));
-        pushElementPosition();
+        pushElementPlace(k);
         value.run();
         code.op(Code.elementType(kernel.reductions().get(k).value().dtype()).getOpcode(IASTORE));
     }
@@ -194,10 +211,9 @@ final class ScalarEmitter {
         code.load(Code.scalarType(accumulated.dtype()), layout.results().get(accumulated.reduction()));
     }
 
-    // element<k>[elementLine + j]
+    // element<k>[elementLine + j]   /   out<i>[line<i> + j]
     private void emitElement(Expr.Element element) {
-        code.load(Type.getType(Object.class), layout.elements().get(element.reduction()));
-        pushElementPosition();
+        pushElementPlace(element.reduction());
         code.op(Code.elementType(element.dtype()).getOpcode(IALOAD));
     }
 
