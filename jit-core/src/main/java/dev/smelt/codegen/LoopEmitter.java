@@ -127,7 +127,7 @@ final class LoopEmitter {
             vector.initAccumulator(reduction.dtype(), reduction.op().identity(), second);
         }
         var values = List.of(reduction.value());
-        overRow(LoopSpace.reductionBuffers(kernel, k), new Body(() -> { scalar.computeShared(values); scalarFold(k); },
+        overRow(LoopSpace.reductionBuffers(kernel, k), values, new Body(() -> { scalar.computeShared(values); scalarFold(k); },
                 vectorized ? () -> { vector.computeShared(values); vector.fold(k, lanes); } : null,
                 vectorized ? () -> { vector.computeShared(values); vector.fold(k, second); } : null));
         if (vectorized) {
@@ -145,7 +145,7 @@ final class LoopEmitter {
     // out<i>[…] = <value> at every point of the row
     void fullOutputs(List<Integer> outputs) {
         code.line(outputLine(outputs.getFirst()));
-        overRow(buffersOf(outputs), outputsBody(outputs));
+        overRow(buffersOf(outputs), values(outputs), outputsBody(outputs));
     }
 
     // out<i>[line] = <value>, once per row
@@ -185,8 +185,15 @@ final class LoopEmitter {
         return reasons.isEmpty();
     }
 
-    // for (i1 = 0; i1 < dim1; i1++) … { lines; for (j = 0; j < dim; …) <body> }   over the reduced axes
-    private void overRow(BitSet buffers, Body body) { nest(space.outerRank(), buffers, body); }
+    // float row0 = <value>; …   for (i1 = 0; i1 < dim1; i1++) … { lines; for (j = 0; j < dim; …) <body> }
+    // over the reduced axes, with each of `values`' RowValues computed once, before the loops
+    private void overRow(BitSet buffers, List<dev.smelt.kernel.Expr> values, Body body) {
+        var rowValues = RowValues.of(values);
+        Runnable loops = () -> nest(space.outerRank(), buffers, body);
+        if (rowValues.isEmpty()) loops.run();
+        else if (vector == null) scalar.withRowValues(rowValues, layout.firstTemp(), loops);
+        else vector.withTemps(2 * rowValues.size(), first -> scalar.withRowValues(rowValues, first, loops));
+    }
 
     private void nest(int axis, BitSet buffers, Body body) {
         if (axis < space.inner()) {

@@ -24,6 +24,8 @@ final class ScalarEmitter {
     private final Kernel kernel;
     private final LoopSpace space;
     private final KernelLayout layout;
+    /// The [RowValues] computed before the current loop, and their locals.
+    private final java.util.Map<Expr, Integer> rowValues = new java.util.HashMap<>();
 
     ScalarEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout) {
         this.code = code;
@@ -33,6 +35,11 @@ final class ScalarEmitter {
     }
 
     void emit(Expr expr) {
+        var rowValue = rowValues.get(expr);
+        if (rowValue != null) {  // row<n>, computed before the loop
+            code.load(Code.scalarType(expr.dtype()), rowValue);
+            return;
+        }
         switch (expr) {
             case Expr.Load load -> emitLoad(load);
             case Expr.Constant constant -> emitConstant(constant);
@@ -45,6 +52,17 @@ final class ScalarEmitter {
             case Expr.Element element -> emitElement(element);
             case Expr.Shared shared -> code.load(Code.scalarType(shared.dtype()), layout.shared().get(shared.id()));  // t<id>
         }
+    }
+
+    // float row0 = (float) Math.log((double) r1); …; <loop reading row0>   (each of `values`, two slots apart from `firstSlot`)
+    void withRowValues(List<Expr> values, int firstSlot, Runnable loop) {
+        for (int n = 0; n < values.size(); n++) {
+            emit(values.get(n));
+            code.store(Code.scalarType(values.get(n).dtype()), firstSlot + 2 * n);
+            rowValues.put(values.get(n), firstSlot + 2 * n);
+        }
+        loop.run();
+        values.forEach(rowValues::remove);
     }
 
     // float t0 = <value>; float t1 = <value reading t0>; …   before a loop body's stores

@@ -331,6 +331,15 @@ final class VectorEmitter {
         });
     }
 
+    /// Runs `body` with `slots` locals from the first free temporary on, which no temporary of the
+    /// code `body` emits overlaps.
+    void withTemps(int slots, IntConsumer body) {
+        int first = layout.firstTemp() + temps;
+        temps += slots;
+        body.accept(first);
+        temps -= slots;
+    }
+
     private void withTemp(IntConsumer body) {
         int slot = layout.firstTemp() + temps++;
         body.accept(slot);

@@ -91,6 +91,20 @@ class KernelEmitterTest {
         }
     }
 
+    /// logSoftmax's `log(r1)` is the same at every point of a row: computed once per row, before
+    /// the output's loops, not once per vector and per tail element.
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void aValueTheSameAcrossTheRowIsComputedOncePerRow(Variant variant) {
+        var softmax = Kernels.softmax(5, 1027);
+        var shifted = binary(BinaryOp.SUB, X, Kernels.result(0));
+        var logSoftmax = new Kernel(softmax.space(), 1, softmax.inputs(), softmax.reductions(),
+                List.of(Kernels.output(binary(BinaryOp.SUB, shifted, unary(UnaryOp.LOG, Kernels.result(1))), softmax.space())));
+        check(logSoftmax, variant);
+        String text = Compiled.text(Compiled.emit(logSoftmax, variant));
+        assertEquals(1, count(text, "java/lang/Math.log"), "log(r1) once, before the output's loops\n" + text);
+    }
+
     /// Elements of a row of two loop axes (a transposed read keeps them from merging), in an `f64`
     /// reduction and an `i32` one, read by a later reduction and by the output.
     @ParameterizedTest
