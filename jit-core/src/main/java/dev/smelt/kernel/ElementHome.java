@@ -22,6 +22,16 @@ public final class ElementHome {
 
     /// The output that keeps reduction `k`'s elements, or -1 when a row array does (or none is kept).
     public static int of(Kernel kernel, int k) {
+        var homes = new java.util.ArrayList<Integer>();
+        for (int reduction = 0; reduction <= k; reduction++) {
+            int home = candidate(kernel, reduction);
+            homes.add(home >= 0 && homes.contains(home) ? -1 : home);
+        }
+        return homes.get(k);
+    }
+
+    /// The one dense full output of the right dtype that reads reduction `k`'s elements, or -1.
+    private static int candidate(Kernel kernel, int k) {
         var reduction = kernel.reductions().get(k);
         var dense = IndexMap.contiguous(kernel.space());
         int home = -1;
@@ -31,8 +41,6 @@ public final class ElementHome {
             if (home >= 0 || !output.map().equals(dense) || output.dtype() != reduction.value().dtype()) return -1;
             home = i;
         }
-        for (int earlier = 0; earlier < k && home >= 0; earlier++)
-            if (of(kernel, earlier) == home) return -1;
         return home;
     }
 
