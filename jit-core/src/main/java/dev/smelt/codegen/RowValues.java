@@ -15,8 +15,16 @@ import java.util.Set;
 final class RowValues {
     private RowValues() {}
 
+    // float row0 = <value>; …; <loops reading row0>   (in locals past the vector temporaries in use)
+    static void around(List<Expr> values, ScalarEmitter scalar, VectorEmitter vector, int firstTemp, Runnable loops) {
+        var rowValues = of(values);
+        if (rowValues.isEmpty()) loops.run();
+        else if (vector == null) scalar.withRowValues(rowValues, firstTemp, loops);
+        else vector.withTemps(2 * rowValues.size(), first -> scalar.withRowValues(rowValues, first, loops));
+    }
+
     /// The largest such subtrees of `exprs` that are operations (not leaves), each once, in order.
-    static List<Expr> of(List<Expr> exprs) {
+    private static List<Expr> of(List<Expr> exprs) {
         Set<Expr> found = new LinkedHashSet<>();
         exprs.forEach(expr -> collect(expr, found));
         return new ArrayList<>(found);
