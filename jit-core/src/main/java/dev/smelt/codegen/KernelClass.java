@@ -145,7 +145,7 @@ final class KernelClass {
             int reduction = k;
             var type = Code.scalarType(kernel.reductions().get(k).dtype());
             helper("reduce" + k, k, type, m -> {
-                m.loops().loadArrays(LoopSpace.loads(kernel.reductions().get(reduction).value()));
+                m.loops().loadArrays(LoopSpace.reductionBuffers(kernel, reduction));
                 m.loops().rowIndices(m.layout().start());
                 m.loops().reduction(reduction);
                 m.code().load(type, m.layout().results().get(reduction));

@@ -17,7 +17,6 @@ import java.util.List;
 ///     …                                                     // one species of 16 lanes per dtype
 ///     public void run(Object[] buffers, int start, int end) {
 ///         float[] in0 = (float[]) buffers[0], out0 = (float[]) buffers[1];
-///         float[] element1 = new float[1027];                // r1's value at each point of the row
 ///         for (int row = start; row < end; row++) {
 ///             int i0 = row;                                  // the row's outer indices
 ///             int line0 = 0 + i0 * 1027;                     // where each buffer's row starts
@@ -31,25 +30,27 @@ import java.util.List;
 ///             FloatVector lanes1 = FloatVector.broadcast(SPECIES_F32, 0f);
 ///             for (j = 0; j < innerBound; j += 16) {         // the same loops, keeping each value
 ///                 FloatVector v = FloatVector.fromArray(SPECIES_F32, in0, line0 + j).sub(FloatVector.broadcast(SPECIES_F32, r0)).lanewise(EXP);
-///                 v.intoArray(element1, j);
+///                 v.intoArray(out0, line0 + j);              // in out0's row, which keeps e1
 ///                 lanes1 = lanes1.add(v);
 ///             }
 ///             for (; j < innerEnd; j++) {
 ///                 float candidate = (float) Math.exp((double) (in0[line0 + j] - r0));
-///                 element1[j] = candidate;
+///                 out0[line0 + j] = candidate;
 ///                 acc1 += candidate;
 ///             }
 ///             float r1 = (float) (acc1 + lanes1.reduceLanes(ADD));
-///             for (j = 0; j < innerBound; j += 16)           // out0 = div(e1, r1)
-///                 FloatVector.fromArray(SPECIES_F32, element1, j).div(FloatVector.broadcast(SPECIES_F32, r1)).intoArray(out0, line0 + j);
-///             for (; j < innerEnd; j++) out0[line0 + j] = element1[j] / r1;
+///             for (j = 0; j < innerBound; j += 16)           // out0 = div(e1, r1), in place, in cache
+///                 FloatVector.fromArray(SPECIES_F32, out0, line0 + j).div(FloatVector.broadcast(SPECIES_F32, r1)).intoArray(out0, line0 + j);
+///             for (; j < innerEnd; j++) out0[line0 + j] = out0[line0 + j] / r1;
 ///         }
 ///     }
 /// }
 /// ```
-/// Element arrays hold a row's points in loop order, are allocated once per `run`, and exist only
-/// for the reductions an [dev.smelt.kernel.Expr.Element] reads; in a row of several loop axes a
-/// point's place in them is `elementLine + j`.
+/// What a reduction folds at each point is kept for the [dev.smelt.kernel.Expr.Element]s that
+/// read it back: in the row of the one output that reads it, when that output is dense and of its
+/// dtype ([dev.smelt.kernel.ElementHome]); otherwise in an element array, which holds a row's
+/// points in loop order, is allocated once per `run`, and where in a row of several loop axes a
+/// point's place is `elementLine + j`.
 ///
 /// A pointwise kernel walks its points in segments along the inner axis instead of rows (see
 /// [LoopEmitter#points]); [LoopSpace] merges axes first, so a contiguous kernel is one segment.

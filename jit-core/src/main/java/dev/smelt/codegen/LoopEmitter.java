@@ -130,7 +130,7 @@ final class LoopEmitter {
             vector.initAccumulator(reduction.dtype(), reduction.op().identity(), second);
         }
         var values = List.of(reduction.value());
-        overRow(LoopSpace.loads(reduction.value()), new Body(() -> { scalar.computeShared(values); scalarFold(k); },
+        overRow(LoopSpace.reductionBuffers(kernel, k), values, new Body(() -> { scalar.computeShared(values); scalarFold(k); },
                 vectorized ? () -> { vector.computeShared(values); vector.fold(k, lanes); } : null,
                 vectorized ? () -> { vector.computeShared(values); vector.fold(k, second); } : null));
         if (vectorized) {
@@ -148,7 +148,7 @@ final class LoopEmitter {
     // out<i>[…] = <value> at every point of the row
     void fullOutputs(List<Integer> outputs) {
         code.line(outputLine(outputs.getFirst()));
-        overRow(buffersOf(outputs), outputsBody(outputs));
+        overRow(buffersOf(outputs), values(outputs), outputsBody(outputs));
     }
 
     // out<i>[line] = <value>, once per row
@@ -191,8 +191,11 @@ final class LoopEmitter {
         return reasons.isEmpty();
     }
 
-    // for (i1 = 0; i1 < dim1; i1++) … { lines; for (j = 0; j < dim; …) <body> }   over the reduced axes
-    private void overRow(BitSet buffers, Body body) { nest(space.outerRank(), buffers, body); }
+    // float row0 = <value>; …   for (i1 = 0; i1 < dim1; i1++) … { lines; for (j = 0; j < dim; …) <body> }
+    // over the reduced axes, with each of `values`' RowValues computed once, before the loops
+    private void overRow(BitSet buffers, List<dev.smelt.kernel.Expr> values, Body body) {
+        RowValues.around(values, scalar, vector, layout.firstTemp(), () -> nest(space.outerRank(), buffers, body));
+    }
 
     private void nest(int axis, BitSet buffers, Body body) {
         if (axis < space.inner()) {
@@ -259,7 +262,7 @@ final class LoopEmitter {
             argUpdate(reduction.op(), accumulator, slot, layout.bestIndices().get(k));
             return;
         }
-        boolean kept = layout.elements().get(k) >= 0;
+        boolean kept = scalar.keeps(k);
         if (kept) {
             scalar.emit(reduction.value());
             code.store(valueType, layout.candidate());

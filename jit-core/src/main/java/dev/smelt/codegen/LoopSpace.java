@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.codegen;
 
+import dev.smelt.kernel.ElementHome;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.IndexMap;
 import dev.smelt.kernel.Kernel;
@@ -113,11 +114,25 @@ record LoopSpace(List<Integer> dims, int outerRank, List<Integer> offsets, List<
         return used;
     }
 
-    /// The reductions whose values an [Expr.Element] reads: those that keep each point's value.
+    /// The reductions that keep each point's value in a row array: those an [Expr.Element] reads
+    /// and whose values no output keeps ([ElementHome]).
     static BitSet elements(Kernel kernel) {
         var reductions = new BitSet();
         kernel.expressions().forEach(expr -> Expr.walk(expr, node -> { if (node instanceof Expr.Element element) reductions.set(element.reduction()); }));
+        reductions.stream().filter(k -> ElementHome.of(kernel, k) >= 0).forEach(reductions::clear);
         return reductions;
+    }
+
+    /// The buffers reduction `k`'s pass touches: the inputs its value loads, and the outputs that
+    /// keep its own or an earlier reduction's elements ([ElementHome]).
+    static BitSet reductionBuffers(Kernel kernel, int k) {
+        var buffers = loads(kernel.reductions().get(k).value());
+        for (int kept = 0; kept <= k; kept++) {
+            int home = ElementHome.of(kernel, kept);
+            if (home >= 0 && (kept == k || ElementHome.readsElement(kernel.reductions().get(k).value(), kept)))
+                buffers.set(kernel.inputs().size() + home);
+        }
+        return buffers;
     }
 
     /// Whether a row is more than the inner axis, so that a point's place in the row's element

@@ -6,6 +6,7 @@ import static org.objectweb.asm.Opcodes.*;
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.UnaryOp;
+import dev.smelt.kernel.ElementHome;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
 import java.util.List;
@@ -23,6 +24,8 @@ final class ScalarEmitter {
     private final Kernel kernel;
     private final LoopSpace space;
     private final KernelLayout layout;
+    /// The [RowValues] computed before the current loop, and their locals.
+    private final java.util.Map<Expr, Integer> rowValues = new java.util.HashMap<>();
 
     ScalarEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout) {
         this.code = code;
@@ -32,6 +35,11 @@ final class ScalarEmitter {
     }
 
     void emit(Expr expr) {
+        var rowValue = rowValues.get(expr);
+        if (rowValue != null) {  // row<n>, computed before the loop
+            code.load(Code.scalarType(expr.dtype()), rowValue);
+            return;
+        }
         switch (expr) {
             case Expr.Load load -> emitLoad(load);
             case Expr.Constant constant -> emitConstant(constant);
@@ -44,6 +52,17 @@ final class ScalarEmitter {
             case Expr.Element element -> emitElement(element);
             case Expr.Shared shared -> code.load(Code.scalarType(shared.dtype()), layout.shared().get(shared.id()));  // t<id>
         }
+    }
+
+    // float row0 = (float) Math.log((double) r1); …; <loop reading row0>   (each of `values`, two slots apart from `firstSlot`)
+    void withRowValues(List<Expr> values, int firstSlot, Runnable loop) {
+        for (int n = 0; n < values.size(); n++) {
+            emit(values.get(n));
+            code.store(Code.scalarType(values.get(n).dtype()), firstSlot + 2 * n);
+            rowValues.put(values.get(n), firstSlot + 2 * n);
+        }
+        loop.run();
+        values.forEach(rowValues::remove);
     }
 
     // float t0 = <value>; float t1 = <value reading t0>; …   before a loop body's stores
@@ -77,8 +96,25 @@ final class ScalarEmitter {
         code.op(IADD);
     }
 
+    /// Whether reduction `k` keeps each point's value for an [Expr.Element], in a row array or an output.
+    boolean keeps(int k) { return layout.elements().get(k) >= 0 || ElementHome.of(kernel, k) >= 0; }
+
+    // element<k>, elementLine + j   /   out<i>, line<i> + j   (the array and index where reduction
+    // k keeps the current point's value: its row array, or the output that keeps it, ElementHome)
+    void pushElementPlace(int k) {
+        int home = ElementHome.of(kernel, k);
+        if (home >= 0) {
+            int buffer = kernel.inputs().size() + home;
+            code.load(Type.getType(Object.class), layout.array(buffer));
+            pushPosition(buffer);
+            return;
+        }
+        code.load(Type.getType(Object.class), layout.elements().get(k));
+        pushElementPosition();
+    }
+
     // elementLine + j   (j alone when the row is one line)
-    void pushElementPosition() {
+    private void pushElementPosition() {
         if (!space.rowHasLines()) {
             code.loadInt(layout.axis(space.inner()));
             return;
@@ -88,10 +124,9 @@ final class ScalarEmitter {
         code.op(IADD);
     }
 
-    // element<k>[elementLine + j] = <value>
+    // element<k>[elementLine + j] = <value>   /   out<i>[line<i> + j] = <value>
     void storeElement(int k, Runnable value) {
-        code.load(Type.getType(Object.class), layout.elements().get(k));
-        pushElementPosition();
+        pushElementPlace(k);
         value.run();
         code.op(Code.elementType(kernel.reductions().get(k).value().dtype()).getOpcode(IASTORE));
     }
@@ -194,10 +229,9 @@ final class ScalarEmitter {
         code.load(Code.scalarType(accumulated.dtype()), layout.results().get(accumulated.reduction()));
     }
 
-    // element<k>[elementLine + j]
+    // element<k>[elementLine + j]   /   out<i>[line<i> + j]
     private void emitElement(Expr.Element element) {
-        code.load(Type.getType(Object.class), layout.elements().get(element.reduction()));
-        pushElementPosition();
+        pushElementPlace(element.reduction());
         code.op(Code.elementType(element.dtype()).getOpcode(IALOAD));
     }
 

@@ -123,11 +123,10 @@ final class VectorEmitter {
         }
     }
 
-    // FloatVector.fromArray(SPECIES_F32, element<k>, elementLine + j)
+    // FloatVector.fromArray(SPECIES_F32, element<k>, elementLine + j)   (or out<i>, line<i> + j)
     private void emitElement(Expr.Element element) {
         pushSpecies(element.dtype());
-        code.load(Type.getType(Object.class), layout.elements().get(element.reduction()));
-        scalar.pushElementPosition();
+        scalar.pushElementPlace(element.reduction());
         VectorApi.of(element.dtype()).fromArray().invoke(code.mv);
     }
 
@@ -240,15 +239,15 @@ final class VectorEmitter {
 
     // vacc = vacc.add(<value>)  /  .mul  /  .max  /  .min
     // kept: v = <value>; v.intoArray(element<k>, elementLine + j); vacc = vacc.add(v)
+    //       (or v.intoArray(out<i>, line<i> + j) when output i keeps the values, ElementHome)
     void fold(int k, int slot) {
         var reduction = kernel.reductions().get(k);
         var methods = VectorApi.of(reduction.dtype());
         loadTemp(slot);
         emit(reduction.value());
-        if (layout.elements().get(k) >= 0) {
+        if (scalar.keeps(k)) {
             code.op(DUP);
-            code.load(Type.getType(Object.class), layout.elements().get(k));
-            scalar.pushElementPosition();
+            scalar.pushElementPlace(k);
             methods.intoArray().invoke(code.mv);
         }
         combiner(reduction).invoke(code.mv);
@@ -330,6 +329,15 @@ final class VectorEmitter {
             code.store(Type.getType(Object.class), slot);
             body.accept(slot);
         });
+    }
+
+    /// Runs `body` with `slots` locals from the first free temporary on, which no temporary of the
+    /// code `body` emits overlaps.
+    void withTemps(int slots, IntConsumer body) {
+        int first = layout.firstTemp() + temps;
+        temps += slots;
+        body.accept(first);
+        temps -= slots;
     }
 
     private void withTemp(IntConsumer body) {

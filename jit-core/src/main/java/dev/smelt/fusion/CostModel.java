@@ -45,6 +45,9 @@ public final class CostModel {
     static final double SPILL_NS = 0.037;
     /// Reading a stored element of a reduction back from its row array (in L1).
     static final double ELEMENT_NS = 0.006;
+    /// Rows of up to this many bytes stay in cache from one pass of a row kernel to the next: half
+    /// the L2 of one core of the measured machine (1 MiB, lscpu), the rest left to the streams.
+    static final long ROW_CACHE_BYTES = 1 << 19;
 
     /// One multiply-add of a generated matmul, per flop: `MatMulBench` sgemm 1024³ on one thread
     /// (about 85 GFLOP/s).
@@ -159,6 +162,13 @@ public final class CostModel {
     /// per element.
     public static double savedPerElement(dev.smelt.ir.DType dtype) {
         return dtype.bytes() * (WRITE_NS_PER_BYTE + READ_NS_PER_BYTE);
+    }
+
+    /// Keeping the value a reduction folds at each point of a row for a later pass ([Expr.Element]):
+    /// a store and a reload per point, in cache while the row fits there, else through memory.
+    static double keptElement(long rowLength, dev.smelt.ir.DType dtype) {
+        double scale = dtype.bytes() == 8 ? 2 : 1;
+        return rowLength * dtype.bytes() <= ROW_CACHE_BYTES ? 2 * ELEMENT_NS * scale : dtype.bytes() * (WRITE_NS_PER_BYTE + READ_NS_PER_BYTE);
     }
 
     /// Writing `elements` values of `bytes` each once and reading them back `reads` times.

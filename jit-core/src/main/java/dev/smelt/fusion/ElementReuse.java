@@ -11,32 +11,37 @@ import java.util.List;
 /// code reads back from where the reduction's loop stored it instead of computing it again.
 /// Softmax's `out0 = div(exp(sub(in0, r0)), r1)` becomes `div(e1, r1)`: one `exp` per point, not two.
 ///
-/// The walk is top-down, so the largest match wins. A reduction whose value is a leaf (a load,
-/// a constant, an index, a finished result) is not reused, since reading a stored copy costs what
-/// the leaf does; nor is an arg-reduction, which keeps no values. Row outputs read no elements.
+/// The walk is top-down, so the largest match wins. A value is reused only where the cost model
+/// finds computing it again dearer than keeping it ([CostModel#keptElement]): an `exp` is, a
+/// subtraction or a leaf (a load, a constant, an index, a finished result) is not, and nothing is
+/// once the row outgrows the cache, where a kept row goes to memory and back. An arg-reduction
+/// keeps no values. Row outputs read no elements.
 final class ElementReuse {
     private ElementReuse() {}
 
     static Kernel apply(Kernel kernel) {
         var reductions = kernel.reductions();
         var rewritten = new ArrayList<Kernel.Reduction>();
+        var reusable = new java.util.BitSet();
+        for (int k = 0; k < reductions.size(); k++) if (reusable(reductions.get(k), kernel.rowLength())) reusable.set(k);
         for (int k = 0; k < reductions.size(); k++)
-            rewritten.add(new Kernel.Reduction(reductions.get(k).op(), reuse(reductions.get(k).value(), reductions, k)));
+            rewritten.add(new Kernel.Reduction(reductions.get(k).op(), reuse(reductions.get(k).value(), reductions, reusable, k)));
         var outputs = kernel.outputs().stream().map(output -> output.perRow() ? output
-                : new Kernel.Output(reuse(output.value(), reductions, reductions.size()), output.size(), output.map(), false)).toList();
+                : new Kernel.Output(reuse(output.value(), reductions, reusable, reductions.size()), output.size(), output.map(), false)).toList();
         if (rewritten.equals(reductions) && outputs.equals(kernel.outputs())) return kernel;
         return new Kernel(kernel.space(), kernel.reducedRank(), kernel.inputs(), rewritten, outputs);
     }
 
     /// `expr` with each largest subtree equal to the value of a reusable reduction before `limit`
     /// replaced by that reduction's element.
-    private static Expr reuse(Expr expr, List<Kernel.Reduction> reductions, int limit) {
+    private static Expr reuse(Expr expr, List<Kernel.Reduction> reductions, java.util.BitSet reusable, int limit) {
         for (int k = 0; k < limit; k++)
-            if (reusable(reductions.get(k)) && reductions.get(k).value().equals(expr)) return new Expr.Element(k, expr.dtype());
-        return Expr.mapOperands(expr, operand -> reuse(operand, reductions, limit));
+            if (reusable.get(k) && reductions.get(k).value().equals(expr)) return new Expr.Element(k, expr.dtype());
+        return Expr.mapOperands(expr, operand -> reuse(operand, reductions, reusable, limit));
     }
 
-    private static boolean reusable(Kernel.Reduction reduction) {
-        return !reduction.op().isArg() && !Expr.isLeaf(reduction.value());
+    private static boolean reusable(Kernel.Reduction reduction, int rowLength) {
+        var value = reduction.value();
+        return !reduction.op().isArg() && CostModel.arithmetic(List.of(value)) > CostModel.keptElement(rowLength, value.dtype());
     }
 }

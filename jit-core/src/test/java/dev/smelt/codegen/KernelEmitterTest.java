@@ -50,10 +50,59 @@ class KernelEmitterTest {
         check(kernel, variant);
         check(Kernels.softmaxReusingElements(3, LANES - 1), variant);
         String text = Compiled.text(Compiled.emit(kernel, variant));
-        assertEquals(1, count(text, "NEWARRAY T_FLOAT"), "one element array, for r1 only, allocated once per run\n" + text);
+        assertEquals(0, count(text, "NEWARRAY T_FLOAT"), "no element array: out0 keeps the exponentials (ElementHome)\n" + text);
         // Scalar: r1's loop. Vector: r1's loop unrolled by two (two bodies), its last single vector, its scalar tail.
         assertEquals(variant == Variant.SCALAR ? 1 : 4, count(text, "java/lang/Math.exp") + count(text, "GETSTATIC jdk/incubator/vector/VectorOperators.EXP"),
                 "exp in r1's loops only\n" + text);
+    }
+
+    /// Where out0 cannot keep e1 (a second output reads it too, or out0 has another dtype), one
+    /// row array, allocated once per run, keeps it instead.
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void exponentialsNoOutputCanKeepGoToARowArray(Variant variant) {
+        var softmax = Kernels.softmaxReusingElements(5, 1027);
+        var space = softmax.space();
+        var twoReaders = new Kernel(space, 1, softmax.inputs(), softmax.reductions(), List.of(softmax.outputs().getFirst(),
+                Kernels.output(binary(BinaryOp.MUL, Kernels.element(1), Kernels.element(1)), space)));
+        var widened = new Kernel(space, 1, softmax.inputs(), softmax.reductions(), List.of(new Kernel.Output(
+                new Expr.Cast(softmax.outputs().getFirst().value(), DType.F64), space.size(), IndexMap.contiguous(space), false)));
+        for (var kernel : List.of(twoReaders, widened)) {
+            check(kernel, variant);
+            String text = Compiled.text(Compiled.emit(kernel, variant));
+            assertEquals(1, count(text, "NEWARRAY T_FLOAT"), "one element array for r1\n" + text);
+        }
+    }
+
+    /// out0 keeps e0, which the later reduction r1 reads back from it before the output pass
+    /// overwrites it; rows of a prime length and of fewer points than lanes.
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void aLaterReductionReadsBackElementsTheOutputKeeps(Variant variant) {
+        for (int columns : new int[] {1, LANES - 1, 1027}) {
+            var space = Shape.of(3, columns);
+            var exp = unary(UnaryOp.EXP, Kernels.X);
+            var reductions = List.of(new Kernel.Reduction(ReduceOp.SUM, exp),
+                    new Kernel.Reduction(ReduceOp.MAX, binary(BinaryOp.MUL, Kernels.element(0), Kernels.X)));
+            var value = binary(BinaryOp.SUB, binary(BinaryOp.DIV, Kernels.element(0), Kernels.result(0)), Kernels.result(1));
+            var kernel = new Kernel(space, 1, List.of(Kernels.input(space)), reductions, List.of(Kernels.output(value, space)));
+            check(kernel, variant);
+            assertEquals(0, count(Compiled.text(Compiled.emit(kernel, variant)), "NEWARRAY T_FLOAT"));
+        }
+    }
+
+    /// logSoftmax's `log(r1)` is the same at every point of a row: computed once per row, before
+    /// the output's loops, not once per vector and per tail element.
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void aValueTheSameAcrossTheRowIsComputedOncePerRow(Variant variant) {
+        var softmax = Kernels.softmax(5, 1027);
+        var shifted = binary(BinaryOp.SUB, X, Kernels.result(0));
+        var logSoftmax = new Kernel(softmax.space(), 1, softmax.inputs(), softmax.reductions(),
+                List.of(Kernels.output(binary(BinaryOp.SUB, shifted, unary(UnaryOp.LOG, Kernels.result(1))), softmax.space())));
+        check(logSoftmax, variant);
+        String text = Compiled.text(Compiled.emit(logSoftmax, variant));
+        assertEquals(1, count(text, "java/lang/Math.log"), "log(r1) once, before the output's loops\n" + text);
     }
 
     /// Elements of a row of two loop axes (a transposed read keeps them from merging), in an `f64`

@@ -40,12 +40,28 @@ class ElementReuseTest {
 
     @Test
     void theLargestMatchWinsAndLaterReductionsReuseToo() {
-        var shifted = sub(X, new Expr.Accumulated(0, DType.F32));
+        var shifted = new Expr.Unary(UnaryOp.SQRT, sub(X, new Expr.Accumulated(0, DType.F32)));
         var exp = new Expr.Unary(UnaryOp.EXP, shifted);
         var kernel = kernel(List.of(reduction(ReduceOp.MAX, X), reduction(ReduceOp.SUM, shifted), reduction(ReduceOp.SUM, exp),
                         reduction(ReduceOp.MAX, sub(exp, shifted))),
                 List.of(full(new Expr.Binary(BinaryOp.DIV, exp, shifted)), full(sub(exp, shifted))));
-        assertEquals(List.of("max(in0)", "sum(sub(in0, r0))", "sum(exp(e1))", "max(sub(e2, e1))", "div(e2, e1)", "e3"), printed(ElementReuse.apply(kernel)));
+        assertEquals(List.of("max(in0)", "sum(sqrt(sub(in0, r0)))", "sum(exp(e1))", "max(sub(e2, e1))", "div(e2, e1)", "e3"), printed(ElementReuse.apply(kernel)));
+    }
+
+    /// A subtraction costs less than storing and reloading it, and an `exp` costs less than a row
+    /// kept through memory once the row outgrows the cache.
+    @Test
+    void recomputesWhatCostsLessThanKeepingIt() {
+        var shifted = sub(X, new Expr.Accumulated(0, DType.F32));
+        var exp = new Expr.Unary(UnaryOp.EXP, shifted);
+        var reductions = List.of(reduction(ReduceOp.MAX, X), reduction(ReduceOp.SUM, shifted), reduction(ReduceOp.SUM, exp));
+        var kernel = kernel(reductions, List.of(full(new Expr.Binary(BinaryOp.DIV, exp, shifted))));
+        assertEquals(List.of("max(in0)", "sum(sub(in0, r0))", "sum(exp(sub(in0, r0)))", "div(e2, sub(in0, r0))"), printed(ElementReuse.apply(kernel)));
+        var longRows = Shape.of(2, 1 << 18);   // 1 MiB of f32 per row
+        var dense = IndexMap.contiguous(longRows);
+        var longKernel = new Kernel(longRows, 1, List.of(new Kernel.Input(DType.F32, longRows.size(), dense)), reductions,
+                List.of(new Kernel.Output(new Expr.Binary(BinaryOp.DIV, exp, shifted), longRows.size(), dense, false)));
+        assertSame(longKernel, ElementReuse.apply(longKernel));
     }
 
     @Test

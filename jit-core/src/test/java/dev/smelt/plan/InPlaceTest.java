@@ -78,7 +78,31 @@ class InPlaceTest {
         var element = new Kernel.Output(new Expr.Element(0, DType.F32), 36, identity(4, 9), false);
         var withElement = new Kernel(space, 1, List.of(input(36, identity(4, 9))), List.of(sum), List.of(full, element));
         assertFalse(safe(withElement, 0, 3, 3, 8, 9), "e0 = exp(x) at the point, which the interpreter recomputes from x");
+        assertFalse(safe(withElement, 1, 3, 3, 8, 9), "out1 keeps e0, stored while r0 folds, before out0 reads x");
     }
+
+    /// Generated code stores the elements an output keeps ([dev.smelt.kernel.ElementHome]) while
+    /// their reduction folds: after that, only those elements may be read from the shared array.
+    @Test
+    void anOutputKeepingElementsIsWrittenWhileTheirReductionFolds() {
+        var space = Shape.of(4, 9);
+        var max = new Kernel.Reduction(ReduceOp.MAX, IN0);
+        var shifted = unary(UnaryOp.EXP, binary(BinaryOp.SUB, IN0, new Expr.Accumulated(0, DType.F32)));
+        var sum = new Kernel.Reduction(ReduceOp.SUM, shifted);
+        var e1 = new Expr.Element(1, DType.F32);
+        var r1 = new Expr.Accumulated(1, DType.F32);
+        var inputs = List.of(input(36, identity(4, 9)));
+        var softmax = new Kernel(space, 1, inputs, List.of(max, sum), List.of(full(binary(BinaryOp.DIV, e1, r1))));
+        assertTrue(safe(softmax, 0, 3, 3, 9), "softmax reads x only before it stores e1");
+        var rereads = new Kernel(space, 1, inputs, List.of(max, sum), List.of(full(binary(BinaryOp.MUL, binary(BinaryOp.DIV, e1, r1), IN0))));
+        assertFalse(safe(rereads, 0, 3, 3, 9), "the output pass reads x where e1 was stored");
+        var laterSum = new Kernel.Reduction(ReduceOp.SUM, binary(BinaryOp.MUL, new Expr.Element(0, DType.F32), IN0));
+        var keptFirst = new Kernel(space, 1, inputs, List.of(new Kernel.Reduction(ReduceOp.SUM, unary(UnaryOp.EXP, IN0)), laterSum),
+                List.of(full(binary(BinaryOp.DIV, new Expr.Element(0, DType.F32), r1))));
+        assertFalse(safe(keptFirst, 0, 3, 3, 9), "r1 folds x after e0 is stored over it");
+    }
+
+    private static Kernel.Output full(Expr value) { return new Kernel.Output(value, 36, identity(4, 9), false); }
 
     @Test
     void theOutputMustBeDenseOverTheSpace() {
