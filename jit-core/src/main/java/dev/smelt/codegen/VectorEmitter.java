@@ -29,11 +29,21 @@ final class VectorEmitter {
     private final String className;
     private final Set<Integer> strideMaps;
     private final VectorMath math;
+    private final List<Integer> rowResults;
     final Code code;
     private int temps;
 
     VectorEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout, VectorPlan plan, ScalarEmitter scalar,
                   String className, Set<Integer> strideMaps) {
+        this(code, kernel, space, layout, plan, scalar, className, strideMaps, null);
+    }
+
+    /// With `rowResults`, the locals holding each reduction's results for LANES rows as one vector
+    /// (a [ColumnPlan]'s lanes are rows): [Expr.Accumulated] then varies across lanes and is read
+    /// from there. Without (null), it is one row's scalar result, broadcast.
+    VectorEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout, VectorPlan plan, ScalarEmitter scalar,
+                  String className, Set<Integer> strideMaps, List<Integer> rowResults) {
+        this.rowResults = rowResults;
         this.code = code;
         this.kernel = kernel;
         this.space = space;
@@ -50,13 +60,14 @@ final class VectorEmitter {
             code.load(Type.getType(Object.class), layout.shared().get(shared.id()));
             return;
         }
-        if (VectorPlan.isUniform(expr, space)) {
+        if (VectorPlan.isUniform(expr, space) && !readsRowResults(expr)) {
             emitBroadcast(expr);
             return;
         }
         switch (expr) {
             case Expr.Load load -> emitLoad(load);
-            case Expr.Constant _, Expr.Accumulated _ -> emitBroadcast(expr);
+            case Expr.Constant _ -> emitBroadcast(expr);
+            case Expr.Accumulated accumulated -> emitAccumulated(accumulated);
             case Expr.Index index -> emitIndex(index);
             case Expr.Unary unary -> math.emitUnary(unary);
             case Expr.Binary binary -> emitBinary(binary);
@@ -121,6 +132,20 @@ final class VectorEmitter {
             compareScalar(DType.BOOL, VectorApi.NE, 0);
             castMask(DType.BOOL, plan.maskType());
         }
+    }
+
+    // vacc<k>, the results of LANES rows   /   XVector.broadcast(SPECIES_X, r<k>), one row's result
+    private void emitAccumulated(Expr.Accumulated accumulated) {
+        if (rowResults == null) emitBroadcast(accumulated);
+        else loadTemp(rowResults.get(accumulated.reduction()));
+    }
+
+    /// Whether `expr` reads a reduction's results held per lane, so it is not uniform.
+    private boolean readsRowResults(Expr expr) {
+        if (rowResults == null) return false;
+        boolean[] reads = {false};
+        Expr.walk(expr, node -> reads[0] |= node instanceof Expr.Accumulated);
+        return reads[0];
     }
 
     // FloatVector.fromArray(SPECIES_F32, element<k>, elementLine + j)

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.codegen;
+
+import static org.objectweb.asm.Opcodes.*;
+
+import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.Kernel;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Set;
+import org.objectweb.asm.Type;
+
+/// Emits `run` for a [ColumnPlan]: LANES rows at once, one lane per row. For `sum(x, 0)` of a
+/// row-major `f32[B, F]` (`kernel [F,B] reduce 1 { in0: f32 @0[1,F]; r0 = sum(in0); out0 = r0 }`)
+/// on an AVX-512 host the class is, as Java:
+/// ```
+/// public void run(Object[] buffers, int start, int end) {
+///     float[] in0 = (float[]) buffers[0], out0 = (float[]) buffers[1];
+///     for (int row = start; row < end; ) {
+///         int i0 = row, j = i0;                                  // the row's indices; j: the column axis
+///         int innerEnd = Math.min(F, j + (end - row));           // this line of rows ends at F or at `end`
+///         int innerBound = j + ((innerEnd - j) & -16);
+///         row += innerBound - j;
+///         for (; j < innerBound; j += 16) {                      // rows j … j + 15
+///             FloatVector vacc0 = FloatVector.broadcast(SPECIES_F32, 0f);
+///             for (int i1 = 0; i1 < B; i1++) {
+///                 int line0 = 0 + i1 * F;
+///                 vacc0 = vacc0.add(FloatVector.fromArray(SPECIES_F32, in0, line0 + j));
+///             }
+///             vacc0.intoArray(out0, 0 + j);                      // the rows' outputs, read r0 as vacc0
+///         }
+///         for (start = row + innerEnd - innerBound; row < start; row++) <one row, as LoopEmitter's scalar loops>
+///     }
+/// }
+/// ```
+/// Each lane adds its row's points in the row's order, so lanes differ from the scalar kernel only
+/// where vector arithmetic does (`f32` sums add in `float`, not `double`). Later reductions, full
+/// outputs and row outputs read the results as vectors ([VectorEmitter] with row results). A
+/// reduction that an [Expr.Element] reads keeps each point's LANES values in its element array,
+/// at `(reduced point) · LANES`; `elementLine` is that minus `j`, so `elementLine + j` addresses
+/// them as everywhere else. `start` is dead once `row` holds it and then ends the rows left over.
+final class ColumnEmitter {
+    private final Code code;
+    private final Kernel kernel;
+    private final ColumnPlan plan;
+    private final LoopSpace columns;
+    private final KernelLayout layout;
+    private final int lanes;
+    private final LoopEmitter rowLoops, columnLoops;
+    private final VectorEmitter vector;
+
+    ColumnEmitter(Code code, Kernel kernel, LoopSpace space, ColumnPlan plan, KernelLayout layout, VectorPlan vectorPlan,
+                  String className, Set<Integer> strideMaps) {
+        this.code = code;
+        this.kernel = kernel;
+        this.plan = plan;
+        this.columns = plan.columns();
+        this.layout = layout;
+        this.lanes = vectorPlan.lanes();
+        this.rowLoops = new LoopEmitter(code, kernel, space, layout, new ScalarEmitter(code, kernel, space, layout), null, vectorPlan, new ArrayList<>());
+        var scalar = new ScalarEmitter(code, kernel, columns, layout);
+        this.vector = new VectorEmitter(code, kernel, columns, layout, vectorPlan, scalar, className, strideMaps, layout.vectorAccumulators());
+        this.columnLoops = new LoopEmitter(code, kernel, columns, layout, scalar, vector, vectorPlan, new ArrayList<>());
+    }
+
+    // <arrays>; <element arrays>; for (row = start; row < end; ) <segment>; return
+    void run(BitSet used, List<Integer> fullOutputs, List<Integer> rowOutputs) {
+        rowLoops.loadArrays(used);
+        allocateElements();
+        code.loadInt(layout.start());
+        code.storeInt(layout.row());
+        code.whileLess(layout.row(), () -> code.loadInt(layout.end()), () -> segment(fullOutputs, rowOutputs));
+        code.op(RETURN);
+    }
+
+    // float[] element1 = new float[rowLength * LANES]; …   (a LoopEmitter row uses the first rowLength)
+    private void allocateElements() {
+        for (int k = 0; k < kernel.reductions().size(); k++) {
+            if (layout.elements().get(k) < 0) continue;
+            code.pushInt(kernel.rowLength() * lanes);
+            code.newArray(kernel.reductions().get(k).value().dtype());
+            code.store(Type.getType(Object.class), layout.elements().get(k));
+        }
+    }
+
+    /// The rows from `row` to the end of its line along the column axis (or to `end`):
+    /// ```
+    /// i0 = …; j = <the row's index on the column axis>;
+    /// innerEnd = Math.min(dim, j + (end - row));
+    /// innerBound = j + ((innerEnd - j) & -LANES);
+    /// row += innerBound - j;
+    /// for (; j < innerBound; j += LANES) <block>
+    /// for (start = row + innerEnd - innerBound; row < start; row++) { <row indices>; <the row as LoopEmitter emits it> }
+    /// ```
+    private void segment(List<Integer> fullOutputs, List<Integer> rowOutputs) {
+        int row = layout.row(), j = layout.axis(plan.columnAxis());
+        rowLoops.rowIndices(row);
+        code.loadInt(layout.axis(columns.outerRank()));
+        code.storeInt(j);
+        code.pushInt(columns.dim(plan.columnAxis()));
+        code.loadInt(j);
+        code.loadInt(layout.end());
+        code.loadInt(row);
+        code.op(ISUB);
+        code.op(IADD);
+        JavaApi.MIN_INT.invoke(code.mv);
+        code.storeInt(layout.innerEnd());
+        code.loadInt(j);
+        code.loadInt(layout.innerEnd());
+        code.loadInt(j);
+        code.op(ISUB);
+        code.pushInt(-lanes);
+        code.op(IAND);
+        code.op(IADD);
+        code.storeInt(layout.innerBound());
+        code.loadInt(row);
+        code.loadInt(layout.innerBound());
+        code.loadInt(j);
+        code.op(ISUB);
+        code.op(IADD);
+        code.storeInt(row);
+        code.forLoop(j, () -> code.loadInt(layout.innerBound()), lanes, () -> block(fullOutputs, rowOutputs));
+        code.loadInt(row);
+        code.loadInt(layout.innerEnd());
+        code.op(IADD);
+        code.loadInt(layout.innerBound());
+        code.op(ISUB);
+        code.storeInt(layout.start());
+        code.forLoop(row, () -> code.loadInt(layout.start()), 1, () -> {
+            rowLoops.rowIndices(row);
+            for (int k = 0; k < kernel.reductions().size(); k++) rowLoops.reduction(k);
+            if (!fullOutputs.isEmpty()) rowLoops.fullOutputs(fullOutputs);
+            if (!rowOutputs.isEmpty()) rowLoops.rowOutputs(rowOutputs);
+        });
+    }
+
+    // <each reduction>; for (<reduced points>) <full outputs>; <row outputs>   for rows j … j + LANES - 1
+    private void block(List<Integer> fullOutputs, List<Integer> rowOutputs) {
+        for (int k = 0; k < kernel.reductions().size(); k++) reduction(k);
+        if (!fullOutputs.isEmpty()) {
+            code.line(columnLoops.outputLine(fullOutputs.getFirst()));
+            var values = values(fullOutputs);
+            overPoints(columnLoops.buffersOf(fullOutputs), () -> {
+                vector.computeShared(values);
+                fullOutputs.forEach(i -> { code.line(columnLoops.outputLine(i)); vector.emitStore(i); });
+            });
+        }
+        if (!rowOutputs.isEmpty()) {
+            columnLoops.lines(columnLoops.buffersOf(rowOutputs));
+            vector.computeShared(values(rowOutputs));
+            rowOutputs.forEach(i -> { code.line(columnLoops.outputLine(i)); vector.emitStore(i); });
+        }
+    }
+
+    // vacc<k> = XVector.broadcast(SPECIES_X, identity); for (<reduced points>) vacc<k> = vacc<k>.add(<value>)
+    // (kept: <value>.intoArray(element<k>, elementLine + j) first); vacc<k> then holds r<k> of each lane's row
+    private void reduction(int k) {
+        var reduction = kernel.reductions().get(k);
+        code.line(2 + kernel.inputs().size() + k);
+        int slot = layout.vectorAccumulators().get(k);
+        vector.initAccumulator(reduction.dtype(), reduction.op().identity(), slot);
+        var values = List.of(reduction.value());
+        overPoints(LoopSpace.loads(reduction.value()), () -> {
+            vector.computeShared(values);
+            vector.fold(k, slot);
+        });
+    }
+
+    /// ```
+    /// for (i1 = 0; i1 < dim1; i1++) … {                            // the reduced axes
+    ///     line<b> = offset<b> + i0 * stride<b,0> + i1 * stride<b,1> + …;   // for each buffer in `buffers`
+    ///     elementLine = (i1 * after1 + …) * LANES - j;              // when some reduction keeps its values
+    ///     <body>
+    /// }
+    /// ```
+    private void overPoints(BitSet buffers, Runnable body) {
+        nest(columns.outerRank(), buffers, body);
+    }
+
+    private void nest(int axis, BitSet buffers, Runnable body) {
+        if (axis < plan.columnAxis()) {
+            code.forRange(layout.axis(axis), columns.dim(axis), () -> nest(axis + 1, buffers, body));
+            return;
+        }
+        columnLoops.lines(buffers);
+        if (!LoopSpace.elements(kernel).isEmpty()) elementLine();
+        body.run();
+    }
+
+    private void elementLine() {
+        code.pushInt(0);
+        int after = lanes;
+        for (int axis = plan.columnAxis() - 1; axis >= columns.outerRank(); axis--) {
+            code.loadInt(layout.axis(axis));
+            code.pushInt(after);
+            code.op(IMUL);
+            code.op(IADD);
+            after *= columns.dim(axis);
+        }
+        code.loadInt(layout.axis(plan.columnAxis()));
+        code.op(ISUB);
+        code.storeInt(layout.elementLine());
+    }
+
+    private List<Expr> values(List<Integer> outputs) {
+        return outputs.stream().map(i -> kernel.outputs().get(i).value()).toList();
+    }
+}
