@@ -77,9 +77,10 @@ public final class CostModel {
     public static double kernelTime(Kernel kernel, Machine machine) {
         double memory = 0;
         int inner = kernel.space().rank() - 1;
+        boolean columns = ColumnReads.vectorised(kernel, machine);
         for (var input : kernel.inputs()) {
             int stride = inner < 0 ? 1 : Math.abs(input.map().stride(inner));
-            double perByte = stride > 1 && kernel.space().dim(inner) > 1 ? STRIDED_READ_NS_PER_BYTE : READ_NS_PER_BYTE;
+            double perByte = stride > 1 && kernel.space().dim(inner) > 1 && !columns ? STRIDED_READ_NS_PER_BYTE : READ_NS_PER_BYTE;
             memory += (double) Math.min(input.size(), kernel.space().count()) * input.dtype().bytes() * perByte;
         }
         for (var output : kernel.outputs())

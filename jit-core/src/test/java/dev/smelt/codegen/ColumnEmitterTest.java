@@ -184,6 +184,20 @@ class ColumnEmitterTest {
         assertTrue(taken == 0 || taken > KERNELS / 4, "only " + taken + " of " + KERNELS + " random column kernels take the column path");
     }
 
+    /// The column `run` holds the vector blocks and the rows left over; over the method limit, the
+    /// kernel takes the row loops (split into helpers) instead, and stays correct.
+    @Test
+    void aColumnKernelTooLargeForOneMethodTakesTheRowLoops() {
+        var kernel = columnReduce(ReduceOp.SUM, DType.F32, 5, 100);
+        var big = new Kernel(kernel.space(), 1, kernel.inputs(), List.of(new Kernel.Reduction(ReduceOp.SUM, Kernels.tree(Kernels.X, 400)),
+                new Kernel.Reduction(ReduceOp.MAX, Kernels.tree(Kernels.X, 401))), List.of(
+                new Kernel.Output(Kernels.tree(binary(BinaryOp.SUB, Kernels.result(0), Kernels.result(1)), 300), 100, new IndexMap(0, List.of(1, 0)), true)));
+        assertNotNull(plan(big));
+        var generated = Compiled.emit(big, Variant.VECTOR);
+        assertTrue(Compiled.text(generated).contains("reduce0"), "split into helpers\n" + generated);
+        check(big, Variant.VECTOR, 0);
+    }
+
     @Test
     void theColumnSpaceMovesTheLastRowAxisInside() {
         var space = LoopSpace.of(sumOf3d(3, 5, 7, true));
