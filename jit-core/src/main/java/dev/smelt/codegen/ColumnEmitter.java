@@ -11,24 +11,33 @@ import java.util.List;
 import java.util.Set;
 import org.objectweb.asm.Type;
 
-/// Emits `run` for a [ColumnPlan]: LANES rows at once, one lane per row. For `sum(x, 0)` of a
+/// Emits `run` for a [ColumnPlan]: tiles of rows, one lane per row. For `sum(x, 0)` of a
 /// row-major `f32[B, F]` (`kernel [F,B] reduce 1 { in0: f32 @0[1,F]; r0 = sum(in0); out0 = r0 }`)
-/// on an AVX-512 host the class is, as Java:
+/// on an AVX-512 host (16 lanes, tiles of 512 rows) the class is, as Java:
 /// ```
 /// public void run(Object[] buffers, int start, int end) {
 ///     float[] in0 = (float[]) buffers[0], out0 = (float[]) buffers[1];
+///     float[] acc0 = new float[512];                             // r0 of each row of a tile
 ///     for (int row = start; row < end; ) {
 ///         int i0 = row, j = i0;                                  // the row's indices; j: the column axis
 ///         int innerEnd = Math.min(F, j + (end - row));           // this line of rows ends at F or at `end`
 ///         int innerBound = j + ((innerEnd - j) & -16);
 ///         row += innerBound - j;
-///         for (; j < innerBound; j += 16) {                      // rows j … j + 15
-///             FloatVector vacc0 = FloatVector.broadcast(SPECIES_F32, 0f);
-///             for (int i1 = 0; i1 < B; i1++) {
+///         while (j < innerBound) {                               // a tile: rows -accumulatorLine … tileEnd
+///             int accumulatorLine = -j;                          // (tileEnd = Math.min(j + 512, innerBound))
+///             for (j = -accumulatorLine; j < tileEnd; j += 16)
+///                 FloatVector.broadcast(SPECIES_F32, 0f).intoArray(acc0, accumulatorLine + j);
+///             for (int i1 = 0; i1 < B; i1++) {                   // the reduced axes
 ///                 int line0 = 0 + i1 * F;
-///                 vacc0 = vacc0.add(FloatVector.fromArray(SPECIES_F32, in0, line0 + j));
+///                 for (j = -accumulatorLine; j < tileEnd; j += 16) {   // the tile's slice of row i1: contiguous
+///                     FloatVector vacc0 = FloatVector.fromArray(SPECIES_F32, acc0, accumulatorLine + j);
+///                     vacc0 = vacc0.add(FloatVector.fromArray(SPECIES_F32, in0, line0 + j));
+///                     vacc0.intoArray(acc0, accumulatorLine + j);
+///                 }
 ///             }
-///             vacc0.intoArray(out0, 0 + j);                      // the rows' outputs, read r0 as vacc0
+///             for (j = -accumulatorLine; j < tileEnd; j += 16)   // row outputs, r0 read from acc0
+///                 FloatVector.fromArray(SPECIES_F32, acc0, accumulatorLine + j).intoArray(out0, 0 + j);
+///             j = tileEnd;
 ///         }
 ///         for (start = row + innerEnd - innerBound; row < start; row++) <one row, as LoopEmitter's scalar loops>
 ///     }
@@ -37,9 +46,9 @@ import org.objectweb.asm.Type;
 /// Each lane adds its row's points in the row's order, so lanes differ from the scalar kernel only
 /// where vector arithmetic does (`f32` sums add in `float`, not `double`). Later reductions, full
 /// outputs and row outputs read the results as vectors ([VectorEmitter] with row results). A
-/// reduction that an [Expr.Element] reads keeps each point's LANES values in its element array,
-/// at `(reduced point) · LANES`; `elementLine` is that minus `j`, so `elementLine + j` addresses
-/// them as everywhere else. `start` is dead once `row` holds it and then ends the rows left over.
+/// reduction that an [Expr.Element] reads keeps each point's values for the tile in its element
+/// array, at `(reduced point) · tile + (j - tile start)`, which is `elementLine + j`. `start` is
+/// dead once `row` holds it and then ends the rows left over.
 final class ColumnEmitter {
     private final Code code;
     private final Kernel kernel;
@@ -64,23 +73,29 @@ final class ColumnEmitter {
         this.columnLoops = new LoopEmitter(code, kernel, columns, layout, scalar, vector, vectorPlan, new ArrayList<>());
     }
 
-    // <arrays>; <element arrays>; for (row = start; row < end; ) <segment>; return
+    // <arrays>; <element and accumulator arrays>; for (row = start; row < end; ) <segment>; return
     void run(BitSet used, List<Integer> fullOutputs, List<Integer> rowOutputs) {
         rowLoops.loadArrays(used);
-        allocateElements();
+        allocateArrays();
         code.loadInt(layout.start());
         code.storeInt(layout.row());
         code.whileLess(layout.row(), () -> code.loadInt(layout.end()), () -> segment(fullOutputs, rowOutputs));
         code.op(RETURN);
     }
 
-    // float[] element1 = new float[rowLength * LANES]; …   (a LoopEmitter row uses the first rowLength)
-    private void allocateElements() {
+    // float[] element1 = new float[rowLength * tile]; …   (a LoopEmitter row uses the first rowLength)
+    // float[] acc0 = new float[tile]; …
+    private void allocateArrays() {
         for (int k = 0; k < kernel.reductions().size(); k++) {
-            if (layout.elements().get(k) < 0) continue;
-            code.pushInt(kernel.rowLength() * lanes);
-            code.newArray(kernel.reductions().get(k).value().dtype());
-            code.store(Type.getType(Object.class), layout.elements().get(k));
+            var dtype = kernel.reductions().get(k).dtype();
+            if (layout.elements().get(k) >= 0) {
+                code.pushInt(kernel.rowLength() * plan.tile());
+                code.newArray(kernel.reductions().get(k).value().dtype());
+                code.store(Type.getType(Object.class), layout.elements().get(k));
+            }
+            code.pushInt(plan.tile());
+            code.newArray(dtype);
+            code.store(Type.getType(Object.class), layout.vectorAccumulators().get(k));
         }
     }
 
@@ -90,7 +105,7 @@ final class ColumnEmitter {
     /// innerEnd = Math.min(dim, j + (end - row));
     /// innerBound = j + ((innerEnd - j) & -LANES);
     /// row += innerBound - j;
-    /// for (; j < innerBound; j += LANES) <block>
+    /// while (j < innerBound) <tile>
     /// for (start = row + innerEnd - innerBound; row < start; row++) { <row indices>; <the row as LoopEmitter emits it> }
     /// ```
     private void segment(List<Integer> fullOutputs, List<Integer> rowOutputs) {
@@ -120,7 +135,7 @@ final class ColumnEmitter {
         code.op(ISUB);
         code.op(IADD);
         code.storeInt(row);
-        code.forLoop(j, () -> code.loadInt(layout.innerBound()), lanes, () -> block(fullOutputs, rowOutputs));
+        code.whileLess(j, () -> code.loadInt(layout.innerBound()), () -> tile(fullOutputs, rowOutputs));
         code.loadInt(row);
         code.loadInt(layout.innerEnd());
         code.op(IADD);
@@ -135,42 +150,86 @@ final class ColumnEmitter {
         });
     }
 
-    // <each reduction>; for (<reduced points>) <full outputs>; <row outputs>   for rows j … j + LANES - 1
-    private void block(List<Integer> fullOutputs, List<Integer> rowOutputs) {
+    // accumulatorLine = -j; <each reduction>; for (<reduced points>) <full outputs>; <row outputs>; j = tileEnd
+    private void tile(List<Integer> fullOutputs, List<Integer> rowOutputs) {
+        code.loadInt(layout.axis(plan.columnAxis()));
+        code.op(INEG);
+        code.storeInt(layout.accumulatorLine());
         for (int k = 0; k < kernel.reductions().size(); k++) reduction(k);
         if (!fullOutputs.isEmpty()) {
             code.line(columnLoops.outputLine(fullOutputs.getFirst()));
             var values = values(fullOutputs);
-            overPoints(columnLoops.buffersOf(fullOutputs), () -> {
+            overPoints(columnLoops.buffersOf(fullOutputs), () -> overTile(() -> {
                 vector.computeShared(values);
                 fullOutputs.forEach(i -> { code.line(columnLoops.outputLine(i)); vector.emitStore(i); });
-            });
+            }));
         }
         if (!rowOutputs.isEmpty()) {
             columnLoops.lines(columnLoops.buffersOf(rowOutputs));
-            vector.computeShared(values(rowOutputs));
-            rowOutputs.forEach(i -> { code.line(columnLoops.outputLine(i)); vector.emitStore(i); });
+            var values = values(rowOutputs);
+            overTile(() -> {
+                vector.computeShared(values);
+                rowOutputs.forEach(i -> { code.line(columnLoops.outputLine(i)); vector.emitStore(i); });
+            });
         }
+        pushTileEnd();
+        code.storeInt(layout.axis(plan.columnAxis()));
     }
 
-    // vacc<k> = XVector.broadcast(SPECIES_X, identity); for (<reduced points>) vacc<k> = vacc<k>.add(<value>)
-    // (kept: <value>.intoArray(element<k>, elementLine + j) first); vacc<k> then holds r<k> of each lane's row
+    // for (j = -accumulatorLine; j < tileEnd; j += LANES) XVector.broadcast(SPECIES_X, identity).intoArray(acc<k>, accumulatorLine + j);
+    // for (<reduced points>) for (j = -accumulatorLine; j < tileEnd; j += LANES) {
+    //     vacc = XVector.fromArray(SPECIES_X, acc<k>, accumulatorLine + j);
+    //     vacc = vacc.add(<value>);                  (kept: <value>.intoArray(element<k>, elementLine + j) first)
+    //     vacc.intoArray(acc<k>, accumulatorLine + j);
+    // }
     private void reduction(int k) {
         var reduction = kernel.reductions().get(k);
+        var methods = VectorApi.of(reduction.dtype());
+        int array = layout.vectorAccumulators().get(k), lanesOfRows = layout.secondAccumulators().get(k);
         code.line(2 + kernel.inputs().size() + k);
-        int slot = layout.vectorAccumulators().get(k);
-        vector.initAccumulator(reduction.dtype(), reduction.op().identity(), slot);
-        var values = List.of(reduction.value());
-        overPoints(LoopSpace.loads(reduction.value()), () -> {
-            vector.computeShared(values);
-            vector.fold(k, slot);
+        Runnable store = () -> {
+            code.load(Type.getType(Object.class), array);
+            vector.pushRowResultPosition();
+            methods.intoArray().invoke(code.mv);
+        };
+        overTile(() -> {
+            vector.pushConstant(reduction.dtype(), reduction.op().identity());
+            store.run();
         });
+        var values = List.of(reduction.value());
+        overPoints(LoopSpace.loads(reduction.value()), () -> overTile(() -> {
+            vector.emit(new Expr.Accumulated(k, reduction.dtype()));
+            code.store(Type.getType(Object.class), lanesOfRows);
+            vector.computeShared(values);
+            vector.fold(k, lanesOfRows);
+            vector.loadTemp(lanesOfRows);
+            store.run();
+        }));
+    }
+
+    // for (j = -accumulatorLine; j < Math.min(-accumulatorLine + tile, innerBound); j += LANES) <body>
+    private void overTile(Runnable body) {
+        int j = layout.axis(plan.columnAxis());
+        code.loadInt(layout.accumulatorLine());
+        code.op(INEG);
+        code.storeInt(j);
+        code.forLoop(j, this::pushTileEnd, lanes, body);
+    }
+
+    // Math.min(-accumulatorLine + tile, innerBound)
+    private void pushTileEnd() {
+        code.loadInt(layout.accumulatorLine());
+        code.op(INEG);
+        code.pushInt(plan.tile());
+        code.op(IADD);
+        code.loadInt(layout.innerBound());
+        JavaApi.MIN_INT.invoke(code.mv);
     }
 
     /// ```
     /// for (i1 = 0; i1 < dim1; i1++) … {                            // the reduced axes
     ///     line<b> = offset<b> + i0 * stride<b,0> + i1 * stride<b,1> + …;   // for each buffer in `buffers`
-    ///     elementLine = (i1 * after1 + …) * LANES - j;              // when some reduction keeps its values
+    ///     elementLine = accumulatorLine + (i1 * after1 + …) * tile;  // when some reduction keeps its values
     ///     <body>
     /// }
     /// ```
@@ -189,8 +248,8 @@ final class ColumnEmitter {
     }
 
     private void elementLine() {
-        code.pushInt(0);
-        int after = lanes;
+        code.loadInt(layout.accumulatorLine());
+        int after = plan.tile();
         for (int axis = plan.columnAxis() - 1; axis >= columns.outerRank(); axis--) {
             code.loadInt(layout.axis(axis));
             code.pushInt(after);
@@ -198,8 +257,6 @@ final class ColumnEmitter {
             code.op(IADD);
             after *= columns.dim(axis);
         }
-        code.loadInt(layout.axis(plan.columnAxis()));
-        code.op(ISUB);
         code.storeInt(layout.elementLine());
     }
 

@@ -38,9 +38,9 @@ final class VectorEmitter {
         this(code, kernel, space, layout, plan, scalar, className, strideMaps, null);
     }
 
-    /// With `rowResults`, the locals holding each reduction's results for LANES rows as one vector
+    /// With `rowResults`, the locals holding each reduction's array of results for a tile of rows
     /// (a [ColumnPlan]'s lanes are rows): [Expr.Accumulated] then varies across lanes and is read
-    /// from there. Without (null), it is one row's scalar result, broadcast.
+    /// from there, at `accumulatorLine + j`. Without (null), it is one row's scalar result, broadcast.
     VectorEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout, VectorPlan plan, ScalarEmitter scalar,
                   String className, Set<Integer> strideMaps, List<Integer> rowResults) {
         this.rowResults = rowResults;
@@ -134,10 +134,24 @@ final class VectorEmitter {
         }
     }
 
-    // vacc<k>, the results of LANES rows   /   XVector.broadcast(SPECIES_X, r<k>), one row's result
+    // FloatVector.fromArray(SPECIES_F32, acc<k>, accumulatorLine + j): the results of LANES rows
+    // XVector.broadcast(SPECIES_X, r<k>): one row's result
     private void emitAccumulated(Expr.Accumulated accumulated) {
-        if (rowResults == null) emitBroadcast(accumulated);
-        else loadTemp(rowResults.get(accumulated.reduction()));
+        if (rowResults == null) {
+            emitBroadcast(accumulated);
+            return;
+        }
+        pushSpecies(accumulated.dtype());
+        loadTemp(rowResults.get(accumulated.reduction()));
+        pushRowResultPosition();
+        VectorApi.of(accumulated.dtype()).fromArray().invoke(code.mv);
+    }
+
+    // accumulatorLine + j
+    void pushRowResultPosition() {
+        code.loadInt(layout.accumulatorLine());
+        code.loadInt(layout.axis(space.inner()));
+        code.op(IADD);
     }
 
     /// Whether `expr` reads a reduction's results held per lane, so it is not uniform.

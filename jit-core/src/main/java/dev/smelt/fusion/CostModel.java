@@ -19,9 +19,13 @@ import java.util.Set;
 public final class CostModel {
     /// Streaming read of one byte: `CalibrationBench.read` (a sum over 64 MiB of f32).
     static final double READ_NS_PER_BYTE = 0.040;
-    /// Reading one byte through a stride along the inner loop (a column of a row-major matrix): each
-    /// element comes from another cache line. `CalibrationBench.column` (a column sum of
-    /// [1024,1024] f32) over its bytes.
+    /// Reading one byte through a stride along the inner loop (a column of a row-major matrix) that
+    /// generated code cannot turn into a column reduction ([ColumnReads]): each element comes from
+    /// another cache line. Measured by `CalibrationBench.column` (a column sum of [1024,1024] f32)
+    /// over its bytes before column reductions were vectorised; `CalibrationBench.gather` measures
+    /// such reads now. A column reduction is priced at READ_NS_PER_BYTE: `CalibrationBench.column`
+    /// went from 4.0 to 0.13 ms per call (0.95 to 0.03 ns per byte) on 2026-11-22, at or below the
+    /// streaming rate (the best of three interleaved runs each, on a loaded machine).
     static final double STRIDED_READ_NS_PER_BYTE = 0.84;
     /// Streaming write of one byte, with the read-for-ownership of its cache line:
     /// `CalibrationBench.copy` minus `read`.

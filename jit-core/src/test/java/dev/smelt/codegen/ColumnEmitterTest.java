@@ -184,6 +184,18 @@ class ColumnEmitterTest {
         assertTrue(taken == 0 || taken > KERNELS / 4, "only " + taken + " of " + KERNELS + " random column kernels take the column path");
     }
 
+    /// Rows beyond one tile (32 vectors), tiles shrunk by long rows of kept values, and a last
+    /// tile shorter than the others.
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void rowsOfSeveralTilesMatchInterpreter(Variant variant) {
+        checkAllWidths(columnReduce(ReduceOp.MAX, DType.F32, 3, 1100), variant);
+        checkAllWidths(normaliseOverBatch(new Kernel.Input(DType.F32, 4 * 1100, new IndexMap(0, List.of(1, 1100))), 4, 1100), variant);
+        var softmax = softmaxOverBatch(3000, 700);
+        assertTrue(plan(softmax).tile() < 32 * VectorPlan.of(softmax).lanes(), "kept values shrink the tile: " + plan(softmax).tile());
+        checkAllWidths(softmax, variant);
+    }
+
     /// The column `run` holds the vector blocks and the rows left over; over the method limit, the
     /// kernel takes the row loops (split into helpers) instead, and stays correct.
     @Test
