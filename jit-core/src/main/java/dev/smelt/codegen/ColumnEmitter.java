@@ -3,6 +3,8 @@ package dev.smelt.codegen;
 
 import static org.objectweb.asm.Opcodes.*;
 
+import dev.smelt.ir.DType;
+import dev.smelt.ir.ReduceOp;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
 import java.util.ArrayList;
@@ -84,7 +86,7 @@ final class ColumnEmitter {
     }
 
     // float[] element1 = new float[rowLength * tile]; …   (a LoopEmitter row uses the first rowLength)
-    // float[] acc0 = new float[tile]; …
+    // float[] acc0 = new float[tile]; …   (an arg-reduction: int[] acc0 = new int[tile]; float[] best0 = new float[tile])
     private void allocateArrays() {
         for (int k = 0; k < kernel.reductions().size(); k++) {
             var dtype = kernel.reductions().get(k).dtype();
@@ -96,6 +98,11 @@ final class ColumnEmitter {
             code.pushInt(plan.tile());
             code.newArray(dtype);
             code.store(Type.getType(Object.class), layout.vectorAccumulators().get(k));
+            if (kernel.reductions().get(k).op().isArg()) {
+                code.pushInt(plan.tile());
+                code.newArray(kernel.reductions().get(k).value().dtype());
+                code.store(Type.getType(Object.class), layout.secondAccumulators().get(k));
+            }
         }
     }
 
@@ -184,6 +191,10 @@ final class ColumnEmitter {
     // }
     private void reduction(int k) {
         var reduction = kernel.reductions().get(k);
+        if (reduction.op().isArg()) {
+            argReduction(k);
+            return;
+        }
         var methods = VectorApi.of(reduction.dtype());
         int array = layout.vectorAccumulators().get(k), lanesOfRows = layout.secondAccumulators().get(k);
         code.line(2 + kernel.inputs().size() + k);
@@ -205,6 +216,86 @@ final class ColumnEmitter {
             vector.loadTemp(lanesOfRows);
             store.run();
         }));
+    }
+
+    /// `argmax`, with NaN the extreme and the first of ties, as [LoopEmitter]'s scalar update (which
+    /// starts from the first point; starting from -∞ and index 0 gives the same answer):
+    /// ```
+    /// for (j = -accumulatorLine; j < tileEnd; j += LANES) {
+    ///     FloatVector.broadcast(SPECIES_F32, Float.NEGATIVE_INFINITY).intoArray(best<k>, accumulatorLine + j);
+    ///     IntVector.broadcast(SPECIES_I32, 0).intoArray(acc<k>, accumulatorLine + j);
+    /// }
+    /// for (i1 = 0; i1 < dim1; i1++) { line<b> = …; for (j = -accumulatorLine; j < tileEnd; j += LANES) {
+    ///     FloatVector v = <value>, best = FloatVector.fromArray(SPECIES_F32, best<k>, accumulatorLine + j);
+    ///     VectorMask<Float> take = best.compare(EQ, best).and(v.compare(NE, v).or(v.compare(GT, best)));  // i32: v.compare(GT, best)
+    ///     best.blend(v, take).intoArray(best<k>, accumulatorLine + j);
+    ///     IntVector.fromArray(SPECIES_I32, acc<k>, accumulatorLine + j)
+    ///             .blend(IntVector.broadcast(SPECIES_I32, i1), take.cast(SPECIES_I32)).intoArray(acc<k>, accumulatorLine + j);
+    /// } }
+    /// ```
+    /// `argmin` compares with LT and starts from +∞.
+    private void argReduction(int k) {
+        var reduction = kernel.reductions().get(k);
+        var values = reduction.value().dtype();
+        var valueMethods = VectorApi.of(values);
+        int indices = layout.vectorAccumulators().get(k), bests = layout.secondAccumulators().get(k);
+        code.line(2 + kernel.inputs().size() + k);
+        overTile(() -> {
+            vector.pushConstant(values, reduction.op().identity());
+            storeRowVector(bests, values);
+            vector.pushConstant(DType.I32, 0);
+            storeRowVector(indices, DType.I32);
+        });
+        var comparison = reduction.op() == ReduceOp.ARGMAX ? VectorApi.GT : VectorApi.LT;
+        overPoints(LoopSpace.loads(reduction.value()), () -> overTile(() -> vector.withTemp(v -> vector.withTemp(best -> vector.withTemp(take -> {
+            vector.computeShared(List.of(reduction.value()));
+            vector.emit(reduction.value());
+            code.store(Type.getType(Object.class), v);
+            vector.pushSpecies(values);
+            code.load(Type.getType(Object.class), bests);
+            vector.pushRowResultPosition();
+            valueMethods.fromArray().invoke(code.mv);
+            code.store(Type.getType(Object.class), best);
+            if (values.isFloating()) {
+                compare(best, VectorApi.EQ, best, values);
+                compare(v, VectorApi.NE, v, values);
+                compare(v, comparison, best, values);
+                VectorApi.MASK_OR.invoke(code.mv);
+                VectorApi.MASK_AND.invoke(code.mv);
+            } else compare(v, comparison, best, values);
+            code.store(Type.getType(Object.class), take);
+            vector.loadTemp(best);
+            vector.loadTemp(v);
+            vector.loadTemp(take);
+            valueMethods.blend().invoke(code.mv);
+            storeRowVector(bests, values);
+            vector.pushSpecies(DType.I32);
+            code.load(Type.getType(Object.class), indices);
+            vector.pushRowResultPosition();
+            VectorApi.INT.fromArray().invoke(code.mv);
+            vector.pushSpecies(DType.I32);
+            code.loadInt(layout.axis(columns.outerRank()));
+            VectorApi.INT.broadcast().invoke(code.mv);
+            vector.loadTemp(take);
+            vector.castMask(values, DType.I32);
+            VectorApi.INT.blend().invoke(code.mv);
+            storeRowVector(indices, DType.I32);
+        })))));
+    }
+
+    // a.compare(OP, b)
+    private void compare(int a, FieldRef op, int b, DType dtype) {
+        vector.loadTemp(a);
+        op.get(code.mv);
+        vector.loadTemp(b);
+        VectorApi.of(dtype).compare().invoke(code.mv);
+    }
+
+    // <vector on the stack>.intoArray(array, accumulatorLine + j)
+    private void storeRowVector(int array, DType dtype) {
+        code.load(Type.getType(Object.class), array);
+        vector.pushRowResultPosition();
+        VectorApi.of(dtype).intoArray().invoke(code.mv);
     }
 
     // for (j = -accumulatorLine; j < Math.min(-accumulatorLine + tile, innerBound); j += LANES) <body>

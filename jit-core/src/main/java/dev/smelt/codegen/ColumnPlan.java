@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.codegen;
 
+import dev.smelt.ir.DType;
 import dev.smelt.kernel.Kernel;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -21,9 +22,10 @@ import java.util.stream.IntStream;
 /// column axis. There the column axis is the inner axis, so [VectorEmitter] and [ScalarEmitter]
 /// address LANES neighbouring rows exactly as they address LANES points of a row elsewhere.
 ///
-/// A kernel qualifies when every reduction has a vector form (no arg-reductions, no floating-point
-/// products: [VectorPlan#whyScalar]), the column axis has at least LANES rows, every buffer the
-/// kernel reads moves along it by 1 or 0 (then it is one value per reduced point, broadcast), at
+/// A kernel qualifies when every reduction has a vector form (no floating-point products:
+/// [VectorPlan#whyScalar]; arg-reductions keep a vector of indices beside their best values), the
+/// column axis has at least LANES rows, every buffer the kernel reads moves along it by 1 or 0
+/// (then it is one value per reduced point, broadcast), at
 /// least one buffer is contiguous along it and moves along the reduced inner axis (the read the
 /// row loops would gather), and every output (full or per row) is contiguous along it. A row-major
 /// last-axis reduction never qualifies: its input moves by a whole row along the column axis.
@@ -60,7 +62,12 @@ record ColumnPlan(LoopSpace columns, int tile) {
         if (!stridedRows) return null;
         var columns = transposed(space);
         var reasons = new ArrayList<String>();
-        for (int k = 0; k < kernel.reductions().size(); k++) reasons.addAll(plan.whyScalar(kernel, columns, k));
+        for (int k = 0; k < kernel.reductions().size(); k++) {
+            var reduction = kernel.reductions().get(k);
+            if (!reduction.op().isArg()) reasons.addAll(plan.whyScalar(kernel, columns, k));
+            else if (!plan.hasSpecies(DType.I32)) reasons.add("no i32 species for the indices");
+            else if (plan.missingSpecies(reduction.value(), columns) != null) reasons.add(plan.missingSpecies(reduction.value(), columns));
+        }
         reasons.addAll(plan.whyScalar(kernel, columns, IntStream.range(0, kernel.outputs().size()).boxed().toList()));
         if (!reasons.isEmpty()) return null;
         int tile = plan.lanes() * TILE_VECTORS;

@@ -350,7 +350,7 @@ final class VectorEmitter {
     }
 
     // .cast(SPECIES_TO), when the species differ
-    private void castMask(DType from, DType to) {
+    void castMask(DType from, DType to) {
         if (from == to) return;
         pushSpecies(to);
         VectorApi.MASK_CAST.invoke(code.mv);
@@ -371,7 +371,7 @@ final class VectorEmitter {
         });
     }
 
-    private void withTemp(IntConsumer body) {
+    void withTemp(IntConsumer body) {
         int slot = layout.firstTemp() + temps++;
         body.accept(slot);
         temps--;

@@ -116,7 +116,8 @@ class ColumnEmitterTest {
             for (var dtype : List.of(DType.F32, DType.F64, DType.I32)) assertNotNull(plan(columnReduce(op, dtype, 3, 4 * lanes)), op + " of " + dtype);
         assertNotNull(plan(columnReduce(ReduceOp.PROD, DType.I32, 3, 4 * lanes)));
         assertNull(plan(columnReduce(ReduceOp.PROD, DType.F32, 3, 4 * lanes)), "float products fold in double, scalar");
-        assertNull(plan(columnReduce(ReduceOp.ARGMAX, DType.F32, 3, 4 * lanes)), "arg-reductions run scalar");
+        assertNotNull(plan(columnReduce(ReduceOp.ARGMAX, DType.F32, 3, 4 * lanes)));
+        assertNotNull(plan(columnReduce(ReduceOp.ARGMIN, DType.I32, 3, 4 * lanes)));
         assertNull(plan(columnReduce(ReduceOp.SUM, DType.F32, 3, lanes - 1)), "fewer rows than lanes");
         assertNull(plan(Kernels.softmax(64, 64)), "a last-axis reduction keeps its loops");
         assertNotNull(plan(softmaxOverBatch(5, 4 * lanes)));
