@@ -338,6 +338,7 @@ final class ColumnEmitter {
         body.run();
     }
 
+    // elementLine = accumulatorLine + (i1 * after1 + …) * tile   (after: the points of the reduced axes after i1)
     private void elementLine() {
         code.loadInt(layout.accumulatorLine());
         int after = plan.tile();

@@ -8,14 +8,15 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.stream.IntStream;
 
-/// Whether a reduction kernel runs as a *column reduction*, and the loop space it then runs in.
+/// Whether a reduction kernel runs as a *column reduction*, the loop space it then runs in, and how
+/// many rows a tile holds.
 ///
 /// A kernel such as `sum(x, 0)` of a row-major `[B, F]` folds each row (one output element) over
 /// points `F` apart: the inner loop [LoopEmitter] vectorises has no contiguous lanes, and gathers
 /// or scalar loads cost a cache line per element. The neighbouring *rows*, though, are contiguous.
-/// A column reduction therefore vectorises across rows: [ColumnEmitter] takes [VectorPlan#lanes]
-/// rows at once and, for each reduced point, folds the vector of those rows' values into vector
-/// accumulators, one lane per row. Each lane folds its row in the row's own order.
+/// A column reduction therefore vectorises across rows: [ColumnEmitter] takes a tile of rows and,
+/// for each reduced point, folds vectors of [VectorPlan#lanes] neighbouring rows' values into the
+/// tile's accumulators, one lane per row. Each lane folds its row in the row's own order.
 ///
 /// It runs in `columns`, the kernel's [LoopSpace] with the innermost row axis (the *column axis*)
 /// moved last: `[i0 … | reduced axes … | column]`, whose `outerRank` counts the row axes before the
@@ -25,10 +26,10 @@ import java.util.stream.IntStream;
 /// A kernel qualifies when every reduction has a vector form (no floating-point products:
 /// [VectorPlan#whyScalar]; arg-reductions keep a vector of indices beside their best values), the
 /// column axis has at least LANES rows, every buffer the kernel reads moves along it by 1 or 0
-/// (then it is one value per reduced point, broadcast), at
-/// least one buffer is contiguous along it and moves along the reduced inner axis (the read the
-/// row loops would gather), and every output (full or per row) is contiguous along it. A row-major
-/// last-axis reduction never qualifies: its input moves by a whole row along the column axis.
+/// (then it is one value per reduced point, broadcast), at least one buffer is contiguous along it
+/// and moves along the reduced inner axis (the read the row loops would gather), and every output
+/// (full or per row) is contiguous along it. A row-major last-axis reduction never qualifies: its
+/// input moves by a whole row along the column axis.
 ///
 /// Kept values ([dev.smelt.kernel.Expr.Element]) need a tile's rows times a row's points; the
 /// tile shrinks to keep them under [#MAX_ELEMENTS], and below one vector of rows the kernel keeps
@@ -92,7 +93,4 @@ record ColumnPlan(LoopSpace columns, int tile) {
 
     /// The column axis, the inner axis of [#columns].
     int columnAxis() { return columns.inner(); }
-
-    /// The reduced axes in [#columns]: after the row axes before the column axis, before the column axis.
-    IntStream reducedAxes() { return IntStream.range(columns.outerRank(), columns.inner()); }
 }

@@ -24,8 +24,8 @@ public final class CostModel {
     /// another cache line. Measured by `CalibrationBench.column` (a column sum of [1024,1024] f32)
     /// over its bytes before column reductions were vectorised; `CalibrationBench.gather` measures
     /// such reads now. A column reduction is priced at READ_NS_PER_BYTE: `CalibrationBench.column`
-    /// went from 4.0 to 0.13 ms per call (0.95 to 0.03 ns per byte) on 2026-11-22, at or below the
-    /// streaming rate (the best of three interleaved runs each, on a loaded machine).
+    /// went from 3.47 to 0.094 ms per call (0.83 to 0.022 ns per byte) on 2026-11-22, below the
+    /// streaming rate since its 4 MiB stay in cache (medians of three interleaved JMH runs each).
     static final double STRIDED_READ_NS_PER_BYTE = 0.84;
     /// Streaming write of one byte, with the read-for-ownership of its cache line:
     /// `CalibrationBench.copy` minus `read`.
