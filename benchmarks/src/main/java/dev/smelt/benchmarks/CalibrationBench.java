@@ -24,7 +24,10 @@ import org.openjdk.jmh.annotations.Warmup;
 /// - `read`: `sum(x)` over 16M f32 (64 MiB) → READ_NS_PER_BYTE = time / 64 MiB;
 /// - `copy`: `-x` over 16M f32 → WRITE_NS_PER_BYTE = (copy − read) / 64 MiB;
 /// - `launch`: `-x` over 16 floats → LAUNCH_NS;
-/// - `column`: `sum(x, 0)` over f32[1024,1024], read down the columns → STRIDED_READ_NS_PER_BYTE = time / 4 MiB;
+/// - `column`: `sum(x, 0)` over f32[1024,1024], read down the columns, 16 neighbouring columns at
+///   once since column reductions are vectorised across rows: a contiguous read, READ_NS_PER_BYTE;
+/// - `gather`: `sum(x, 0)` of every 64th column of f32[1024,1024] (no two rows are neighbours,
+///   so the loop runs down each column and gathers a cache line per element) → STRIDED_READ_NS_PER_BYTE = time / 64 KiB;
 /// - `neg`, `add8`, `div`, `exp`, `sin`, `pow` over 64K floats (L2-resident): each operation's cost
 ///   per element is (time − neg) / 64K (`add8` chains eight adds: CHEAP_NS is an eighth of it).
 /// SPILL_NS comes from `FusionBench` `wide`: greedy against the cost model, per excess register.
@@ -37,7 +40,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class CalibrationBench {
     static final int STREAM = 1 << 24, CACHED = 1 << 16, TINY = 16, COLUMN = 1024;
 
-    @Param({"read", "copy", "launch", "column", "neg", "add8", "div", "exp", "sin", "pow"})
+    @Param({"read", "copy", "launch", "column", "gather", "neg", "add8", "div", "exp", "sin", "pow"})
     public String op;
 
     Tensor x, out;
@@ -48,13 +51,14 @@ public class CalibrationBench {
         int size = switch (op) {
             case "read", "copy" -> STREAM;
             case "launch" -> TINY;
-            case "column" -> COLUMN * COLUMN;
+            case "column", "gather" -> COLUMN * COLUMN;
             default -> CACHED;
         };
         x = Tensor.rand(new Generator(3), size).add(0.5);
         Jit.Function1 fn = switch (op) {
             case "read" -> t -> t.sum();
             case "column" -> t -> t.reshape(COLUMN, COLUMN).sum(0);
+            case "gather" -> t -> t.reshape(COLUMN, COLUMN).slice(1, 0, COLUMN, 64).sum(0);
             case "copy", "launch", "neg" -> Tensor::neg;
             case "add8" -> t -> t.add(1).add(2).add(3).add(4).add(5).add(6).add(7).add(8);
             case "div" -> t -> t.reciprocal();

@@ -32,7 +32,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /// - `cheapFanOut`: `c = 1.5·x + 0.5` read by a row sum, a max over rows of 512, a sum over rows of
 ///   2048 and `c + y` ([1024,1024]);
 /// - `…ByColumns`: the same fan-outs with a column sum among the consumers (`c = x·y` for the cheap
-///   one), whose strided reads dominate every plan (column reductions are not vectorised yet).
+///   one), read down the columns a tile of rows at a time (a column reduction, priced as a
+///   contiguous read).
 /// - `wide`: 30 values `tᵢ = x·cᵢ + y`, each used twice in `Σ tᵢ·tᵢ₊₁`: with their 30 constants,
 ///   over 60 live values against 32 registers ([256,1024]);
 /// - `softmax`: over the last axis of [1024,1024];

@@ -34,6 +34,7 @@ final class KernelClass {
     private final Kernel kernel;
     private final LoopSpace space;
     private final VectorPlan plan;
+    private final ColumnPlan columns;
     private final String className;
     private final boolean split;
     private final ClassWriter writer = new ClassWriter(ClassWriter.COMPUTE_FRAMES) {
@@ -47,6 +48,12 @@ final class KernelClass {
     private int largestSize, runSize;
 
     KernelClass(Kernel kernel, LoopSpace space, VectorPlan plan, String className, boolean split) {
+        this(kernel, space, plan, null, className, split);
+    }
+
+    /// With `columns`, an inline `run` is a column reduction's ([ColumnEmitter]).
+    KernelClass(Kernel kernel, LoopSpace space, VectorPlan plan, ColumnPlan columns, String className, boolean split) {
+        this.columns = columns;
         this.kernel = kernel;
         this.space = space;
         this.plan = plan;
@@ -59,7 +66,7 @@ final class KernelClass {
                 new String[] {Type.getInternalName(KernelFunction.class)});
         writer.visitSource(sourceFile, null);
         Code.defaultConstructor(writer);
-        runSize = method(ACC_PUBLIC, "run", BUFFERS_INT_INT + ")V", true, 0, split ? this::splitRun : this::inlineRun);
+        runSize = method(ACC_PUBLIC, "run", BUFFERS_INT_INT + ")V", true, 0, split ? this::splitRun : columns != null ? this::columnRun : this::inlineRun);
         if (split) helpers();
         if (plan != null) constants();
         writer.visitEnd();
@@ -102,6 +109,11 @@ final class KernelClass {
             if (!rowOutputs().isEmpty()) m.loops().rowOutputs(rowOutputs());
         });
         m.code().op(RETURN);
+    }
+
+    // float[] in0 = …; <rows, LANES at a time>   (see ColumnEmitter)
+    private void columnRun(Method m) {
+        new ColumnEmitter(m.code(), kernel, space, columns, m.layout(), plan, className, strideMaps).run(usedBuffers(), fullOutputs(), rowOutputs());
     }
 
     // output0(buffers, start, end); …   /   float[] element1 = new float[rowLength];

@@ -68,6 +68,10 @@ import java.util.List;
 /// the same positions): each point's outputs are written in order, as the interpreter does, but a
 /// vector loop reads a whole vector of points before it writes them.
 ///
+/// A reduction over strided axes whose neighbouring rows are contiguous (`sum(x, 0)`) runs LANES
+/// rows at once instead, one lane per row: [ColumnPlan], [ColumnEmitter]. Such a `run` is not split;
+/// over the limit, the kernel takes the loops above.
+///
 /// A method over [#METHOD_LIMIT] bytes is first split: `run` then calls one static helper per
 /// reduction and per output, passing them the element arrays ([KernelClass]). If a helper is still
 /// too large the kernel is rejected with [KernelTooLargeException].
@@ -90,7 +94,9 @@ public final class KernelEmitter {
         String sourceFile = "kernel-" + hash(text) + ".ir";
         var space = LoopSpace.of(kernel);
         var plan = variant == Variant.VECTOR ? VectorPlan.of(kernel, lanes) : null;
-        var written = new KernelClass(kernel, space, plan, className, false).write(sourceFile);
+        var columns = ColumnPlan.of(kernel, space, plan);
+        var written = columns == null ? null : new KernelClass(kernel, space, plan, columns, className, false).write(sourceFile);
+        if (written == null || written.largestSize() > METHOD_LIMIT) written = new KernelClass(kernel, space, plan, className, false).write(sourceFile);
         if (written.largestSize() > METHOD_LIMIT) written = new KernelClass(kernel, space, plan, className, true).write(sourceFile);
         if (written.largestSize() > METHOD_LIMIT) throw new KernelTooLargeException(written.largest(), written.largestSize(), METHOD_LIMIT);
         var fallbacks = variant == Variant.VECTOR && plan == null ? List.of("every loop: no vector species of %d lanes for this kernel's widest dtype".formatted(lanes)) : written.fallbacks();

@@ -25,7 +25,8 @@ import org.objectweb.asm.Type;
 /// @param accumulators each reduction's running value (for `argmax`/`argmin`: the best value)
 /// @param bestIndices each arg-reduction's index of the best value
 /// @param results     each reduction's finished value, read by [dev.smelt.kernel.Expr.Accumulated]
-/// @param vectorAccumulators each reduction's lanes of partial results in a vector loop
+/// @param vectorAccumulators each reduction's lanes of partial results in a vector loop; in a
+///                    [ColumnEmitter], each reduction's array of a tile's results
 /// @param secondAccumulators a second set, for the odd vectors of a loop unrolled by two: two
 ///                    independent chains of adds (or max) run at twice the speed of one
 /// @param candidate   the value a reduction folds at the current point, when an arg-reduction
@@ -33,8 +34,10 @@ import org.objectweb.asm.Type;
 /// @param shared      each [dev.smelt.kernel.Expr.Shared] id's local (a scalar in scalar loops, a
 ///                    vector object in vector loops; two slots wide for a `double`)
 /// @param firstTemp   where the vector emitter's temporaries start
+/// @param accumulatorLine in a [ColumnEmitter] tile, minus the tile's first row, so that row `j`'s
+///                    result is at `accumulatorLine + j` in each reduction's accumulator array
 record KernelLayout(int buffers, int start, int end, List<Integer> elements, int row, int rest, int innerEnd, int innerBound,
-                    int elementLine, List<Integer> arrays, List<Integer> lines, List<Integer> axes, List<Integer> accumulators,
+                    int elementLine, int accumulatorLine, List<Integer> arrays, List<Integer> lines, List<Integer> axes, List<Integer> accumulators,
                     List<Integer> bestIndices, List<Integer> results, List<Integer> vectorAccumulators,
                     List<Integer> secondAccumulators, int candidate, List<Integer> shared, int firstTemp) {
 
@@ -48,6 +51,7 @@ record KernelLayout(int buffers, int start, int end, List<Integer> elements, int
         var results = new ArrayList<Integer>();
         for (int k = 0; k < resultParameters; k++) results.add(take(slots, width(Code.scalarType(reductions.get(k).dtype()))));
         int row = take(slots, 1), rest = take(slots, 1), innerEnd = take(slots, 1), innerBound = take(slots, 1), elementLine = take(slots, 1);
+        int accumulatorLine = take(slots, 1);
         var arrays = repeat(slots, kernel.bufferCount(), 1);
         var lines = repeat(slots, kernel.bufferCount(), 1);
         var axes = repeat(slots, space.rank(), 1);
@@ -59,7 +63,7 @@ record KernelLayout(int buffers, int start, int end, List<Integer> elements, int
         var secondAccumulators = repeat(slots, reductions.size(), 1);
         int candidate = take(slots, 2);
         var shared = repeat(slots, sharedCount(kernel), 2);
-        return new KernelLayout(buffers, start, end, List.copyOf(elements), row, rest, innerEnd, innerBound, elementLine, arrays, lines, axes,
+        return new KernelLayout(buffers, start, end, List.copyOf(elements), row, rest, innerEnd, innerBound, elementLine, accumulatorLine, arrays, lines, axes,
                 List.copyOf(accumulators), bestIndices, List.copyOf(results), vectorAccumulators, secondAccumulators, candidate, shared, slots[0]);
     }
 

@@ -334,7 +334,7 @@ final class LoopEmitter {
     }
 
     // line<b> = offset<b> + i0 * stride<b,0> + …   (every axis but the inner one)
-    private void lines(BitSet buffers) {
+    void lines(BitSet buffers) {
         for (int b = buffers.nextSetBit(0); b >= 0; b = buffers.nextSetBit(b + 1)) {
             code.pushInt(space.offsets().get(b));
             for (int axis = 0; axis < space.inner(); axis++) {

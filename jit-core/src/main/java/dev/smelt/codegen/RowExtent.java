@@ -14,7 +14,8 @@ import java.util.ArrayList;
 /// it, and a pointwise kernel merged into one loop ends its segment at `end`, not at the extent.
 ///
 /// Where the outermost axis is reduced (a sum over the batch), the loops do read its extent, and
-/// each extent keeps its own class.
+/// each extent keeps its own class; so does a kernel that [ColumnPlan] vectorises across rows,
+/// whose tiles of rows are laid out from the extents.
 public final class RowExtent {
     /// The representative's outermost extent: 2, so that it is not dropped as an axis of size 1.
     static final int REPRESENTATIVE = 2;
@@ -27,7 +28,7 @@ public final class RowExtent {
     /// buffer's start (a negative stride on an axis of size 1).
     public static Kernel representative(Kernel kernel) {
         Shape space = kernel.space();
-        if (space.rank() == 0 || kernel.outerRank() == 0) return kernel;
+        if (space.rank() == 0 || kernel.outerRank() == 0 || acrossRows(kernel)) return kernel;
         var dims = new ArrayList<>(space.dims());
         dims.set(0, REPRESENTATIVE);
         var shared = new Shape(dims);
@@ -38,6 +39,10 @@ public final class RowExtent {
         } catch (IllegalArgumentException beforeStart) {
             return kernel;
         }
+    }
+
+    private static boolean acrossRows(Kernel kernel) {
+        return ColumnPlan.of(kernel, LoopSpace.of(kernel), VectorPlan.of(kernel, 0)) != null;
     }
 
     /// One past the last position `map` reaches over `space`: the smallest buffer that holds it.

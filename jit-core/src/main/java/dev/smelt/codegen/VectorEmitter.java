@@ -29,11 +29,21 @@ final class VectorEmitter {
     private final String className;
     private final Set<Integer> strideMaps;
     private final VectorMath math;
+    private final List<Integer> rowResults;
     final Code code;
     private int temps;
 
     VectorEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout, VectorPlan plan, ScalarEmitter scalar,
                   String className, Set<Integer> strideMaps) {
+        this(code, kernel, space, layout, plan, scalar, className, strideMaps, null);
+    }
+
+    /// With `rowResults`, the locals holding each reduction's array of results for a tile of rows
+    /// (a [ColumnPlan]'s lanes are rows): [Expr.Accumulated] then varies across lanes and is read
+    /// from there, at `accumulatorLine + j`. Without (null), it is one row's scalar result, broadcast.
+    VectorEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout, VectorPlan plan, ScalarEmitter scalar,
+                  String className, Set<Integer> strideMaps, List<Integer> rowResults) {
+        this.rowResults = rowResults;
         this.code = code;
         this.kernel = kernel;
         this.space = space;
@@ -50,13 +60,14 @@ final class VectorEmitter {
             code.load(Type.getType(Object.class), layout.shared().get(shared.id()));
             return;
         }
-        if (VectorPlan.isUniform(expr, space)) {
+        if (VectorPlan.isUniform(expr, space) && !readsRowResults(expr)) {
             emitBroadcast(expr);
             return;
         }
         switch (expr) {
             case Expr.Load load -> emitLoad(load);
-            case Expr.Constant _, Expr.Accumulated _ -> emitBroadcast(expr);
+            case Expr.Constant _ -> emitBroadcast(expr);
+            case Expr.Accumulated accumulated -> emitAccumulated(accumulated);
             case Expr.Index index -> emitIndex(index);
             case Expr.Unary unary -> math.emitUnary(unary);
             case Expr.Binary binary -> emitBinary(binary);
@@ -121,6 +132,34 @@ final class VectorEmitter {
             compareScalar(DType.BOOL, VectorApi.NE, 0);
             castMask(DType.BOOL, plan.maskType());
         }
+    }
+
+    // FloatVector.fromArray(SPECIES_F32, acc<k>, accumulatorLine + j): the results of LANES rows
+    // XVector.broadcast(SPECIES_X, r<k>): one row's result
+    private void emitAccumulated(Expr.Accumulated accumulated) {
+        if (rowResults == null) {
+            emitBroadcast(accumulated);
+            return;
+        }
+        pushSpecies(accumulated.dtype());
+        loadTemp(rowResults.get(accumulated.reduction()));
+        pushRowResultPosition();
+        VectorApi.of(accumulated.dtype()).fromArray().invoke(code.mv);
+    }
+
+    // accumulatorLine + j
+    void pushRowResultPosition() {
+        code.loadInt(layout.accumulatorLine());
+        code.loadInt(layout.axis(space.inner()));
+        code.op(IADD);
+    }
+
+    /// Whether `expr` reads a reduction's results held per lane, so it is not uniform.
+    private boolean readsRowResults(Expr expr) {
+        if (rowResults == null) return false;
+        boolean[] reads = {false};
+        Expr.walk(expr, node -> reads[0] |= node instanceof Expr.Accumulated);
+        return reads[0];
     }
 
     // FloatVector.fromArray(SPECIES_F32, element<k>, elementLine + j)   (or out<i>, line<i> + j)
@@ -310,7 +349,7 @@ final class VectorEmitter {
     }
 
     // .cast(SPECIES_TO), when the species differ
-    private void castMask(DType from, DType to) {
+    void castMask(DType from, DType to) {
         if (from == to) return;
         pushSpecies(to);
         VectorApi.MASK_CAST.invoke(code.mv);
@@ -340,7 +379,7 @@ final class VectorEmitter {
         temps -= slots;
     }
 
-    private void withTemp(IntConsumer body) {
+    void withTemp(IntConsumer body) {
         int slot = layout.firstTemp() + temps++;
         body.accept(slot);
         temps--;

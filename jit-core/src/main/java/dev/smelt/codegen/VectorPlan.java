@@ -132,7 +132,7 @@ record VectorPlan(int lanes, DType maskType) {
     }
 
     /// Bool buffers read along the inner axis need a byte species of [#lanes] lanes.
-    private String missingSpecies(Expr expr, LoopSpace space) {
+    String missingSpecies(Expr expr, LoopSpace space) {
         var missing = new ArrayList<String>();
         Expr.walk(expr, node -> {
             if (node instanceof Expr.Load load && load.dtype() == DType.BOOL && !isUniform(load, space) && !hasSpecies(DType.BOOL))

@@ -47,15 +47,29 @@ public final class RandomKernels {
     /// Each reduction's value dtype, or null for an arg-reduction, whose values are not kept.
     private final List<DType> elements = new ArrayList<>();
 
-    private RandomKernels(long seed) { random = new Random(seed); }
+    /// Whether to make column reductions: reduced axes laid out outside the row axes, mostly.
+    private final boolean columns;
 
-    public static Kernel generate(long seed) { return new RandomKernels(seed).kernel(); }
+    private RandomKernels(long seed, boolean columns) {
+        random = new Random(seed);
+        this.columns = columns;
+    }
+
+    public static Kernel generate(long seed) { return new RandomKernels(seed, false).kernel(); }
+
+    /// A reduction kernel whose buffers mostly lay the reduced axes out outside the row axes, so
+    /// that neighbouring rows are contiguous (`sum(x, 0)` and its fusions), with a last row axis of
+    /// 16 to 100 and one or two reduced axes.
+    public static Kernel generateColumns(long seed) { return new RandomKernels(seed, true).kernel(); }
 
     private Kernel kernel() {
-        space = randomSpace();
-        reducedRank = space.rank() == 0 || random.nextInt(2) == 0 ? 0 : 1 + (random.nextInt(3) == 0 ? random.nextInt(space.rank()) : 0);
+        if (columns) columnSpace();
+        else {
+            space = randomSpace();
+            reducedRank = space.rank() == 0 || random.nextInt(2) == 0 ? 0 : 1 + (random.nextInt(3) == 0 ? random.nextInt(space.rank()) : 0);
+        }
         var reductions = new ArrayList<Kernel.Reduction>();
-        for (int k = 0, count = reducedRank == 0 ? 0 : random.nextInt(4); k < count; k++) {
+        for (int k = 0, count = reducedRank == 0 ? 0 : columns ? 1 + random.nextInt(3) : random.nextInt(4); k < count; k++) {
             var reduction = reduction();
             reductions.add(reduction);
             accumulated.add(reduction.dtype());
@@ -69,6 +83,16 @@ public final class RandomKernels {
             outputs.add(new Kernel.Output(expression(dtype, 1 + random.nextInt(4), perRow), layout.size(), layout.map(), perRow));
         }
         return new Kernel(space, reducedRank, inputs, reductions, outputs);
+    }
+
+    /// `[…rows, reduced…]`: the last row axis has 16 to 100 rows, a reduced axis 1 to 33 points.
+    private void columnSpace() {
+        int rank = 2 + random.nextInt(2);
+        int[] dims = new int[rank];
+        for (int axis = 0; axis < rank; axis++) dims[axis] = DIMS[random.nextInt(DIMS.length)];
+        reducedRank = rank == 3 ? 1 + random.nextInt(2) : 1;
+        dims[rank - reducedRank - 1] = new int[] {16, 17, 31, 33, 64, 100}[random.nextInt(6)];
+        space = Shape.of(dims);
     }
 
     private Shape randomSpace() {
@@ -86,7 +110,7 @@ public final class RandomKernels {
     }
 
     private Kernel.Reduction reduction() {
-        var op = any(ReduceOp.values());
+        var op = columns && random.nextInt(4) > 0 ? any(ReduceOp.SUM, ReduceOp.MAX, ReduceOp.MIN) : any(ReduceOp.values());
         if (op.isArg() && reducedRank != 1) op = random.nextBoolean() ? ReduceOp.SUM : ReduceOp.MAX;
         return new Kernel.Reduction(op, expression(any(NUMERIC), 1 + random.nextInt(4), false));
     }
@@ -173,20 +197,21 @@ public final class RandomKernels {
     private Layout layout(boolean perRow, double broadcastChance) {
         int rank = space.rank(), firstReduced = rank - reducedRank;
         var order = new ArrayList<Integer>(IntStream.range(0, rank).boxed().toList());
-        if (random.nextInt(10) < 3) Collections.shuffle(order, random);
+        if (columns && random.nextInt(20) > 0) Collections.rotate(order, reducedRank);  // reduced axes outermost
+        else if (random.nextInt(10) < 3) Collections.shuffle(order, random);
         long[] strides = new long[rank];
         long extent = 1;
         for (int i = rank - 1; i >= 0; i--) {
             int axis = order.get(i);
             if (perRow && axis >= firstReduced || random.nextDouble() < broadcastChance) continue;
-            int step = random.nextInt(8) == 0 ? 2 + random.nextInt(2) : 1, padding = random.nextInt(8) == 0 ? 1 + random.nextInt(2) : 0;
+            int step = random.nextInt(columns ? 30 : 8) == 0 ? 2 + random.nextInt(2) : 1, padding = random.nextInt(8) == 0 ? 1 + random.nextInt(2) : 0;
             strides[axis] = extent * step;
             extent *= (long) Math.max(space.dim(axis), 1) * step + padding;
         }
         long offset = random.nextInt(4), reach = 0;
         for (int axis = 0; axis < rank; axis++) {
             long span = (long) Math.max(space.dim(axis) - 1, 0) * strides[axis];
-            if (strides[axis] != 0 && random.nextInt(10) == 0) {
+            if (strides[axis] != 0 && random.nextInt(columns ? 30 : 10) == 0) {
                 offset += span;
                 strides[axis] = -strides[axis];
             } else reach += span;
