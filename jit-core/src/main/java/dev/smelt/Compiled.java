@@ -35,12 +35,29 @@ public final class Compiled {
     private final IntPredicate needsGradient = argument -> false; // autograd's hook: which arguments the program differentiates
     private final SignatureCache<Version> cache;
     private volatile Version last;
+    private volatile Recent recent;
 
     /// One compiled signature: its trace, the optimised graph its program computes, and the program.
     private record Version(Traced traced, dev.smelt.ir.Graph optimised, Program program) {
         static Version of(Traced traced, FusionMode fusion) {
             var optimised = Compiler.optimise(traced.graph());
             return new Version(traced, optimised, Compiler.program(optimised, fusion));
+        }
+    }
+
+    /// The signature of the latest call through [#applyAll] and its program: a call whose tensors
+    /// have the same dtypes and shapes takes it without building a signature or locking the cache.
+    private record Recent(Signature signature, Version version) {
+        boolean matches(Tensor[] arguments, IntPredicate needsGradient) {
+            var types = signature.arguments();
+            if (arguments == null || arguments.length != types.size()) return false;
+            for (int i = 0; i < arguments.length; i++) {
+                Tensor argument = arguments[i];
+                if (argument == null || argument.isTraced() || !(types.get(i) instanceof Signature.TensorType type)
+                        || argument.dtype() != type.dtype() || !argument.shape().equals(type.shape()) || needsGradient.test(i) != type.needsGradient())
+                    return false;
+            }
+            return true;
         }
     }
 
@@ -128,7 +145,7 @@ public final class Compiled {
 
     private static List<Tensor> run(Version entry, Tensor[] arguments) {
         var results = entry.program().run(inputs(entry, arguments));
-        var tensors = new ArrayList<Tensor>();
+        var tensors = new ArrayList<Tensor>(results.size());
         for (int i = 0; i < results.size(); i++) {
             var shape = entry.traced().graph().outputs().get(i).shape();
             tensors.add(new Tensor(results.get(i), shape, shape.contiguousStrides(), 0));
@@ -175,7 +192,7 @@ public final class Compiled {
     }
 
     private static List<Storage> inputs(Version entry, Tensor[] arguments) {
-        var storages = new ArrayList<Storage>();
+        var storages = new ArrayList<Storage>(arguments.length + entry.traced().captures().size());
         for (Tensor argument : arguments) storages.add(Dispatch.dense(argument));
         for (Tensor capture : entry.traced().captures()) storages.add(Dispatch.dense(capture));
         return storages;
@@ -208,10 +225,15 @@ public final class Compiled {
     }
 
     private Version entry(Tensor[] arguments) {
+        Recent hit = recent;
+        if (hit != null && hit.matches(arguments, needsGradient)) return hit.version();
         if (arguments == null || arguments.length != parameters.size() || Arrays.stream(arguments).anyMatch(java.util.Objects::isNull))
             throw SmeltException.of(name, "expected %d non-null tensor arguments, got %s", parameters.size(), arguments == null ? "null" : arguments.length);
         for (Tensor argument : arguments) Values.requireConcrete(name, argument);
-        return entry(Arrays.asList((Object[]) arguments));
+        List<Object> values = Arrays.asList((Object[]) arguments);
+        Version entry = entry(values);
+        recent = new Recent(Signature.of(parameters, values, needsGradient), entry);
+        return entry;
     }
 
     /// The program for `arguments`, tensors and non-tensor values in parameter order, compiled by

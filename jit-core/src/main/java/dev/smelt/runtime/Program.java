@@ -9,7 +9,7 @@ import dev.smelt.plan.MemoryPlan;
 import dev.smelt.plan.MemoryPlanner;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
 
 /// A schedule made runnable: one [KernelFunction] per launch, over the buffers of a [MemoryPlan].
@@ -26,13 +26,28 @@ public final class Program {
     private final MemoryPlan memory;
     private final List<KernelFunction> functions;
     private final Executor executor;
-    private final ArrayBlockingQueue<Object[]> arenas = new ArrayBlockingQueue<>(ARENAS);
+    private final AtomicReferenceArray<Object[]> arenas = new AtomicReferenceArray<>(ARENAS);
+    private final Call[] calls;
+    private final int[] slotOf;
+
+    /// One launch as a call runs it, worked out once: a tiny program's calls cost no more than its
+    /// kernels (MatMulBench.Tiny's `overhead`).
+    private record Call(KernelFunction function, int[] buffers, int rows, long work, int granule) {}
 
     public Program(Schedule schedule, Function<KernelForm, KernelFunction> compile, Executor executor) {
         this.schedule = schedule;
         this.memory = Dump.after("memory", MemoryPlanner.plan(schedule));
         this.functions = schedule.launches().stream().map(launch -> compile.apply(launch.kernel())).toList();
         this.executor = executor;
+        this.calls = new Call[functions.size()];
+        for (int l = 0; l < calls.length; l++) {
+            var launch = schedule.launches().get(l);
+            var kernel = launch.kernel();
+            int[] buffers = launch.buffers().stream().mapToInt(Integer::intValue).toArray();
+            calls[l] = new Call(functions.get(l), buffers, kernel.workItems(), kernel.work(), kernel.splitGranule());
+        }
+        this.slotOf = new int[schedule.buffers().size()];
+        for (int b = 0; b < slotOf.length; b++) slotOf[b] = memory.slot(b);
     }
 
     public Schedule schedule() { return schedule; }
@@ -49,15 +64,14 @@ public final class Program {
     public List<Storage> run(List<Storage> inputs, List<Storage> outputs) {
         if (inputs.size() != schedule.inputs().size())
             throw new IllegalArgumentException("expected " + schedule.inputs().size() + " inputs, got " + inputs.size());
-        Object[] arena = arenas.poll();
-        if (arena == null) arena = memory.newArena();
-        Object[] arrays = new Object[schedule.buffers().size()];
+        Object[] arena = takeArena();
+        Object[] arrays = new Object[slotOf.length];
         try {
             var copies = bind(inputs, outputs, arena, arrays);
-            for (int l = 0; l < functions.size(); l++) {
-                var launch = schedule.launches().get(l);
-                Object[] bound = launch.buffers().stream().map(b -> arrays[b]).toArray();
-                executor.run(functions.get(l), bound, launch.kernel());
+            for (Call call : calls) {
+                Object[] bound = new Object[call.buffers().length];
+                for (int i = 0; i < bound.length; i++) bound[i] = arrays[call.buffers()[i]];
+                executor.run(call.function(), bound, call.rows(), call.work(), call.granule());
             }
             // Sources first: a result that is an input must be read before another result overwrites it.
             Object[] sources = new Object[copies.size()];
@@ -69,12 +83,26 @@ public final class Program {
             for (int c = 0; c < copies.size(); c++)
                 System.arraycopy(sources[c], 0, outputs.get(copies.get(c)).array(), 0, outputs.get(copies.get(c)).size());
         } finally {
-            arenas.offer(arena);
+            giveBack(arena);
         }
         if (outputs != null) return outputs;
-        var results = new ArrayList<Storage>();
+        var results = new ArrayList<Storage>(schedule.outputs().size());
         for (var output : schedule.outputs()) results.add(Storage.wrapArray(arrays[output.buffer()]));
         return results;
+    }
+
+    // A pooled arena, or a new one when every pooled arena is in use: a lock-free pool, since a lock
+    // taken and released twice a call cost more than a tiny kernel.
+    private Object[] takeArena() {
+        for (int i = 0; i < ARENAS; i++) {
+            Object[] arena = arenas.getAndSet(i, null);
+            if (arena != null) return arena;
+        }
+        return memory.newArena();
+    }
+
+    private void giveBack(Object[] arena) {
+        for (int i = 0; i < ARENAS; i++) if (arenas.compareAndSet(i, null, arena)) return;
     }
 
     /// Fills `arrays` (one per buffer): inputs are the caller's arrays, other buffers their slot's
@@ -84,9 +112,9 @@ public final class Program {
     private List<Integer> bind(List<Storage> inputs, List<Storage> outputs, Object[] arena, Object[] arrays) {
         for (int i = 0; i < inputs.size(); i++) arrays[schedule.inputs().get(i)] = bind(i, inputs.get(i));
         Object[] slots = arena.clone();
-        var copies = new ArrayList<Integer>();
+        List<Integer> copies = outputs == null ? List.of() : new ArrayList<>();
         for (int o = 0; outputs != null && o < outputs.size(); o++) {
-            int slot = memory.slot(schedule.outputs().get(o).buffer());
+            int slot = slotOf[schedule.outputs().get(o).buffer()];
             Object target = outputs.get(o).array();
             if (slot < 0 || slots[slot] != null || inputs.stream().anyMatch(in -> in.array() == target)) copies.add(o);
             else slots[slot] = target;
@@ -94,7 +122,7 @@ public final class Program {
         for (int s = 0; s < slots.length; s++)
             if (slots[s] == null) slots[s] = Storage.allocate(memory.slots().get(s).dtype(), memory.slots().get(s).size()).array();
         for (int b = 0; b < arrays.length; b++)
-            if (memory.slot(b) >= 0) arrays[b] = slots[memory.slot(b)];
+            if (slotOf[b] >= 0) arrays[b] = slots[slotOf[b]];
         return copies;
     }
 

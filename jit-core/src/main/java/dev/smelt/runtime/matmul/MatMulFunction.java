@@ -6,6 +6,7 @@ import dev.smelt.codegen.MicroKernelShape;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelFunction;
 import dev.smelt.kernel.MatMulKernel;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -26,10 +27,10 @@ import java.util.function.Supplier;
 /// ```
 /// Edge tiles run the same micro-kernel into a scratch tile and copy its valid part. Packed panels
 /// and the scratch tile are per thread and reused, so a call allocates nothing. Tiny products take
-/// the same path: an 8×8×8 product costs about 0.3 µs here, of which packing is a fraction, and an
-/// unpacked loop (`m, p, n` order, tried first) was slower at every size from 8³ up (0.42 µs at
-/// 8³, 14 µs against 2.1 µs at 32³). C is the kernel's last output, which the epilogue then reads
-/// and overwrites in place (see [MatMulKernel]).
+/// [TinyProduct] instead, once C2 has compiled it: through packing and the register tile an
+/// 8×8×8 product costs about 0.3 µs, most of it an edge tile mostly empty (a scalar unpacked loop
+/// was no better: 0.42 µs at 8³). C is the kernel's last output, which the epilogue then reads and
+/// overwrites in place (see [MatMulKernel]).
 public final class MatMulFunction implements KernelFunction {
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
@@ -41,15 +42,28 @@ public final class MatMulFunction implements KernelFunction {
     private final int[] batchDims, epilogueInputs;
     private final int rows, columns, depth;
     private final Blocking blocking;
+    private final BooleanSupplier tiny;
+
+    /// Products of at most this many multiply-adds take [TinyProduct] (when warm): up to 32³ it
+    /// beats packing at every size measured (MatMulBench.Tiny, AMD EPYC AVX-512, 2026-11).
+    static final long TINY_WORK = 32 * 32 * 32;
 
     /// `tiles` gives the micro-kernel (of shape `tile`) to use for each block; `epilogue` runs
     /// [MatMulKernel#epilogue], or is null for a plain product.
     public MatMulFunction(MatMulKernel kernel, MicroKernelShape tile, Supplier<MicroKernel> tiles, KernelFunction epilogue) {
-        this(kernel, tile, tiles, epilogue, Blocking.of(tile, kernel.rows(), kernel.columns(), kernel.depth()));
+        this(kernel, tile, tiles, epilogue, Blocking.of(tile, kernel.rows(), kernel.columns(), kernel.depth()), tinyWhenWarm(kernel));
     }
 
-    /// With the given cache blocks (tests use tiny ones to reach every edge case on small matrices).
-    MatMulFunction(MatMulKernel kernel, MicroKernelShape tile, Supplier<MicroKernel> tiles, KernelFunction epilogue, Blocking blocking) {
+    private static BooleanSupplier tinyWhenWarm(MatMulKernel kernel) {
+        if ((long) kernel.rows() * kernel.columns() * kernel.depth() > TINY_WORK) return () -> false;
+        var tiles = MicroKernels.of(kernel.dtype());
+        return tiles::tiny;
+    }
+
+    /// With the given cache blocks (tests use tiny ones to reach every edge case on small matrices),
+    /// taking [TinyProduct] whenever `tiny` says so.
+    MatMulFunction(MatMulKernel kernel, MicroKernelShape tile, Supplier<MicroKernel> tiles, KernelFunction epilogue, Blocking blocking,
+                   BooleanSupplier tiny) {
         this.kernel = kernel;
         this.tile = tile;
         this.tiles = tiles;
@@ -62,6 +76,7 @@ public final class MatMulFunction implements KernelFunction {
         this.columns = kernel.columns();
         this.depth = kernel.depth();
         this.blocking = blocking;
+        this.tiny = tiny;
     }
 
     /// The function for `kernel` with this machine's micro-kernel, compiling the epilogue with `compile`.
@@ -72,7 +87,7 @@ public final class MatMulFunction implements KernelFunction {
     }
 
     /// Which micro-kernel runs, for `explain()`.
-    public String tier() { return MicroKernels.of(kernel.dtype()).tier(); }
+    public String tier() { return tiny.getAsBoolean() ? "tiny product (no packing)" : MicroKernels.of(kernel.dtype()).tier(); }
 
     @Override
     public void run(Object[] buffers, int start, int end) {
@@ -106,6 +121,13 @@ public final class MatMulFunction implements KernelFunction {
             return;
         }
         var scratch = SCRATCH.get();
+        if (tiny.getAsBoolean()) {
+            int cAt = cBase + first;
+            if (a instanceof float[] af) TinyProduct.run(af, aBase, left, (float[]) b, bBase, right, (float[]) c, cAt, columns, rows, depth, first, last, scratch);
+            else TinyProduct.run((double[]) a, aBase, left, (double[]) b, bBase, right, (double[]) c, cAt, columns, rows, depth, first, last, scratch);
+            epilogue(epilogueBuffers, batch, 0, rows, first, last);
+            return;
+        }
         for (int jc = first; jc < last; jc += blocking.columns()) {
             int panelColumns = Math.min(blocking.columns(), last - jc);
             for (int pc = 0; pc < depth; pc += blocking.depth()) {

@@ -36,6 +36,7 @@ public final class MicroKernels {
     private volatile MicroKernel current;
     private volatile boolean warming;
     private volatile String tier = "scalar tile (vector tile not yet needed)";
+    private volatile boolean tiny;
 
     private MicroKernels(MicroKernelShape shape) {
         this.shape = shape;
@@ -60,6 +61,10 @@ public final class MicroKernels {
 
     /// Which tile runs, for `explain()`.
     public String tier() { return tier; }
+
+    /// Whether tiny products take [TinyProduct]: once C2 has compiled it, after the vector tile
+    /// (both need the Vector API's intrinsics; boxed, it would be slower than packing).
+    boolean tiny() { return tiny; }
 
     /// The generated vector tile, loaded now (for tests, which want it whether warm or not).
     public static MicroKernel vector(MicroKernelShape shape) {
@@ -90,6 +95,7 @@ public final class MicroKernels {
                 if (2 * best < scalarNanos) {
                     current = vector;
                     tier = "vector tile " + shape;
+                    tiny = TinyProduct.warmUp(shape.dtype(), System.nanoTime() + WARM_UP_LIMIT_NANOS);
                     return;
                 }
             }
