@@ -2,6 +2,7 @@
 package dev.smelt;
 
 import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.Shape;
 import dev.smelt.ir.Storage;
 import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Explain;
@@ -45,9 +46,22 @@ public final class Compiled {
         }
     }
 
-    /// The signature of the latest call through [#applyAll] and its program: a call whose tensors
-    /// have the same dtypes and shapes takes it without building a signature or locking the cache.
-    private record Recent(Signature signature, Version version) {
+    /// The signature of the latest call and its program, with the results' shapes and strides: a
+    /// call whose tensors have the same dtypes and shapes runs it without building a signature,
+    /// locking the cache or working out strides, which cost a tiny function more than its kernels.
+    private static final class Recent {
+        final Signature signature;
+        final Version version;
+        final Shape[] shapes;
+        final int[][] strides; // shared by every result tensor: tensors never write their strides
+
+        Recent(Signature signature, Version version) {
+            this.signature = signature;
+            this.version = version;
+            this.shapes = version.traced().graph().outputs().stream().map(dev.smelt.ir.Node::shape).toArray(Shape[]::new);
+            this.strides = Arrays.stream(shapes).map(Shape::contiguousStrides).toArray(int[][]::new);
+        }
+
         boolean matches(Tensor[] arguments, IntPredicate needsGradient) {
             var types = signature.arguments();
             if (arguments == null || arguments.length != types.size()) return false;
@@ -58,6 +72,24 @@ public final class Compiled {
                     return false;
             }
             return true;
+        }
+
+        List<Tensor> run(Tensor[] arguments) {
+            if (shapes.length == 1) return List.of(new Tensor(Storage.wrapArray(version.program().runOne(storages(arguments))), shapes[0], strides[0], 0));
+            var results = version.program().run(inputs(version, arguments));
+            if (results.size() == 1) return List.of(new Tensor(results.getFirst(), shapes[0], strides[0], 0));
+            var tensors = new ArrayList<Tensor>(results.size());
+            for (int i = 0; i < results.size(); i++) tensors.add(new Tensor(results.get(i), shapes[i], strides[i], 0));
+            return tensors;
+        }
+
+        // Program.runOne's inputs: the arguments, then the captured tensors.
+        private Storage[] storages(Tensor[] arguments) {
+            var captures = version.traced().captures();
+            var storages = new Storage[arguments.length + captures.size()];
+            for (int i = 0; i < arguments.length; i++) storages[i] = Dispatch.dense(arguments[i]);
+            for (int i = 0; i < captures.size(); i++) storages[arguments.length + i] = Dispatch.dense(captures.get(i));
+            return storages;
         }
     }
 
@@ -134,7 +166,11 @@ public final class Compiled {
     public Tensor apply(Tensor... arguments) { return applyAll(arguments).getFirst(); }
 
     /// All of the function's results.
-    public List<Tensor> applyAll(Tensor... arguments) { return run(entry(arguments), arguments); }
+    public List<Tensor> applyAll(Tensor... arguments) {
+        Recent hit = recent;
+        if (hit != null && hit.matches(arguments, needsGradient)) return hit.run(arguments);
+        return run(entry(arguments), arguments);
+    }
 
     /// Runs a [Compile] method: `arguments` are its parameters in order, tensors and values.
     List<Tensor> call(List<Object> arguments) {
@@ -226,7 +262,7 @@ public final class Compiled {
 
     private Version entry(Tensor[] arguments) {
         Recent hit = recent;
-        if (hit != null && hit.matches(arguments, needsGradient)) return hit.version();
+        if (hit != null && hit.matches(arguments, needsGradient)) return hit.version;
         if (arguments == null || arguments.length != parameters.size() || Arrays.stream(arguments).anyMatch(java.util.Objects::isNull))
             throw SmeltException.of(name, "expected %d non-null tensor arguments, got %s", parameters.size(), arguments == null ? "null" : arguments.length);
         for (Tensor argument : arguments) Values.requireConcrete(name, argument);

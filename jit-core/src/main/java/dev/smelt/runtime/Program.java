@@ -8,6 +8,7 @@ import dev.smelt.kernel.Schedule;
 import dev.smelt.plan.MemoryPlan;
 import dev.smelt.plan.MemoryPlanner;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
@@ -28,11 +29,27 @@ public final class Program {
     private final Executor executor;
     private final AtomicReferenceArray<Object[]> arenas = new AtomicReferenceArray<>(ARENAS);
     private final Call[] calls;
-    private final int[] slotOf;
+    private final int[] slotOf, firstBuffer, inputBuffers;
+    /// The arena when every slot is returned (a one-kernel program): empty, shared by every call.
+    private final Object[] noIntermediates;
 
     /// One launch as a call runs it, worked out once: a tiny program's calls cost no more than its
     /// kernels (MatMulBench.Tiny's `overhead`).
-    private record Call(KernelFunction function, int[] buffers, int rows, long work, int granule) {}
+    private record Call(KernelFunction function, int[] buffers, int rows, long work, int granule, boolean identity) {
+        Call(KernelFunction function, int[] buffers, KernelForm kernel, int allBuffers) {
+            this(function, buffers, kernel.workItems(), kernel.work(), kernel.splitGranule(),
+                    buffers.length == allBuffers && java.util.stream.IntStream.range(0, allBuffers).allMatch(b -> buffers[b] == b));
+        }
+
+        /// The launch's buffers out of the program's: the program's own array when they are all of
+        /// them in order (a one-kernel program).
+        Object[] bind(Object[] arrays) {
+            if (identity) return arrays;
+            Object[] bound = new Object[buffers.length];
+            for (int i = 0; i < bound.length; i++) bound[i] = arrays[buffers[i]];
+            return bound;
+        }
+    }
 
     public Program(Schedule schedule, Function<KernelForm, KernelFunction> compile, Executor executor) {
         this.schedule = schedule;
@@ -42,12 +59,18 @@ public final class Program {
         this.calls = new Call[functions.size()];
         for (int l = 0; l < calls.length; l++) {
             var launch = schedule.launches().get(l);
-            var kernel = launch.kernel();
             int[] buffers = launch.buffers().stream().mapToInt(Integer::intValue).toArray();
-            calls[l] = new Call(functions.get(l), buffers, kernel.workItems(), kernel.work(), kernel.splitGranule());
+            calls[l] = new Call(functions.get(l), buffers, launch.kernel(), schedule.buffers().size());
         }
         this.slotOf = new int[schedule.buffers().size()];
-        for (int b = 0; b < slotOf.length; b++) slotOf[b] = memory.slot(b);
+        this.firstBuffer = new int[memory.slots().size()];
+        Arrays.fill(firstBuffer, -1);
+        for (int b = 0; b < slotOf.length; b++) {
+            slotOf[b] = memory.slot(b);
+            if (slotOf[b] >= 0 && firstBuffer[slotOf[b]] < 0) firstBuffer[slotOf[b]] = b;
+        }
+        this.inputBuffers = schedule.inputs().stream().mapToInt(Integer::intValue).toArray();
+        this.noIntermediates = memory.slots().stream().allMatch(MemoryPlan.Slot::returned) ? memory.newArena() : null;
     }
 
     public Schedule schedule() { return schedule; }
@@ -68,11 +91,7 @@ public final class Program {
         Object[] arrays = new Object[slotOf.length];
         try {
             var copies = bind(inputs, outputs, arena, arrays);
-            for (Call call : calls) {
-                Object[] bound = new Object[call.buffers().length];
-                for (int i = 0; i < bound.length; i++) bound[i] = arrays[call.buffers()[i]];
-                executor.run(call.function(), bound, call.rows(), call.work(), call.granule());
-            }
+            launch(arrays);
             // Sources first: a result that is an input must be read before another result overwrites it.
             Object[] sources = new Object[copies.size()];
             for (int c = 0; c < copies.size(); c++) {
@@ -86,14 +105,46 @@ public final class Program {
             giveBack(arena);
         }
         if (outputs != null) return outputs;
+        if (schedule.outputs().size() == 1) return List.of(Storage.wrapArray(arrays[schedule.outputs().getFirst().buffer()]));
         var results = new ArrayList<Storage>(schedule.outputs().size());
         for (var output : schedule.outputs()) results.add(Storage.wrapArray(arrays[output.buffer()]));
         return results;
     }
 
+    /// [#run(List)] for a program of one output, on the inputs' storages in order: returns the
+    /// output's array. Allocates the table of buffers and the output, nothing else, so that a tiny
+    /// compiled call costs little more than its kernel (MatMulBench.Tiny's `overhead`).
+    public Object runOne(Storage[] inputs) {
+        if (schedule.outputs().size() != 1) throw new IllegalStateException("the program has " + schedule.outputs().size() + " outputs");
+        if (inputs.length != inputBuffers.length) throw new IllegalArgumentException("expected " + inputBuffers.length + " inputs, got " + inputs.length);
+        Object[] arrays = new Object[slotOf.length];
+        for (int i = 0; i < inputs.length; i++) arrays[inputBuffers[i]] = bind(i, inputs[i]);
+        Object[] arena = takeArena();
+        try {
+            for (int b = 0; b < arrays.length; b++) {
+                int slot = slotOf[b];
+                if (slot >= 0) arrays[b] = arena[slot] != null ? arena[slot] : firstBuffer[slot] == b ? allocate(slot) : arrays[firstBuffer[slot]];
+            }
+            launch(arrays);
+        } finally {
+            giveBack(arena);
+        }
+        return arrays[schedule.outputs().getFirst().buffer()];
+    }
+
+    private void launch(Object[] arrays) {
+        for (Call call : calls) executor.run(call.function(), call.bind(arrays), call.rows(), call.work(), call.granule());
+    }
+
+    private Object allocate(int slot) {
+        var s = memory.slots().get(slot);
+        return Storage.allocate(s.dtype(), s.size()).array();
+    }
+
     // A pooled arena, or a new one when every pooled arena is in use: a lock-free pool, since a lock
     // taken and released twice a call cost more than a tiny kernel.
     private Object[] takeArena() {
+        if (noIntermediates != null) return noIntermediates;
         for (int i = 0; i < ARENAS; i++) {
             Object[] arena = arenas.getAndSet(i, null);
             if (arena != null) return arena;
@@ -102,6 +153,7 @@ public final class Program {
     }
 
     private void giveBack(Object[] arena) {
+        if (arena == noIntermediates) return;
         for (int i = 0; i < ARENAS; i++) if (arenas.compareAndSet(i, null, arena)) return;
     }
 
@@ -120,7 +172,7 @@ public final class Program {
             else slots[slot] = target;
         }
         for (int s = 0; s < slots.length; s++)
-            if (slots[s] == null) slots[s] = Storage.allocate(memory.slots().get(s).dtype(), memory.slots().get(s).size()).array();
+            if (slots[s] == null) slots[s] = allocate(s);
         for (int b = 0; b < arrays.length; b++)
             if (slotOf[b] >= 0) arrays[b] = slots[slotOf[b]];
         return copies;

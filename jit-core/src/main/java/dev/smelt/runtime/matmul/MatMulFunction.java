@@ -57,6 +57,7 @@ public final class MatMulFunction implements KernelFunction {
     private static BooleanSupplier tinyWhenWarm(MatMulKernel kernel) {
         if ((long) kernel.rows() * kernel.columns() * kernel.depth() > TINY_WORK) return () -> false;
         var tiles = MicroKernels.of(kernel.dtype());
+        tiles.tiny(); // starts its warm-up now, before the first call
         return tiles::tiny;
     }
 
@@ -120,14 +121,14 @@ public final class MatMulFunction implements KernelFunction {
             epilogue(epilogueBuffers, batch, 0, rows, first, last);
             return;
         }
-        var scratch = SCRATCH.get();
         if (tiny.getAsBoolean()) {
             int cAt = cBase + first;
-            if (a instanceof float[] af) TinyProduct.run(af, aBase, left, (float[]) b, bBase, right, (float[]) c, cAt, columns, rows, depth, first, last, scratch);
-            else TinyProduct.run((double[]) a, aBase, left, (double[]) b, bBase, right, (double[]) c, cAt, columns, rows, depth, first, last, scratch);
+            if (a instanceof float[] af) TinyProduct.run(af, aBase, left, (float[]) b, bBase, right, (float[]) c, cAt, columns, rows, depth, first, last, SCRATCH);
+            else TinyProduct.run((double[]) a, aBase, left, (double[]) b, bBase, right, (double[]) c, cAt, columns, rows, depth, first, last, SCRATCH);
             epilogue(epilogueBuffers, batch, 0, rows, first, last);
             return;
         }
+        var scratch = SCRATCH.get();
         for (int jc = first; jc < last; jc += blocking.columns()) {
             int panelColumns = Math.min(blocking.columns(), last - jc);
             for (int pc = 0; pc < depth; pc += blocking.depth()) {
