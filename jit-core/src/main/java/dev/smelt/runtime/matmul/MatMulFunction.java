@@ -83,8 +83,9 @@ public final class MatMulFunction implements KernelFunction {
     /// The function for `kernel` with this machine's micro-kernel, compiling the epilogue with `compile`.
     public static MatMulFunction of(MatMulKernel kernel, Function<Kernel, KernelFunction> compile) {
         var tiles = MicroKernels.of(kernel.dtype());
-        tiles.current(); // starts the vector tile's warm-up now, before the first call
-        return new MatMulFunction(kernel, tiles.shape(), tiles::current, kernel.plain() ? null : compile.apply(kernel.epilogue()));
+        var function = new MatMulFunction(kernel, tiles.shape(), tiles::current, kernel.plain() ? null : compile.apply(kernel.epilogue()));
+        tiles.current(); // starts the vector tile's warm-up now, before the first call (after the tiny product's, if this is one)
+        return function;
     }
 
     /// Which micro-kernel runs, for `explain()`.
