@@ -74,8 +74,13 @@ public final class Compiled {
             return true;
         }
 
+        /// The result of a one-result function.
+        Tensor first(Tensor[] arguments) {
+            return new Tensor(Storage.wrapArray(version.program().runOne(storages(arguments))), shapes[0], strides[0], 0);
+        }
+
         List<Tensor> run(Tensor[] arguments) {
-            if (shapes.length == 1) return List.of(new Tensor(Storage.wrapArray(version.program().runOne(storages(arguments))), shapes[0], strides[0], 0));
+            if (shapes.length == 1) return List.of(first(arguments));
             var results = version.program().run(inputs(version, arguments));
             if (results.size() == 1) return List.of(new Tensor(results.getFirst(), shapes[0], strides[0], 0));
             var tensors = new ArrayList<Tensor>(results.size());
@@ -163,7 +168,11 @@ public final class Compiled {
     public FusionMode fusion() { return fusion; }
 
     /// The function's first result.
-    public Tensor apply(Tensor... arguments) { return applyAll(arguments).getFirst(); }
+    public Tensor apply(Tensor... arguments) {
+        Recent hit = recent;
+        if (hit != null && hit.shapes.length == 1 && hit.matches(arguments, needsGradient)) return hit.first(arguments);
+        return applyAll(arguments).getFirst();
+    }
 
     /// All of the function's results.
     public List<Tensor> applyAll(Tensor... arguments) {
