@@ -236,6 +236,9 @@ def matmul(checks, rows):
         checks.add("compiled per call", p, compiled, fmt)
         checks.add("naive / compiled", p, ratio(naive, compiled), times, "≥ 5×", lambda v: v >= 5)
         checks.add("naive / kernelOnly (no Compiled.apply overhead)", p, ratio(naive, kernel), times)
+        checks.add("compiled - kernelOnly (per-call overhead)", p, None if compiled is None or kernel is None else compiled - kernel, fmt)
+        checks.add("overhead: compiled a+b on one element", p, median(rows, "MatMulBench.Tiny", "overhead", size=size), fmt)
+        checks.add("overhead: eager a+b on one element", p, median(rows, "MatMulBench.Tiny", "eagerOverhead", size=size), fmt)
 
 
 def main(paths):

@@ -2,6 +2,7 @@
 package dev.smelt;
 
 import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.Shape;
 import dev.smelt.ir.Storage;
 import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Explain;
@@ -38,6 +39,7 @@ public final class Compiled {
     private final DynamicDims dynamic;
     private final SignatureCache<Compilation> cache;
     private volatile Version last;
+    private volatile Recent recent;
 
     /// What the cache holds for a signature: one program, or one per size of its dynamic dims.
     private sealed interface Compilation permits Version, Sizes {}
@@ -54,6 +56,58 @@ public final class Compiled {
     /// A signature with dynamic dims: a program per concrete size, each traced and planned for its
     /// size, their kernels shared through the kernel cache.
     private record Sizes(SizeCache<Version> versions) implements Compilation {}
+
+    /// The signature of the latest call and its program, with the results' shapes and strides: a
+    /// call whose tensors have the same dtypes and shapes runs it without building a signature,
+    /// locking the cache or working out strides, which cost a tiny function more than its kernels.
+    private static final class Recent {
+        final Signature signature;
+        final Version version;
+        final Shape[] shapes;
+        final int[][] strides; // shared by every result tensor: tensors never write their strides
+
+        Recent(Signature signature, Version version) {
+            this.signature = signature;
+            this.version = version;
+            this.shapes = version.traced().graph().outputs().stream().map(dev.smelt.ir.Node::shape).toArray(Shape[]::new);
+            this.strides = Arrays.stream(shapes).map(Shape::contiguousStrides).toArray(int[][]::new);
+        }
+
+        boolean matches(Tensor[] arguments, IntPredicate needsGradient) {
+            var types = signature.arguments();
+            if (arguments == null || arguments.length != types.size()) return false;
+            for (int i = 0; i < arguments.length; i++) {
+                Tensor argument = arguments[i];
+                if (argument == null || argument.isTraced() || !(types.get(i) instanceof Signature.TensorType type)
+                        || argument.dtype() != type.dtype() || !argument.shape().equals(type.shape()) || needsGradient.test(i) != type.needsGradient())
+                    return false;
+            }
+            return true;
+        }
+
+        /// The result of a one-result function.
+        Tensor first(Tensor[] arguments) {
+            return new Tensor(Storage.wrapArray(version.program().runOne(storages(arguments))), shapes[0], strides[0], 0);
+        }
+
+        List<Tensor> run(Tensor[] arguments) {
+            if (shapes.length == 1) return List.of(first(arguments));
+            var results = version.program().run(inputs(version, arguments));
+            if (results.size() == 1) return List.of(new Tensor(results.getFirst(), shapes[0], strides[0], 0));
+            var tensors = new ArrayList<Tensor>(results.size());
+            for (int i = 0; i < results.size(); i++) tensors.add(new Tensor(results.get(i), shapes[i], strides[i], 0));
+            return tensors;
+        }
+
+        // Program.runOne's inputs: the arguments, then the captured tensors.
+        private Storage[] storages(Tensor[] arguments) {
+            var captures = version.traced().captures();
+            var storages = new Storage[arguments.length + captures.size()];
+            for (int i = 0; i < arguments.length; i++) storages[i] = Dispatch.dense(arguments[i]);
+            for (int i = 0; i < captures.size(); i++) storages[arguments.length + i] = Dispatch.dense(captures.get(i));
+            return storages;
+        }
+    }
 
     /// `function` of `arity` tensors, with `transform` applied to each signature's trace before the
     /// pipeline runs (autograd's hook; identity otherwise).
@@ -143,10 +197,18 @@ public final class Compiled {
     public FusionMode fusion() { return fusion; }
 
     /// The function's first result.
-    public Tensor apply(Tensor... arguments) { return applyAll(arguments).getFirst(); }
+    public Tensor apply(Tensor... arguments) {
+        Recent hit = recent;
+        if (hit != null && hit.shapes.length == 1 && hit.matches(arguments, needsGradient)) return hit.first(arguments);
+        return applyAll(arguments).getFirst();
+    }
 
     /// All of the function's results.
-    public List<Tensor> applyAll(Tensor... arguments) { return run(entry(arguments), arguments); }
+    public List<Tensor> applyAll(Tensor... arguments) {
+        Recent hit = recent;
+        if (hit != null && hit.matches(arguments, needsGradient)) return hit.run(arguments);
+        return run(entry(arguments), arguments);
+    }
 
     /// Runs a [Compile] method: `arguments` are its parameters in order, tensors and values.
     List<Tensor> call(List<Object> arguments) {
@@ -157,7 +219,7 @@ public final class Compiled {
 
     private static List<Tensor> run(Version entry, Tensor[] arguments) {
         var results = entry.program().run(inputs(entry, arguments));
-        var tensors = new ArrayList<Tensor>();
+        var tensors = new ArrayList<Tensor>(results.size());
         for (int i = 0; i < results.size(); i++) {
             var shape = entry.traced().graph().outputs().get(i).shape();
             tensors.add(new Tensor(results.get(i), shape, shape.contiguousStrides(), 0));
@@ -204,7 +266,7 @@ public final class Compiled {
     }
 
     private static List<Storage> inputs(Version entry, Tensor[] arguments) {
-        var storages = new ArrayList<Storage>();
+        var storages = new ArrayList<Storage>(arguments.length + entry.traced().captures().size());
         for (Tensor argument : arguments) storages.add(Dispatch.dense(argument));
         for (Tensor capture : entry.traced().captures()) storages.add(Dispatch.dense(capture));
         return storages;
@@ -242,10 +304,15 @@ public final class Compiled {
     }
 
     private Version entry(Tensor[] arguments) {
+        Recent hit = recent;
+        if (hit != null && hit.matches(arguments, needsGradient)) return hit.version;
         if (arguments == null || arguments.length != parameters.size() || Arrays.stream(arguments).anyMatch(java.util.Objects::isNull))
             throw SmeltException.of(name, "expected %d non-null tensor arguments, got %s", parameters.size(), arguments == null ? "null" : arguments.length);
         for (Tensor argument : arguments) Values.requireConcrete(name, argument);
-        return entry(Arrays.asList((Object[]) arguments));
+        List<Object> values = Arrays.asList((Object[]) arguments);
+        Version entry = entry(values);
+        recent = new Recent(Signature.of(parameters, values, needsGradient), entry);
+        return entry;
     }
 
     /// The program for `arguments`, tensors and non-tensor values in parameter order, compiled by

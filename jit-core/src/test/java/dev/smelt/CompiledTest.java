@@ -45,6 +45,32 @@ class CompiledTest {
         assertEquals(3, compiled.compiledSignatures());
     }
 
+    /// The latest signature is reused without the cache, but only for arguments of the same dtypes
+    /// and shapes: a change in either argument, the dtype, or back to an older signature picks the
+    /// right program, and a bad call still fails at the boundary.
+    @Test
+    void repeatedSignaturesReuseTheLatestProgramAndOthersStillSelectTheirOwn() {
+        var traces = new AtomicInteger();
+        var compiled = Jit.compile((Tensor a, Tensor b) -> {
+            traces.incrementAndGet();
+            return a.matmul(b);
+        });
+        var generator = new Generator(4);
+        Tensor a = Tensor.randn(generator, 2, 3), b = Tensor.randn(generator, 3, 4), wide = Tensor.randn(generator, 3, 5);
+        for (var call : List.of(List.of(a, b), List.of(a, b), List.of(a, wide), List.of(a, b), List.of(a.t().t(), wide),
+                List.of(a.to(DType.F64), b.to(DType.F64)))) {
+            var expected = call.get(0).matmul(call.get(1));
+            var actual = compiled.apply(call.get(0), call.get(1));
+            assertEquals(expected.shape(), actual.shape());
+            assertEquals(expected.dtype(), actual.dtype());
+            assertArrayEquals(expected.toDoubleArray(), actual.toDoubleArray(), 1e-6);
+        }
+        assertEquals(3, traces.get());
+        assertEquals(3, compiled.compiledSignatures());
+        assertThrows(SmeltException.class, () -> compiled.apply(a, null));
+        assertThrows(SmeltException.class, () -> compiled.apply(a));
+    }
+
     @Test
     void concurrentFirstCallsCompileOnceAndAgree() throws Exception {
         var traces = new AtomicInteger();

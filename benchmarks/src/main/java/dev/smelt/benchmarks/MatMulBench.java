@@ -31,7 +31,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /// - [Transposes]: `x@w`, `xᵀ@w`, `x@wᵀ`, `xᵀ@wᵀ` at 1024, read in place; each within 15% of `x@w`;
 /// - [Tiny]: 8³ and 32³ per call against a naive triple loop; ≥ 5× faster. `kernelOnly` calls the
 ///   matmul's kernel function on arrays directly, without `Compiled.apply`'s per-call work
-///   (signature check, buffer allocation), to show which of the two the time goes to.
+///   (signature check, buffer allocation), to show which of the two the time goes to; `overhead`
+///   is that per-call work alone (a compiled `a + b` on one element each), and `eagerOverhead` the
+///   same op run eagerly (tracing a one-op graph, finding its program, running it).
 ///
 /// The nested classes extend this one for its (inherited) JMH settings. Every state checks its results against a double-precision triple loop in `@Setup`, within
 /// K·ε·Σ|a||b| per element (f32 summation's bound), before anything is timed.
@@ -133,6 +135,8 @@ public abstract class MatMulBench {
         Tensor a, b;
         float[] as, bs;
         Compiled compiled = Jit.compile(MatMulBench::matmul);
+        Compiled add = Jit.compile((Tensor x, Tensor y) -> x.add(y));
+        Tensor one = Tensor.of(new float[] {1.5f}, 1, 1), other = Tensor.of(new float[] {2.25f}, 1, 1);
         KernelFunction kernel;
         Object[] buffers;
         int units;
@@ -151,10 +155,20 @@ public abstract class MatMulBench {
             Reference.check("tiny " + size, as, bs, compiled().toFloatArray(), size, size, size);
             Reference.check("kernel only " + size, as, bs, (float[]) kernelOnly(), size, size, size);
             Reference.check("naive " + size, as, bs, naive(), size, size, size);
+            Tolerance.EXACT.check("compiled 1.5 + 2.25", new float[] {3.75f}, overhead().toFloatArray());
+            Tolerance.EXACT.check("eager 1.5 + 2.25", new float[] {3.75f}, eagerOverhead().toFloatArray());
         }
 
         @Benchmark
         public Tensor compiled() { return compiled.apply(a, b); }
+
+        /// Per-call cost of a compiled function whose kernel does one add.
+        @Benchmark
+        public Tensor overhead() { return add.apply(one, other); }
+
+        /// The same add run eagerly.
+        @Benchmark
+        public Tensor eagerOverhead() { return one.add(other); }
 
         @Benchmark
         public Object kernelOnly() {

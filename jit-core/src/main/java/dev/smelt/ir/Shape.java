@@ -22,7 +22,7 @@ public record Shape(List<Integer> dims) {
     /// Number of points, for an iteration space that no tensor materialises.
     public long count() {
         long count = 1;
-        for (int d : dims) count *= d;
+        for (int axis = 0; axis < dims.size(); axis++) count *= dims.get(axis); // no iterator: tensors ask on every call
         return count;
     }
 

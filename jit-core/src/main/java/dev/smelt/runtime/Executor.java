@@ -30,8 +30,12 @@ public final class Executor {
     public static Executor sequential() { return new Executor(1); }
 
     void run(KernelFunction function, Object[] buffers, KernelForm kernel) {
-        int rows = kernel.workItems(), granule = kernel.splitGranule();
-        if (threads <= 1 || rows < 2 || kernel.work() < PARALLEL_THRESHOLD) {
+        run(function, buffers, kernel.workItems(), kernel.work(), kernel.splitGranule());
+    }
+
+    /// [#run(KernelFunction, Object[], KernelForm)] with the kernel's sizes worked out beforehand.
+    void run(KernelFunction function, Object[] buffers, int rows, long work, int granule) {
+        if (threads <= 1 || rows < 2 || work < PARALLEL_THRESHOLD) {
             function.run(buffers, 0, rows);
             return;
         }

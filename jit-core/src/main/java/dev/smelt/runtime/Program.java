@@ -8,8 +8,9 @@ import dev.smelt.kernel.Schedule;
 import dev.smelt.plan.MemoryPlan;
 import dev.smelt.plan.MemoryPlanner;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
 
 /// A schedule made runnable: one [KernelFunction] per launch, over the buffers of a [MemoryPlan].
@@ -26,13 +27,50 @@ public final class Program {
     private final MemoryPlan memory;
     private final List<KernelFunction> functions;
     private final Executor executor;
-    private final ArrayBlockingQueue<Object[]> arenas = new ArrayBlockingQueue<>(ARENAS);
+    private final AtomicReferenceArray<Object[]> arenas = new AtomicReferenceArray<>(ARENAS);
+    private final Call[] calls;
+    private final int[] slotOf, firstBuffer, inputBuffers;
+    /// The arena when every slot is returned (a one-kernel program): empty, shared by every call.
+    private final Object[] noIntermediates;
+
+    /// One launch as a call runs it, worked out once: a tiny program's calls cost no more than its
+    /// kernels (MatMulBench.Tiny's `overhead`).
+    private record Call(KernelFunction function, int[] buffers, int rows, long work, int granule, boolean identity) {
+        Call(KernelFunction function, int[] buffers, KernelForm kernel, int allBuffers) {
+            this(function, buffers, kernel.workItems(), kernel.work(), kernel.splitGranule(),
+                    buffers.length == allBuffers && java.util.stream.IntStream.range(0, allBuffers).allMatch(b -> buffers[b] == b));
+        }
+
+        /// The launch's buffers out of the program's: the program's own array when they are all of
+        /// them in order (a one-kernel program).
+        Object[] bind(Object[] arrays) {
+            if (identity) return arrays;
+            Object[] bound = new Object[buffers.length];
+            for (int i = 0; i < bound.length; i++) bound[i] = arrays[buffers[i]];
+            return bound;
+        }
+    }
 
     public Program(Schedule schedule, Function<KernelForm, KernelFunction> compile, Executor executor) {
         this.schedule = schedule;
         this.memory = Dump.after("memory", MemoryPlanner.plan(schedule));
         this.functions = schedule.launches().stream().map(launch -> compile.apply(launch.kernel())).toList();
         this.executor = executor;
+        this.calls = new Call[functions.size()];
+        for (int l = 0; l < calls.length; l++) {
+            var launch = schedule.launches().get(l);
+            int[] buffers = launch.buffers().stream().mapToInt(Integer::intValue).toArray();
+            calls[l] = new Call(functions.get(l), buffers, launch.kernel(), schedule.buffers().size());
+        }
+        this.slotOf = new int[schedule.buffers().size()];
+        this.firstBuffer = new int[memory.slots().size()];
+        Arrays.fill(firstBuffer, -1);
+        for (int b = 0; b < slotOf.length; b++) {
+            slotOf[b] = memory.slot(b);
+            if (slotOf[b] >= 0 && firstBuffer[slotOf[b]] < 0) firstBuffer[slotOf[b]] = b;
+        }
+        this.inputBuffers = schedule.inputs().stream().mapToInt(Integer::intValue).toArray();
+        this.noIntermediates = memory.slots().stream().allMatch(MemoryPlan.Slot::returned) ? memory.newArena() : null;
     }
 
     public Schedule schedule() { return schedule; }
@@ -49,16 +87,11 @@ public final class Program {
     public List<Storage> run(List<Storage> inputs, List<Storage> outputs) {
         if (inputs.size() != schedule.inputs().size())
             throw new IllegalArgumentException("expected " + schedule.inputs().size() + " inputs, got " + inputs.size());
-        Object[] arena = arenas.poll();
-        if (arena == null) arena = memory.newArena();
-        Object[] arrays = new Object[schedule.buffers().size()];
+        Object[] arena = takeArena();
+        Object[] arrays = new Object[slotOf.length];
         try {
             var copies = bind(inputs, outputs, arena, arrays);
-            for (int l = 0; l < functions.size(); l++) {
-                var launch = schedule.launches().get(l);
-                Object[] bound = launch.buffers().stream().map(b -> arrays[b]).toArray();
-                executor.run(functions.get(l), bound, launch.kernel());
-            }
+            launch(arrays);
             // Sources first: a result that is an input must be read before another result overwrites it.
             Object[] sources = new Object[copies.size()];
             for (int c = 0; c < copies.size(); c++) {
@@ -69,12 +102,59 @@ public final class Program {
             for (int c = 0; c < copies.size(); c++)
                 System.arraycopy(sources[c], 0, outputs.get(copies.get(c)).array(), 0, outputs.get(copies.get(c)).size());
         } finally {
-            arenas.offer(arena);
+            giveBack(arena);
         }
         if (outputs != null) return outputs;
-        var results = new ArrayList<Storage>();
+        if (schedule.outputs().size() == 1) return List.of(Storage.wrapArray(arrays[schedule.outputs().getFirst().buffer()]));
+        var results = new ArrayList<Storage>(schedule.outputs().size());
         for (var output : schedule.outputs()) results.add(Storage.wrapArray(arrays[output.buffer()]));
         return results;
+    }
+
+    /// [#run(List)] for a program of one output, on the inputs' storages in order: returns the
+    /// output's array. Allocates the table of buffers and the output, nothing else, so that a tiny
+    /// compiled call costs little more than its kernel (MatMulBench.Tiny's `overhead`).
+    public Object runOne(Storage[] inputs) {
+        if (schedule.outputs().size() != 1) throw new IllegalStateException("the program has " + schedule.outputs().size() + " outputs");
+        if (inputs.length != inputBuffers.length) throw new IllegalArgumentException("expected " + inputBuffers.length + " inputs, got " + inputs.length);
+        Object[] arrays = new Object[slotOf.length];
+        for (int i = 0; i < inputs.length; i++) arrays[inputBuffers[i]] = bind(i, inputs[i]);
+        Object[] arena = takeArena();
+        try {
+            for (int b = 0; b < arrays.length; b++) {
+                int slot = slotOf[b];
+                if (slot >= 0) arrays[b] = arena[slot] != null ? arena[slot] : firstBuffer[slot] == b ? allocate(slot) : arrays[firstBuffer[slot]];
+            }
+            launch(arrays);
+        } finally {
+            giveBack(arena);
+        }
+        return arrays[schedule.outputs().getFirst().buffer()];
+    }
+
+    private void launch(Object[] arrays) {
+        for (Call call : calls) executor.run(call.function(), call.bind(arrays), call.rows(), call.work(), call.granule());
+    }
+
+    private Object allocate(int slot) {
+        var s = memory.slots().get(slot);
+        return Storage.allocate(s.dtype(), s.size()).array();
+    }
+
+    // A pooled arena, or a new one when every pooled arena is in use. The pool takes no lock, and a
+    // program without intermediates skips it: a tiny call's whole budget is a few dozen nanoseconds.
+    private Object[] takeArena() {
+        if (noIntermediates != null) return noIntermediates;
+        for (int i = 0; i < ARENAS; i++) {
+            Object[] arena = arenas.getAndSet(i, null);
+            if (arena != null) return arena;
+        }
+        return memory.newArena();
+    }
+
+    private void giveBack(Object[] arena) {
+        if (arena == noIntermediates) return;
+        for (int i = 0; i < ARENAS; i++) if (arenas.compareAndSet(i, null, arena)) return;
     }
 
     /// Fills `arrays` (one per buffer): inputs are the caller's arrays, other buffers their slot's
@@ -84,17 +164,17 @@ public final class Program {
     private List<Integer> bind(List<Storage> inputs, List<Storage> outputs, Object[] arena, Object[] arrays) {
         for (int i = 0; i < inputs.size(); i++) arrays[schedule.inputs().get(i)] = bind(i, inputs.get(i));
         Object[] slots = arena.clone();
-        var copies = new ArrayList<Integer>();
+        List<Integer> copies = outputs == null ? List.of() : new ArrayList<>();
         for (int o = 0; outputs != null && o < outputs.size(); o++) {
-            int slot = memory.slot(schedule.outputs().get(o).buffer());
+            int slot = slotOf[schedule.outputs().get(o).buffer()];
             Object target = outputs.get(o).array();
             if (slot < 0 || slots[slot] != null || inputs.stream().anyMatch(in -> in.array() == target)) copies.add(o);
             else slots[slot] = target;
         }
         for (int s = 0; s < slots.length; s++)
-            if (slots[s] == null) slots[s] = Storage.allocate(memory.slots().get(s).dtype(), memory.slots().get(s).size()).array();
+            if (slots[s] == null) slots[s] = allocate(s);
         for (int b = 0; b < arrays.length; b++)
-            if (memory.slot(b) >= 0) arrays[b] = slots[memory.slot(b)];
+            if (slotOf[b] >= 0) arrays[b] = slots[slotOf[b]];
         return copies;
     }
 

@@ -6,6 +6,7 @@ import dev.smelt.codegen.MicroKernelShape;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelFunction;
 import dev.smelt.kernel.MatMulKernel;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -26,10 +27,10 @@ import java.util.function.Supplier;
 /// ```
 /// Edge tiles run the same micro-kernel into a scratch tile and copy its valid part. Packed panels
 /// and the scratch tile are per thread and reused, so a call allocates nothing. Tiny products take
-/// the same path: an 8×8×8 product costs about 0.3 µs here, of which packing is a fraction, and an
-/// unpacked loop (`m, p, n` order, tried first) was slower at every size from 8³ up (0.42 µs at
-/// 8³, 14 µs against 2.1 µs at 32³). C is the kernel's last output, which the epilogue then reads
-/// and overwrites in place (see [MatMulKernel]).
+/// [TinyProduct] instead, once C2 has compiled it: through packing and the register tile an
+/// 8×8×8 product costs about 0.3 µs, most of it an edge tile mostly empty (a scalar unpacked loop
+/// was no better: 0.42 µs at 8³). C is the kernel's last output, which the epilogue then reads and
+/// overwrites in place (see [MatMulKernel]).
 public final class MatMulFunction implements KernelFunction {
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
@@ -41,15 +42,29 @@ public final class MatMulFunction implements KernelFunction {
     private final int[] batchDims, epilogueInputs;
     private final int rows, columns, depth;
     private final Blocking blocking;
+    private final BooleanSupplier tiny;
+
+    /// Products of at most this many multiply-adds take [TinyProduct] (when warm): up to 32³ it
+    /// beats packing at every size measured (MatMulBench.Tiny, AMD EPYC AVX-512, 2026-11).
+    static final long TINY_WORK = 32 * 32 * 32;
 
     /// `tiles` gives the micro-kernel (of shape `tile`) to use for each block; `epilogue` runs
     /// [MatMulKernel#epilogue], or is null for a plain product.
     public MatMulFunction(MatMulKernel kernel, MicroKernelShape tile, Supplier<MicroKernel> tiles, KernelFunction epilogue) {
-        this(kernel, tile, tiles, epilogue, Blocking.of(tile, kernel.rows(), kernel.columns(), kernel.depth()));
+        this(kernel, tile, tiles, epilogue, Blocking.of(tile, kernel.rows(), kernel.columns(), kernel.depth()), tinyWhenWarm(kernel));
     }
 
-    /// With the given cache blocks (tests use tiny ones to reach every edge case on small matrices).
-    MatMulFunction(MatMulKernel kernel, MicroKernelShape tile, Supplier<MicroKernel> tiles, KernelFunction epilogue, Blocking blocking) {
+    private static BooleanSupplier tinyWhenWarm(MatMulKernel kernel) {
+        if ((long) kernel.rows() * kernel.columns() * kernel.depth() > TINY_WORK) return () -> false;
+        var tiles = MicroKernels.of(kernel.dtype());
+        tiles.tiny(); // starts its warm-up now, before the first call
+        return tiles::tiny;
+    }
+
+    /// With the given cache blocks (tests use tiny ones to reach every edge case on small matrices),
+    /// taking [TinyProduct] whenever `tiny` says so.
+    MatMulFunction(MatMulKernel kernel, MicroKernelShape tile, Supplier<MicroKernel> tiles, KernelFunction epilogue, Blocking blocking,
+                   BooleanSupplier tiny) {
         this.kernel = kernel;
         this.tile = tile;
         this.tiles = tiles;
@@ -62,17 +77,19 @@ public final class MatMulFunction implements KernelFunction {
         this.columns = kernel.columns();
         this.depth = kernel.depth();
         this.blocking = blocking;
+        this.tiny = tiny;
     }
 
     /// The function for `kernel` with this machine's micro-kernel, compiling the epilogue with `compile`.
     public static MatMulFunction of(MatMulKernel kernel, Function<Kernel, KernelFunction> compile) {
         var tiles = MicroKernels.of(kernel.dtype());
-        tiles.current(); // starts the vector tile's warm-up now, before the first call
-        return new MatMulFunction(kernel, tiles.shape(), tiles::current, kernel.plain() ? null : compile.apply(kernel.epilogue()));
+        var function = new MatMulFunction(kernel, tiles.shape(), tiles::current, kernel.plain() ? null : compile.apply(kernel.epilogue()));
+        tiles.current(); // starts the vector tile's warm-up now, before the first call (after the tiny product's, if this is one)
+        return function;
     }
 
     /// Which micro-kernel runs, for `explain()`.
-    public String tier() { return MicroKernels.of(kernel.dtype()).tier(); }
+    public String tier() { return tiny.getAsBoolean() ? "tiny product (no packing)" : MicroKernels.of(kernel.dtype()).tier(); }
 
     @Override
     public void run(Object[] buffers, int start, int end) {
@@ -102,6 +119,13 @@ public final class MatMulFunction implements KernelFunction {
         int aBase = left.base(batchDims, batch), bBase = right.base(batchDims, batch), cBase = batch * rows * columns;
         if (depth == 0) { // an empty sum: C is 0
             for (int m = 0; m < rows; m++) Scratch.zero(c, cBase + m * columns + first, cBase + m * columns + last);
+            epilogue(epilogueBuffers, batch, 0, rows, first, last);
+            return;
+        }
+        if (tiny.getAsBoolean()) {
+            int cAt = cBase + first;
+            if (a instanceof float[] af) TinyProduct.run(af, aBase, left, (float[]) b, bBase, right, (float[]) c, cAt, columns, rows, depth, first, last, SCRATCH);
+            else TinyProduct.run((double[]) a, aBase, left, (double[]) b, bBase, right, (double[]) c, cAt, columns, rows, depth, first, last, SCRATCH);
             epilogue(epilogueBuffers, batch, 0, rows, first, last);
             return;
         }

@@ -21,6 +21,8 @@ public final class MicroKernels {
     /// Steps of K per untimed warm-up call: C2 compiles after thousands of calls, and a short call
     /// costs the boxed (not yet compiled) vector tile microseconds instead of a millisecond.
     static final int SHORT_DEPTH = 2;
+    /// Warm-ups of [TinyProduct] before packing keeps serving tiny products for good.
+    static final int TINY_ATTEMPTS = 3;
 
     private static final ExecutorService WARMER = Executors.newSingleThreadExecutor(runnable -> {
         var thread = new Thread(runnable, "smelt-matmul-warm-up");
@@ -36,6 +38,8 @@ public final class MicroKernels {
     private volatile MicroKernel current;
     private volatile boolean warming;
     private volatile String tier = "scalar tile (vector tile not yet needed)";
+    private volatile boolean tiny, tinyWarming;
+    private int tinyAttempts; // written by the warm-up thread only
 
     private MicroKernels(MicroKernelShape shape) {
         this.shape = shape;
@@ -60,6 +64,28 @@ public final class MicroKernels {
 
     /// Which tile runs, for `explain()`.
     public String tier() { return tier; }
+
+    /// Whether tiny products take [TinyProduct]: once C2 has compiled it (boxed, before that, it
+    /// would be slower than packing). The first call starts its warm-up, on the same thread as the
+    /// vector tile's.
+    boolean tiny() {
+        if (!tinyWarming) startTinyWarmUp();
+        return tiny;
+    }
+
+    private synchronized void startTinyWarmUp() {
+        if (tinyWarming) return;
+        tinyWarming = true;
+        WARMER.execute(() -> {
+            try {
+                tiny = TinyProduct.warmUp(shape.dtype(), System.nanoTime() + WARM_UP_LIMIT_NANOS);
+                // A busy machine can starve the warm-up thread: a later call tries again, a few times.
+                if (!tiny && ++tinyAttempts < TINY_ATTEMPTS) tinyWarming = false;
+            } catch (RuntimeException | LinkageError e) {
+                tiny = false; // packing serves tiny products as well
+            }
+        });
+    }
 
     /// The generated vector tile, loaded now (for tests, which want it whether warm or not).
     public static MicroKernel vector(MicroKernelShape shape) {

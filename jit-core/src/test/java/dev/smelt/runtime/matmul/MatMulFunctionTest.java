@@ -61,13 +61,33 @@ class MatMulFunctionTest {
         check(seed, problem, schedule, VectorOnly::compile, "vector, machine blocking");
         check(seed, problem, schedule, tiny(shape, vector), "vector tile, tiny blocks");
         check(seed, problem, schedule, tiny(shape, scalar), "scalar tile, tiny blocks");
+        check(seed, problem, schedule, direct(shape), "tiny product");
+    }
+
+    /// The tiny path on every size from 1 to 33 (both species, masked tails, B in place and
+    /// copied), with the same transposes, batches and epilogues as above.
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void tinyProductsMatchTheInterpreter(long seed) {
+        var problem = problem(seed, random -> 1 + random.nextInt(33));
+        Schedule schedule = FusionPlanner.plan(problem.graph());
+        check(seed, problem, schedule, direct(MicroKernelShape.of(dtypeOf(problem.graph()))), "tiny product");
     }
 
     // Blocks of 3 steps of K, two tiles of rows and one of columns.
     private static Function<KernelForm, KernelFunction> tiny(MicroKernelShape shape, MicroKernel tile) {
         return kernel -> switch (kernel) {
             case MatMulKernel m -> new MatMulFunction(m, shape, () -> tile, m.plain() ? null : VectorOnly.compile(m.epilogue()),
-                    new Blocking(3, 2 * shape.rows(), shape.columns()));
+                    new Blocking(3, 2 * shape.rows(), shape.columns()), () -> false);
+            default -> VectorOnly.compile(kernel);
+        };
+    }
+
+    // Every product through TinyProduct, whatever its size and whether or not C2 has compiled it yet.
+    private static Function<KernelForm, KernelFunction> direct(MicroKernelShape shape) {
+        return kernel -> switch (kernel) {
+            case MatMulKernel m -> new MatMulFunction(m, shape, () -> { throw new AssertionError("packed path taken"); },
+                    m.plain() ? null : VectorOnly.compile(m.epilogue()), Blocking.of(shape, m.rows(), m.columns(), m.depth()), () -> true);
             default -> VectorOnly.compile(kernel);
         };
     }
@@ -96,10 +116,12 @@ class MatMulFunctionTest {
             if (Double.isFinite(values.get(i)) && Math.abs(values.get(i)) > 100) values.set(i, i % 7 - 3);
     }
 
-    static Problem problem(long seed) {
+    static Problem problem(long seed) { return problem(seed, MatMulFunctionTest::pick); }
+
+    static Problem problem(long seed, java.util.function.ToIntFunction<Random> size) {
         var random = new Random(seed);
         DType dtype = random.nextBoolean() ? DType.F32 : DType.F64;
-        int m = pick(random), n = pick(random), k = random.nextInt(12) == 0 ? 0 : pick(random);
+        int m = size.applyAsInt(random), n = size.applyAsInt(random), k = random.nextInt(12) == 0 ? 0 : size.applyAsInt(random);
         boolean transposeA = random.nextBoolean(), transposeB = random.nextBoolean();
         List<Integer> batchA = batch(random), batchB = random.nextInt(3) == 0 ? batch(random) : batchA;
         if (batchA.size() != batchB.size() || !broadcastable(batchA, batchB)) batchB = batchA;
