@@ -4,6 +4,7 @@ package dev.smelt.plan;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.IndexMap;
 import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.MatMulKernel;
 import dev.smelt.kernel.Schedule;
 import java.util.HashSet;
 import java.util.Set;
@@ -32,8 +33,9 @@ final class InPlace {
         // A matmul accumulates its product over K in its output while it still reads its operands.
         if (!(launch.kernel() instanceof Kernel kernel)) return false;
         var target = kernel.outputs().get(output);
+        if (target.perRow()) return rowSafe(launch, kernel, output, buffer);
         var identity = IndexMap.contiguous(kernel.space());
-        if (target.perRow() || !target.map().equals(identity)) return false;
+        if (!target.map().equals(identity)) return false;
         Set<Integer> aliases = new HashSet<>();
         for (int i = 0; i < kernel.inputs().size(); i++) {
             if (launch.buffers().get(i) != buffer) continue;
@@ -47,6 +49,71 @@ final class InPlace {
             if ((k > output || other.perRow()) && reads(kernel, other.value(), aliases)) return false;
         }
         return true;
+    }
+
+    /// A row output (a bias gradient's `b - lr·Σ dy`) over the input it reads once per row: safe
+    /// when both use the dense layout of the rows, so row `r` reads and writes position `r` only,
+    /// after its reductions and full outputs have read the row, and no row output written after
+    /// this one reads the input.
+    private static boolean rowSafe(Schedule.Launch launch, Kernel kernel, int output, int buffer) {
+        var rows = rowLayout(kernel);
+        var target = kernel.outputs().get(output);
+        if (!target.map().equals(rows)) return false;
+        Set<Integer> aliases = new HashSet<>();
+        for (int i = 0; i < kernel.inputs().size(); i++) {
+            if (launch.buffers().get(i) != buffer) continue;
+            var input = kernel.inputs().get(i);
+            if (!input.map().equals(rows) || input.dtype() != target.dtype()) return false;
+            aliases.add(i);
+        }
+        if (aliases.isEmpty()) return false;
+        for (int k = output + 1; k < kernel.outputs().size(); k++) {
+            var other = kernel.outputs().get(k);
+            if (other.perRow() && reads(kernel, other.value(), aliases)) return false;
+        }
+        return true;
+    }
+
+    /// Row `r` at position `r`: the outer axes' contiguous strides, 0 along the reduced axes.
+    private static IndexMap rowLayout(Kernel kernel) {
+        var strides = new java.util.ArrayList<Integer>();
+        int stride = 1;
+        for (int axis = kernel.space().rank() - 1; axis >= 0; axis--) {
+            boolean reduced = axis >= kernel.outerRank();
+            strides.addFirst(reduced ? 0 : stride);
+            if (!reduced) stride *= kernel.space().dim(axis);
+        }
+        return new IndexMap(0, strides);
+    }
+
+    /// Whether output `output` of `launch` may be written into the caller's array of input buffer
+    /// `buffer` (a donated argument, as an optimizer's parameter): what [#safe] allows, and also a
+    /// matmul's epilogue output that reads the input at its own point only, as `w - lr·(x@dy)` does.
+    /// That holds because the matmul runtime accumulates the product in a scratch array of its own
+    /// whenever the accumulator's array is one the epilogue reads (`MatMulFunction`), so the input
+    /// is only read, point for point, by the epilogue, which reads a point before writing it.
+    static boolean donatable(Schedule.Launch launch, int output, int buffer) {
+        if (!(launch.kernel() instanceof MatMulKernel matmul)) return safe(launch, output, buffer);
+        if (launch.buffers().get(matmul.left()) == buffer || launch.buffers().get(matmul.right()) == buffer) return false;
+        var target = matmul.outputs().get(output);
+        if (!target.map().equals(matmul.outputs().getLast().map())) return false;   // not the dense [batch…, M, N] layout
+        Set<Integer> aliases = new HashSet<>();
+        for (int i = 0; i < matmul.inputs().size(); i++) {
+            if (launch.buffers().get(i) != buffer) continue;
+            var input = matmul.inputs().get(i);
+            if (!input.map().equals(target.map()) || input.dtype() != target.dtype()) return false;
+            aliases.add(i);
+        }
+        if (aliases.isEmpty()) return false;
+        for (int k = output + 1; k < matmul.outputs().size(); k++)
+            if (readsDirectly(matmul.outputs().get(k).value(), aliases)) return false;
+        return true;
+    }
+
+    private static boolean readsDirectly(Expr expr, Set<Integer> inputs) {
+        var found = new boolean[1];
+        Expr.walk(expr, node -> { if (node instanceof Expr.Load load && inputs.contains(load.input())) found[0] = true; });
+        return found[0];
     }
 
     /// Whether `expr` loads one of `inputs`, counting what each [Expr.Element] it reads loads.
