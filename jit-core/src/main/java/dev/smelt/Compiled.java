@@ -236,9 +236,11 @@ public final class Compiled {
     public List<Tensor> applyInto(List<Tensor> outputs, Tensor... arguments) { return into("applyInto", false, outputs, arguments); }
 
     /// [#applyInto(List, Tensor...)] where an output may also be an argument or a captured tensor:
-    /// an update in place, as an optimizer step writes its parameters. Such results are computed into
-    /// scratch buffers and copied into the outputs after the whole program ran, so no kernel reads a
-    /// value already overwritten. (Until the memory plan writes them in place.)
+    /// an update in place, as an optimizer step writes its parameters. The program's memory plan
+    /// for that pattern of updates (made on first use) writes each such result straight into the
+    /// tensor's array where no later kernel reads the old value and its kernel reads it only at the
+    /// point it writes (`explain()` shows `in the array of input …`); any other such result is
+    /// computed into a scratch buffer and copied in after the whole program ran.
     public List<Tensor> applyUpdating(List<Tensor> outputs, Tensor... arguments) { return into("applyUpdating", true, outputs, arguments); }
 
     private List<Tensor> into(String op, boolean updating, List<Tensor> outputs, Tensor[] arguments) {

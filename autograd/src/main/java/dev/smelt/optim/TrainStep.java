@@ -24,8 +24,10 @@ import java.util.List;
 /// (rank-0 `f64`), the parameters and the optimizer state; its outputs are the loss, the new
 /// parameters and the new state, written back into the parameters' and state's own storage.
 ///
-/// Today the runtime computes those results into scratch buffers and copies them in after the
-/// program ran ([Compiled#applyUpdating]); the memory plan will write them in place.
+/// The memory plan writes each new parameter and state straight into its tensor's array where the
+/// old value is not read afterwards ([Compiled#applyUpdating]): SGD's `w - lr·g` runs in the
+/// epilogue of the gradient's matmul, over `w` itself; `explain()` lists the slots `in the array
+/// of input …`.
 /// A parameter the loss does not read is left untouched, as PyTorch skips parameters without a
 /// gradient. Not thread-safe (it mutates the parameters): [#apply] is synchronized.
 public final class TrainStep {

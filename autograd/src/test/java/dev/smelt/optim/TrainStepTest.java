@@ -155,6 +155,18 @@ class TrainStepTest {
         int kernels = Integer.parseInt(explained.replaceAll("(?s).*kernels: (\\d+).*", "$1"));
         int unfused = Integer.parseInt(explained.replaceAll("(?s).*kernels: \\d+ \\(unfused: (\\d+)\\).*", "$1"));
         assertTrue(kernels < unfused / 2, "kernels: " + kernels + " of " + unfused + " ops\n" + explained);
+        // 4 parameters, each with Adam's two moments: all 12 written in place, none copied in
+        assertEquals(12, explained.split("in the array of input", -1).length - 1, explained);
+    }
+
+    @Test
+    void sgdWritesEveryParameterInPlaceIncludingThoseUpdatedInAMatmulEpilogue() {
+        var model = new Sequential(new Linear(3, 8, new Generator(2)), new Activations.ReLU(), new Linear(8, 2, new Generator(3)));
+        var step = new SGD(model.parameters(), 0.05).compile((x, y) -> model.forward(x.to(DType.F32)).mseLoss(y.to(DType.F32)));
+        step.apply(X, Y);
+        String explained = step.explain();
+        assertEquals(4, explained.split("in the array of input", -1).length - 1, explained);
+        assertTrue(explained.matches("(?s).*matmul.*epilogue.*"), explained);
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.smelt.kernel.ElementHome;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.IndexMap;
 import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.MatMulKernel;
 import dev.smelt.kernel.Schedule;
 import java.util.HashSet;
 import java.util.Set;
@@ -26,8 +27,9 @@ import java.util.Set;
 ///   there while that reduction folds, nothing computed after that pass reads the input: no later
 ///   reduction, and no output (this one included) but through that element.
 ///
-/// Anything else — a view or broadcast of the input, a row output, a reduction that reads the
-/// input in another layout, any matmul — is refused.
+/// A row output may also overwrite an input it reads at its own row's position ([#rowSafe]), and a
+/// matmul's epilogue output a donated input ([#donatable]). Anything else — a view or broadcast of
+/// the input, a reduction that reads the input in another layout, any other matmul — is refused.
 final class InPlace {
     private InPlace() {}
 
@@ -36,8 +38,9 @@ final class InPlace {
         // A matmul accumulates its product over K in its output while it still reads its operands.
         if (!(launch.kernel() instanceof Kernel kernel)) return false;
         var target = kernel.outputs().get(output);
+        if (target.perRow()) return rowSafe(launch, kernel, output, buffer);
         var identity = IndexMap.contiguous(kernel.space());
-        if (target.perRow() || !target.map().equals(identity)) return false;
+        if (!target.map().equals(identity)) return false;
         Set<Integer> aliases = new HashSet<>();
         for (int i = 0; i < kernel.inputs().size(); i++) {
             if (launch.buffers().get(i) != buffer) continue;
@@ -53,6 +56,71 @@ final class InPlace {
         for (int kept = 0; kept < kernel.reductions().size(); kept++)
             if (ElementHome.of(kernel, kept) == output && readAfterFolding(kernel, kept, aliases)) return false;
         return true;
+    }
+
+    /// A row output (a bias gradient's `b - lr·Σ dy`) over the input it reads once per row: safe
+    /// when both use the dense layout of the rows, so row `r` reads and writes position `r` only,
+    /// after its reductions and full outputs have read the row, and no row output written after
+    /// this one reads the input.
+    private static boolean rowSafe(Schedule.Launch launch, Kernel kernel, int output, int buffer) {
+        var rows = rowLayout(kernel);
+        var target = kernel.outputs().get(output);
+        if (!target.map().equals(rows)) return false;
+        Set<Integer> aliases = new HashSet<>();
+        for (int i = 0; i < kernel.inputs().size(); i++) {
+            if (launch.buffers().get(i) != buffer) continue;
+            var input = kernel.inputs().get(i);
+            if (!input.map().equals(rows) || input.dtype() != target.dtype()) return false;
+            aliases.add(i);
+        }
+        if (aliases.isEmpty()) return false;
+        for (int k = output + 1; k < kernel.outputs().size(); k++) {
+            var other = kernel.outputs().get(k);
+            if (other.perRow() && reads(kernel, other.value(), aliases, -1)) return false;
+        }
+        return true;
+    }
+
+    /// Row `r` at position `r`: the outer axes' contiguous strides, 0 along the reduced axes.
+    private static IndexMap rowLayout(Kernel kernel) {
+        var strides = new java.util.ArrayList<Integer>();
+        int stride = 1;
+        for (int axis = kernel.space().rank() - 1; axis >= 0; axis--) {
+            boolean reduced = axis >= kernel.outerRank();
+            strides.addFirst(reduced ? 0 : stride);
+            if (!reduced) stride *= kernel.space().dim(axis);
+        }
+        return new IndexMap(0, strides);
+    }
+
+    /// Whether output `output` of `launch` may be written into the caller's array of input buffer
+    /// `buffer` (a donated argument, as an optimizer's parameter): what [#safe] allows, and also a
+    /// matmul's epilogue output that reads the input at its own point only, as `w - lr·(x@dy)` does.
+    /// That holds because the matmul runtime accumulates the product in a scratch array of its own
+    /// whenever the accumulator's array is one the epilogue reads (`MatMulFunction`), so the input
+    /// is only read, point for point, by the epilogue, which reads a point before writing it.
+    static boolean donatable(Schedule.Launch launch, int output, int buffer) {
+        if (!(launch.kernel() instanceof MatMulKernel matmul)) return safe(launch, output, buffer);
+        if (launch.buffers().get(matmul.left()) == buffer || launch.buffers().get(matmul.right()) == buffer) return false;
+        var target = matmul.outputs().get(output);
+        if (!target.map().equals(matmul.outputs().getLast().map())) return false;   // not the dense [batch…, M, N] layout
+        Set<Integer> aliases = new HashSet<>();
+        for (int i = 0; i < matmul.inputs().size(); i++) {
+            if (launch.buffers().get(i) != buffer) continue;
+            var input = matmul.inputs().get(i);
+            if (!input.map().equals(target.map()) || input.dtype() != target.dtype()) return false;
+            aliases.add(i);
+        }
+        if (aliases.isEmpty()) return false;
+        for (int k = output + 1; k < matmul.outputs().size(); k++)
+            if (readsDirectly(matmul.outputs().get(k).value(), aliases)) return false;
+        return true;
+    }
+
+    private static boolean readsDirectly(Expr expr, Set<Integer> inputs) {
+        var found = new boolean[1];
+        Expr.walk(expr, node -> { if (node instanceof Expr.Load load && inputs.contains(load.input())) found[0] = true; });
+        return found[0];
     }
 
     /// Whether a reduction after `kept`, or any output, reads one of `inputs` other than through

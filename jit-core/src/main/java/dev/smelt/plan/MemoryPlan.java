@@ -18,10 +18,14 @@ import java.util.stream.Collectors;
 public record MemoryPlan(List<Slot> slots, List<Integer> slotOf, long unplannedBytes) {
     /// An array of `size` elements of `dtype`: a Java array holds one primitive type, so only values
     /// of that dtype share it; a smaller value uses its first elements (kernels touch only those).
-    public record Slot(DType dtype, int size, int output, List<Tenant> tenants) {
+    /// `donor` is the input (its position among the schedule's inputs) whose array the returned
+    /// slot is given, or −1 ([MemoryPlanner] on donations).
+    public record Slot(DType dtype, int size, int output, int donor, List<Tenant> tenants) {
         public Slot { tenants = List.copyOf(tenants); }
 
         public boolean returned() { return output >= 0; }
+
+        public boolean donated() { return donor >= 0; }
 
         public long bytes() { return (long) size * dtype.bytes(); }
     }
@@ -68,6 +72,7 @@ public record MemoryPlan(List<Slot> slots, List<Integer> slotOf, long unplannedB
         for (int s = 0; s < slots.size(); s++) {
             var slot = slots.get(s);
             String owner = slot.returned() ? " returned as " + slot.tenants().getLast().label() : "";
+            if (slot.donated()) owner += " in the array of input " + slot.donor();
             text.append("slot %d %s[%d]%s: ".formatted(s, slot.dtype(), slot.size(), owner))
                     .append(slot.tenants().stream().map(Tenant::toString).collect(Collectors.joining(", "))).append('\n');
         }

@@ -6,6 +6,7 @@ import dev.smelt.kernel.Schedule;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 
 /// Assigns every buffer of a [Schedule] to a slot ([MemoryPlan]) by one walk over the launches in
 /// order, placing each value when its first writer runs. The first choice that fits wins:
@@ -19,12 +20,19 @@ import java.util.List;
 ///
 /// Greedy, like the linear-scan register allocators it borrows from: optimal packing of values of
 /// different sizes is NP-hard, and chains (the common case) come out optimal.
+///
+/// *Donations* (JAX's `donate_argnums`): a caller that will pass an input's own array as the
+/// array of an output (an optimizer writing its parameters) asks for the output to be computed in
+/// place there. The planner grants it when no launch reads the input after the output's writer and
+/// that writer may overwrite it ([InPlace#donatable]); the donated slot then holds only values
+/// written after the input's last read. A refused donation is computed aside and copied in.
 public final class MemoryPlanner {
     /// A slot while it is being filled.
     private static final class Draft {
         final DType dtype;
         final int output, writer;
         int size;
+        int donor = -1, donorEnd = -1;   // the donated input's position among the schedule's inputs, and its last reader
         final List<MemoryPlan.Tenant> tenants = new ArrayList<>();
 
         Draft(DType dtype, int size, int output, int writer) {
@@ -49,9 +57,13 @@ public final class MemoryPlanner {
         this.home = new Draft[schedule.buffers().size()];
     }
 
-    public static MemoryPlan plan(Schedule schedule) {
+    public static MemoryPlan plan(Schedule schedule) { return plan(schedule, Map.of()); }
+
+    /// The plan with `donations`: output index → the index of the input whose array it will be given.
+    public static MemoryPlan plan(Schedule schedule, Map<Integer, Integer> donations) {
         var planner = new MemoryPlanner(schedule);
         planner.openReturnedSlots();
+        donations.forEach(planner::donate);
         for (int l = 0; l < schedule.launches().size(); l++) {
             var writes = Lifetime.writes(schedule.launches().get(l));
             for (int output = 0; output < writes.size(); output++) planner.place(l, output, writes.get(output));
@@ -67,6 +79,20 @@ public final class MemoryPlanner {
             returned.add(draft);
             home[buffer] = draft;
         }
+    }
+
+    /// Gives output `output` the array of input `input` if its writer may overwrite it there.
+    private void donate(int output, int input) {
+        int buffer = schedule.outputs().get(output).buffer(), donor = schedule.inputs().get(input);
+        Draft slot = home[buffer];
+        Lifetime value = lifetimes.get(buffer), read = lifetimes.get(donor);
+        if (slot == null || slot.output != buffer || slot.donor >= 0 || value.writers() != 1 || read.returned()) return;
+        if (dtype(buffer) != dtype(donor) || size(buffer) != size(donor)) return;
+        if (returned.stream().anyMatch(other -> other.donor == input)) return;
+        var writer = schedule.launches().get(value.start());
+        if (read.end() > value.start() || read.end() == value.start() && !InPlace.donatable(writer, Lifetime.writes(writer).indexOf(buffer), donor)) return;
+        slot.donor = input;
+        slot.donorEnd = read.end();
     }
 
     /// Places buffer `buffer`, output `output` of launch `l`, when `l` is its first writer.
@@ -109,7 +135,7 @@ public final class MemoryPlanner {
     private boolean canHost(Draft slot, int buffer) {
         if (slot.output < 0) return true;
         Lifetime value = lifetimes.get(buffer), output = lifetimes.get(slot.output);
-        if (size(buffer) > slot.size) return false;
+        if (size(buffer) > slot.size || value.start() <= slot.donorEnd) return false;
         if (value.end() < slot.writer) return true;
         if (value.end() > slot.writer || output.writers() != 1) return false;
         var launch = schedule.launches().get(slot.writer);
@@ -119,7 +145,7 @@ public final class MemoryPlanner {
     private MemoryPlan build() {
         var drafts = new ArrayList<>(arena);
         drafts.addAll(returned);
-        var slots = drafts.stream().map(d -> new MemoryPlan.Slot(d.dtype, d.size, d.output, d.tenants)).toList();
+        var slots = drafts.stream().map(d -> new MemoryPlan.Slot(d.dtype, d.size, d.output, d.donor, d.tenants)).toList();
         var slotOf = new ArrayList<Integer>();
         long unplanned = 0;
         for (int b = 0; b < home.length; b++) {

@@ -33,7 +33,7 @@ public final class Explain {
         long unfused = unfusedBytes(graph);
         text.append("bytes moved: %,d fused vs %,d unfused (%,d saved)%n".formatted(moved, unfused, Math.max(0, unfused - moved)));
         text.append(intermediateTraffic(graph, schedule));
-        text.append(program.memory());
+        text.append(program.updatingMemory());
         return text.toString();
     }
 

@@ -9,7 +9,10 @@ import dev.smelt.plan.MemoryPlan;
 import dev.smelt.plan.MemoryPlanner;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
 
@@ -18,20 +21,65 @@ import java.util.function.Function;
 /// every pooled arena is in use by another thread, allocates the returned slots, binds the inputs,
 /// runs the launches in order, gives the arena back and returns the output buffers (which the
 /// caller then owns). Safe to call from several threads at once: an arena serves one call at a time.
+///
+/// A call whose outputs are given and some of them are inputs' own arrays (an optimizer updating
+/// its parameters) runs on a plan made for that pattern of donations, built on first use: each
+/// donation the planner grants is computed in place; the others are computed aside and copied in.
 public final class Program {
     /// Idle arenas kept per program: one per core serves as many concurrent calls as can run at
     /// once; calls beyond that allocate an arena and drop it afterwards.
     static final int ARENAS = Runtime.getRuntime().availableProcessors();
 
     private final Schedule schedule;
-    private final MemoryPlan memory;
+    private final Layout plain;
+    private final Map<Map<Integer, Integer>, Layout> donating = new ConcurrentHashMap<>();
+    private volatile Layout lastDonating;
     private final List<KernelFunction> functions;
     private final Executor executor;
-    private final AtomicReferenceArray<Object[]> arenas = new AtomicReferenceArray<>(ARENAS);
     private final Call[] calls;
-    private final int[] slotOf, firstBuffer, inputBuffers;
-    /// The arena when every slot is returned (a one-kernel program): empty, shared by every call.
-    private final Object[] noIntermediates;
+    private final int[] inputBuffers;
+
+    /// A memory plan worked out for calls: each buffer's slot, the first buffer of each slot, and a
+    /// pool of idle arenas taking no lock (a tiny call's whole budget is a few dozen nanoseconds).
+    private static final class Layout {
+        final MemoryPlan memory;
+        final int[] slotOf, firstBuffer;
+        /// The arena when every slot is returned (a one-kernel program): empty, shared by every call.
+        final Object[] noIntermediates;
+        final AtomicReferenceArray<Object[]> arenas = new AtomicReferenceArray<>(ARENAS);
+
+        Layout(MemoryPlan memory, int buffers) {
+            this.memory = memory;
+            this.slotOf = new int[buffers];
+            this.firstBuffer = new int[memory.slots().size()];
+            Arrays.fill(firstBuffer, -1);
+            for (int b = 0; b < buffers; b++) {
+                slotOf[b] = memory.slot(b);
+                if (slotOf[b] >= 0 && firstBuffer[slotOf[b]] < 0) firstBuffer[slotOf[b]] = b;
+            }
+            this.noIntermediates = memory.slots().stream().allMatch(MemoryPlan.Slot::returned) ? memory.newArena() : null;
+        }
+
+        Object allocate(int slot) {
+            var s = memory.slots().get(slot);
+            return Storage.allocate(s.dtype(), s.size()).array();
+        }
+
+        // A pooled arena, or a new one when every pooled arena is in use.
+        Object[] takeArena() {
+            if (noIntermediates != null) return noIntermediates;
+            for (int i = 0; i < ARENAS; i++) {
+                Object[] arena = arenas.getAndSet(i, null);
+                if (arena != null) return arena;
+            }
+            return memory.newArena();
+        }
+
+        void giveBack(Object[] arena) {
+            if (arena == noIntermediates) return;
+            for (int i = 0; i < ARENAS; i++) if (arenas.compareAndSet(i, null, arena)) return;
+        }
+    }
 
     /// One launch as a call runs it, worked out once: a tiny program's calls cost no more than its
     /// kernels (MatMulBench.Tiny's `overhead`).
@@ -53,7 +101,7 @@ public final class Program {
 
     public Program(Schedule schedule, Function<KernelForm, KernelFunction> compile, Executor executor) {
         this.schedule = schedule;
-        this.memory = Dump.after("memory", MemoryPlanner.plan(schedule));
+        this.plain = new Layout(Dump.after("memory", MemoryPlanner.plan(schedule)), schedule.buffers().size());
         this.functions = schedule.launches().stream().map(launch -> compile.apply(launch.kernel())).toList();
         this.executor = executor;
         this.calls = new Call[functions.size()];
@@ -62,35 +110,36 @@ public final class Program {
             int[] buffers = launch.buffers().stream().mapToInt(Integer::intValue).toArray();
             calls[l] = new Call(functions.get(l), buffers, launch.kernel(), schedule.buffers().size());
         }
-        this.slotOf = new int[schedule.buffers().size()];
-        this.firstBuffer = new int[memory.slots().size()];
-        Arrays.fill(firstBuffer, -1);
-        for (int b = 0; b < slotOf.length; b++) {
-            slotOf[b] = memory.slot(b);
-            if (slotOf[b] >= 0 && firstBuffer[slotOf[b]] < 0) firstBuffer[slotOf[b]] = b;
-        }
         this.inputBuffers = schedule.inputs().stream().mapToInt(Integer::intValue).toArray();
-        this.noIntermediates = memory.slots().stream().allMatch(MemoryPlan.Slot::returned) ? memory.newArena() : null;
     }
 
     public Schedule schedule() { return schedule; }
 
-    public MemoryPlan memory() { return memory; }
+    /// The memory plan of calls that update no input in place.
+    public MemoryPlan memory() { return plain.memory; }
+
+    /// The memory plan of the latest call that updated inputs in place, else [#memory()].
+    public MemoryPlan updatingMemory() {
+        Layout layout = lastDonating;
+        return (layout == null ? plain : layout).memory;
+    }
 
     public List<KernelFunction> functions() { return functions; }
 
     public List<Storage> run(List<Storage> inputs) { return run(inputs, null); }
 
     /// Runs with the outputs written into `outputs` (dense, of the outputs' dtypes and sizes), or into
-    /// fresh buffers when `outputs` is null. An output that is also an input's array (an update in
-    /// place) is computed into a scratch buffer and copied in after every launch has run.
+    /// fresh buffers when `outputs` is null. An output whose array is also an input's is written in
+    /// place where its plan's donation was granted; otherwise it is computed into a scratch buffer
+    /// and copied in after every launch has run.
     public List<Storage> run(List<Storage> inputs, List<Storage> outputs) {
         if (inputs.size() != schedule.inputs().size())
             throw new IllegalArgumentException("expected " + schedule.inputs().size() + " inputs, got " + inputs.size());
-        Object[] arena = takeArena();
-        Object[] arrays = new Object[slotOf.length];
+        Layout layout = layout(inputs, outputs);
+        Object[] arena = layout.takeArena();
+        Object[] arrays = new Object[layout.slotOf.length];
         try {
-            var copies = bind(inputs, outputs, arena, arrays);
+            var copies = bind(layout, inputs, outputs, arena, arrays);
             launch(arrays);
             // Sources first: a result that is an input must be read before another result overwrites it.
             Object[] sources = new Object[copies.size()];
@@ -102,7 +151,7 @@ public final class Program {
             for (int c = 0; c < copies.size(); c++)
                 System.arraycopy(sources[c], 0, outputs.get(copies.get(c)).array(), 0, outputs.get(copies.get(c)).size());
         } finally {
-            giveBack(arena);
+            layout.giveBack(arena);
         }
         if (outputs != null) return outputs;
         if (schedule.outputs().size() == 1) return List.of(Storage.wrapArray(arrays[schedule.outputs().getFirst().buffer()]));
@@ -117,17 +166,18 @@ public final class Program {
     public Object runOne(Storage[] inputs) {
         if (schedule.outputs().size() != 1) throw new IllegalStateException("the program has " + schedule.outputs().size() + " outputs");
         if (inputs.length != inputBuffers.length) throw new IllegalArgumentException("expected " + inputBuffers.length + " inputs, got " + inputs.length);
-        Object[] arrays = new Object[slotOf.length];
+        Layout layout = plain;
+        Object[] arrays = new Object[layout.slotOf.length];
         for (int i = 0; i < inputs.length; i++) arrays[inputBuffers[i]] = bind(i, inputs[i]);
-        Object[] arena = takeArena();
+        Object[] arena = layout.takeArena();
         try {
             for (int b = 0; b < arrays.length; b++) {
-                int slot = slotOf[b];
-                if (slot >= 0) arrays[b] = arena[slot] != null ? arena[slot] : firstBuffer[slot] == b ? allocate(slot) : arrays[firstBuffer[slot]];
+                int slot = layout.slotOf[b];
+                if (slot >= 0) arrays[b] = arena[slot] != null ? arena[slot] : layout.firstBuffer[slot] == b ? layout.allocate(slot) : arrays[layout.firstBuffer[slot]];
             }
             launch(arrays);
         } finally {
-            giveBack(arena);
+            layout.giveBack(arena);
         }
         return arrays[schedule.outputs().getFirst().buffer()];
     }
@@ -136,45 +186,40 @@ public final class Program {
         for (Call call : calls) executor.run(call.function(), call.bind(arrays), call.rows(), call.work(), call.granule());
     }
 
-    private Object allocate(int slot) {
-        var s = memory.slots().get(slot);
-        return Storage.allocate(s.dtype(), s.size()).array();
-    }
-
-    // A pooled arena, or a new one when every pooled arena is in use. The pool takes no lock, and a
-    // program without intermediates skips it: a tiny call's whole budget is a few dozen nanoseconds.
-    private Object[] takeArena() {
-        if (noIntermediates != null) return noIntermediates;
-        for (int i = 0; i < ARENAS; i++) {
-            Object[] arena = arenas.getAndSet(i, null);
-            if (arena != null) return arena;
-        }
-        return memory.newArena();
-    }
-
-    private void giveBack(Object[] arena) {
-        if (arena == noIntermediates) return;
-        for (int i = 0; i < ARENAS; i++) if (arenas.compareAndSet(i, null, arena)) return;
+    /// The plain layout, or the one planned for the outputs that are given inputs' arrays.
+    private Layout layout(List<Storage> inputs, List<Storage> outputs) {
+        if (outputs == null) return plain;
+        var donations = new HashMap<Integer, Integer>();
+        for (int o = 0; o < outputs.size(); o++)
+            for (int i = 0; i < inputs.size(); i++)
+                if (inputs.get(i).array() == outputs.get(o).array()) { donations.put(o, i); break; }
+        if (donations.isEmpty()) return plain;
+        Layout layout = donating.computeIfAbsent(Map.copyOf(donations),
+                d -> new Layout(Dump.after("memory", MemoryPlanner.plan(schedule, d)), schedule.buffers().size()));
+        lastDonating = layout;
+        return layout;
     }
 
     /// Fills `arrays` (one per buffer): inputs are the caller's arrays, other buffers their slot's
     /// array, from `arena` or, for a returned slot, the caller's output or a fresh array. Returns
     /// the outputs to copy after the run: those that are an input or repeat an earlier output, and
-    /// those whose target is an input's array (an update in place: written after every kernel ran).
-    private List<Integer> bind(List<Storage> inputs, List<Storage> outputs, Object[] arena, Object[] arrays) {
+    /// those whose target is an input's array that the plan does not update in place.
+    private List<Integer> bind(Layout layout, List<Storage> inputs, List<Storage> outputs, Object[] arena, Object[] arrays) {
         for (int i = 0; i < inputs.size(); i++) arrays[schedule.inputs().get(i)] = bind(i, inputs.get(i));
         Object[] slots = arena.clone();
         List<Integer> copies = outputs == null ? List.of() : new ArrayList<>();
         for (int o = 0; outputs != null && o < outputs.size(); o++) {
-            int slot = slotOf[schedule.outputs().get(o).buffer()];
+            int slot = layout.slotOf[schedule.outputs().get(o).buffer()];
             Object target = outputs.get(o).array();
-            if (slot < 0 || slots[slot] != null || inputs.stream().anyMatch(in -> in.array() == target)) copies.add(o);
+            var planned = slot < 0 ? null : layout.memory.slots().get(slot);
+            boolean donated = planned != null && planned.donated() && inputs.get(planned.donor()).array() == target;
+            if (slot < 0 || slots[slot] != null || !donated && inputs.stream().anyMatch(in -> in.array() == target)) copies.add(o);
             else slots[slot] = target;
         }
         for (int s = 0; s < slots.length; s++)
-            if (slots[s] == null) slots[s] = allocate(s);
+            if (slots[s] == null) slots[s] = layout.allocate(s);
         for (int b = 0; b < arrays.length; b++)
-            if (slotOf[b] >= 0) arrays[b] = slots[slotOf[b]];
+            if (layout.slotOf[b] >= 0) arrays[b] = slots[layout.slotOf[b]];
         return copies;
     }
 

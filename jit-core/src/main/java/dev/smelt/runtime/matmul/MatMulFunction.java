@@ -91,9 +91,13 @@ public final class MatMulFunction implements KernelFunction {
     /// Which micro-kernel runs, for `explain()`.
     public String tier() { return tiny.getAsBoolean() ? "tiny product (no packing)" : MicroKernels.of(kernel.dtype()).tier(); }
 
+    /// Accumulates in C, the last output, unless the epilogue reads an input in C's array (a
+    /// parameter updated in place, `w - lr·(x@dy)`, see `InPlace.donatable`): then in a scratch
+    /// array of this thread, as large as C, so the epilogue still reads the input's old values.
     @Override
     public void run(Object[] buffers, int start, int end) {
         Object a = buffers[kernel.left()], b = buffers[kernel.right()], c = buffers[buffers.length - 1];
+        if (epilogue != null && readsOwnOutput(buffers, c)) c = SCRATCH.get().accumulator(tile.dtype(), kernel.result().size());
         Object[] epilogueBuffers = epilogue == null ? null : epilogueBuffers(buffers, c);
         int units = kernel.unitsPerBatch();
         for (int unit = start; unit < end; ) {
@@ -103,6 +107,11 @@ public final class MatMulFunction implements KernelFunction {
             columnsOf(batch, first, last, a, b, c, epilogueBuffers);
             unit = stop;
         }
+    }
+
+    private boolean readsOwnOutput(Object[] buffers, Object c) {
+        for (int input : epilogueInputs) if (buffers[input] == c) return true;
+        return false;
     }
 
     // The epilogue's inputs, the accumulator C, then the outputs (see MatMulKernel.epilogue).

@@ -3,16 +3,19 @@ package dev.smelt.runtime.matmul;
 
 import dev.smelt.ir.DType;
 
-/// One thread's packing buffers and edge tile, grown on demand and reused by every matmul the
+/// One thread's packing buffers, edge tile and (for an epilogue updating an input in place) product
+/// accumulator, grown on demand and reused by every matmul the
 /// thread runs, so a call allocates nothing once warm.
 final class Scratch {
-    private Object left, right, edge;
+    private Object left, right, edge, accumulator;
 
     Object packedLeft(DType dtype, int length) { return left = fit(left, dtype, length); }
 
     Object packedRight(DType dtype, int length) { return right = fit(right, dtype, length); }
 
     Object edge(DType dtype, int length) { return edge = fit(edge, dtype, length); }
+
+    Object accumulator(DType dtype, int length) { return accumulator = fit(accumulator, dtype, length); }
 
     private static Object fit(Object array, DType dtype, int length) {
         if (dtype == DType.F32) return array instanceof float[] f && f.length >= length ? f : new float[length];
