@@ -259,7 +259,7 @@ final class LoopEmitter {
         if (reduction.op().isArg()) {
             scalar.emit(reduction.value());
             code.store(accumulator, layout.candidate());
-            argUpdate(reduction.op(), accumulator, slot, layout.bestIndices().get(k));
+            ArgUpdate.emit(code, layout.candidate(), layout.axis(space.inner()), reduction.op(), accumulator, slot, layout.bestIndices().get(k));
             return;
         }
         boolean kept = scalar.keeps(k);
@@ -274,42 +274,6 @@ final class LoopEmitter {
         if (accumulator != valueType) code.op(F2D);
         combine(reduction.op(), accumulator);
         code.store(accumulator, slot);
-    }
-
-    // if (j == 0 || best == best && (v != v || v > best)) { best = v; index = j; }   (NaN is the extreme; the first wins ties)
-    private void argUpdate(ReduceOp op, Type type, int best, int index) {
-        int j = layout.axis(space.inner());
-        Runnable take = () -> {
-            code.load(type, layout.candidate());
-            code.store(type, best);
-            code.loadInt(j);
-            code.storeInt(index);
-        };
-        boolean max = op == ReduceOp.ARGMAX;
-        code.loadInt(j);
-        code.ifElse(IFNE, take, () -> {
-            if (type == Type.INT_TYPE) {
-                code.load(type, layout.candidate());
-                code.load(type, best);
-                code.ifThen(max ? IF_ICMPLE : IF_ICMPGE, take);
-                return;
-            }
-            int compareLess = type == Type.FLOAT_TYPE ? FCMPL : DCMPL, compareGreater = type == Type.FLOAT_TYPE ? FCMPG : DCMPG;
-            code.load(type, best);
-            code.load(type, best);
-            code.op(compareLess);
-            code.ifThen(IFNE, () -> {
-                code.load(type, layout.candidate());
-                code.load(type, layout.candidate());
-                code.op(compareLess);
-                code.ifElse(IFEQ, take, () -> {
-                    code.load(type, layout.candidate());
-                    code.load(type, best);
-                    code.op(max ? compareLess : compareGreater);
-                    code.ifThen(max ? IFLE : IFGE, take);
-                });
-            });
-        });
     }
 
     private void combine(ReduceOp op, Type accumulator) {
