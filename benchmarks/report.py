@@ -191,7 +191,7 @@ def calibration(checks, rows):
     weights = [("READ_NS_PER_BYTE", None if "read" not in t else t["read"] / CALIBRATION_BYTES),
                ("WRITE_NS_PER_BYTE", per("copy", "read", CALIBRATION_BYTES)),
                ("LAUNCH_NS", t.get("launch")),
-               ("STRIDED_READ_NS_PER_BYTE", None if "column" not in t else t["column"] / (4 << 20)),
+               ("STRIDED_READ_NS_PER_BYTE", None if "gather" not in t else t["gather"] / (64 << 10)),
                ("CHEAP_NS", per("add8", "neg", CACHED, 8)),
                ("DIVIDE_NS", per("div", "neg", CACHED)),
                ("EXP_NS", per("exp", "neg", CACHED)),

@@ -21,12 +21,12 @@ public final class CostModel {
     static final double READ_NS_PER_BYTE = 0.040;
     /// Reading one byte through a stride along the inner loop (a column of a row-major matrix) that
     /// generated code cannot turn into a column reduction ([ColumnReads]): each element comes from
-    /// another cache line. Measured by `CalibrationBench.column` (a column sum of [1024,1024] f32)
-    /// over its bytes before column reductions were vectorised; `CalibrationBench.gather` measures
-    /// such reads now. A column reduction is priced at READ_NS_PER_BYTE: `CalibrationBench.column`
-    /// went from 3.47 to 0.094 ms per call (0.83 to 0.022 ns per byte) on 2026-11-22, below the
-    /// streaming rate since its 4 MiB stay in cache (medians of three interleaved JMH runs each).
-    static final double STRIDED_READ_NS_PER_BYTE = 0.84;
+    /// another cache line. `CalibrationBench.gather` (a sum down every 64th column of [1024,1024]
+    /// f32: 74.1 µs for 64 KiB, quiet machine, 2026-11-22). A column reduction is priced at
+    /// READ_NS_PER_BYTE: `CalibrationBench.column` went from 3.47 to 0.094 ms per call (0.83 to 0.022
+    /// ns per byte) on 2026-11-22, below the streaming rate since its 4 MiB stay in cache (medians
+    /// of three interleaved JMH runs each).
+    static final double STRIDED_READ_NS_PER_BYTE = 1.13;
     /// Streaming write of one byte, with the read-for-ownership of its cache line:
     /// `CalibrationBench.copy` minus `read`.
     static final double WRITE_NS_PER_BYTE = 0.052;
