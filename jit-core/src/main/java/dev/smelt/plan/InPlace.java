@@ -8,6 +8,7 @@ import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.MatMulKernel;
 import dev.smelt.kernel.Schedule;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 /// Whether a launch may write one of its outputs into the array of a buffer it reads, so that the
@@ -41,13 +42,7 @@ final class InPlace {
         if (target.perRow()) return rowSafe(launch, kernel, output, buffer);
         var identity = IndexMap.contiguous(kernel.space());
         if (!target.map().equals(identity)) return false;
-        Set<Integer> aliases = new HashSet<>();
-        for (int i = 0; i < kernel.inputs().size(); i++) {
-            if (launch.buffers().get(i) != buffer) continue;
-            var input = kernel.inputs().get(i);
-            if (!input.map().equals(identity) || input.dtype() != target.dtype()) return false;
-            aliases.add(i);
-        }
+        var aliases = aliases(launch, kernel.inputs(), buffer, target);
         if (aliases.isEmpty()) return false;
         for (int k = 0; k < kernel.outputs().size(); k++) {
             var other = kernel.outputs().get(k);
@@ -66,19 +61,26 @@ final class InPlace {
         var rows = rowLayout(kernel);
         var target = kernel.outputs().get(output);
         if (!target.map().equals(rows)) return false;
-        Set<Integer> aliases = new HashSet<>();
-        for (int i = 0; i < kernel.inputs().size(); i++) {
-            if (launch.buffers().get(i) != buffer) continue;
-            var input = kernel.inputs().get(i);
-            if (!input.map().equals(rows) || input.dtype() != target.dtype()) return false;
-            aliases.add(i);
-        }
+        var aliases = aliases(launch, kernel.inputs(), buffer, target);
         if (aliases.isEmpty()) return false;
         for (int k = output + 1; k < kernel.outputs().size(); k++) {
             var other = kernel.outputs().get(k);
             if (other.perRow() && reads(kernel, other.value(), aliases, -1)) return false;
         }
         return true;
+    }
+
+    /// The inputs bound to `buffer`, each read through `target`'s own map and dtype (so every point
+    /// reads only what it then writes); none if any binding reads it another way.
+    private static Set<Integer> aliases(Schedule.Launch launch, List<Kernel.Input> inputs, int buffer, Kernel.Output target) {
+        Set<Integer> aliases = new HashSet<>();
+        for (int i = 0; i < inputs.size(); i++) {
+            if (launch.buffers().get(i) != buffer) continue;
+            var input = inputs.get(i);
+            if (!input.map().equals(target.map()) || input.dtype() != target.dtype()) return Set.of();
+            aliases.add(i);
+        }
+        return aliases;
     }
 
     /// Row `r` at position `r`: the outer axes' contiguous strides, 0 along the reduced axes.
@@ -104,13 +106,7 @@ final class InPlace {
         if (launch.buffers().get(matmul.left()) == buffer || launch.buffers().get(matmul.right()) == buffer) return false;
         var target = matmul.outputs().get(output);
         if (!target.map().equals(matmul.outputs().getLast().map())) return false;   // not the dense [batch…, M, N] layout
-        Set<Integer> aliases = new HashSet<>();
-        for (int i = 0; i < matmul.inputs().size(); i++) {
-            if (launch.buffers().get(i) != buffer) continue;
-            var input = matmul.inputs().get(i);
-            if (!input.map().equals(target.map()) || input.dtype() != target.dtype()) return false;
-            aliases.add(i);
-        }
+        var aliases = aliases(launch, matmul.inputs(), buffer, target);
         if (aliases.isEmpty()) return false;
         for (int k = output + 1; k < matmul.outputs().size(); k++)
             if (readsDirectly(matmul.outputs().get(k).value(), aliases)) return false;

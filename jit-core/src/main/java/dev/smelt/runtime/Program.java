@@ -189,11 +189,15 @@ public final class Program {
     /// The plain layout, or the one planned for the outputs that are given inputs' arrays.
     private Layout layout(List<Storage> inputs, List<Storage> outputs) {
         if (outputs == null) return plain;
-        var donations = new HashMap<Integer, Integer>();
+        Map<Integer, Integer> donations = null;   // applyInto's calls (no output is an input) allocate nothing here
         for (int o = 0; o < outputs.size(); o++)
             for (int i = 0; i < inputs.size(); i++)
-                if (inputs.get(i).array() == outputs.get(o).array()) { donations.put(o, i); break; }
-        if (donations.isEmpty()) return plain;
+                if (inputs.get(i).array() == outputs.get(o).array()) {
+                    if (donations == null) donations = new HashMap<>();
+                    donations.put(o, i);
+                    break;
+                }
+        if (donations == null) return plain;
         Layout layout = donating.computeIfAbsent(Map.copyOf(donations),
                 d -> new Layout(Dump.after("memory", MemoryPlanner.plan(schedule, d)), schedule.buffers().size()));
         lastDonating = layout;
