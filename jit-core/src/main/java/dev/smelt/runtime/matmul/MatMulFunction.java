@@ -42,7 +42,7 @@ public final class MatMulFunction implements KernelFunction {
     private final int[] batchDims, epilogueInputs;
     private final int rows, columns, depth;
     private final Blocking blocking;
-    private final BooleanSupplier tiny;
+    private final BooleanSupplier tiny, vectorCopies;
 
     /// Products of at most this many multiply-adds take [TinyProduct] (when warm): up to 32³ it
     /// beats packing at every size measured (MatMulBench.Tiny, AMD EPYC AVX-512, 2026-11).
@@ -51,7 +51,8 @@ public final class MatMulFunction implements KernelFunction {
     /// `tiles` gives the micro-kernel (of shape `tile`) to use for each block; `epilogue` runs
     /// [MatMulKernel#epilogue], or is null for a plain product.
     public MatMulFunction(MatMulKernel kernel, MicroKernelShape tile, Supplier<MicroKernel> tiles, KernelFunction epilogue) {
-        this(kernel, tile, tiles, epilogue, Blocking.of(tile, kernel.rows(), kernel.columns(), kernel.depth()), tinyWhenWarm(kernel));
+        this(kernel, tile, tiles, epilogue, Blocking.of(tile, kernel.rows(), kernel.columns(), kernel.depth()), tinyWhenWarm(kernel),
+                MicroKernels.of(kernel.dtype())::vectorCopies);
     }
 
     private static BooleanSupplier tinyWhenWarm(MatMulKernel kernel) {
@@ -62,9 +63,10 @@ public final class MatMulFunction implements KernelFunction {
     }
 
     /// With the given cache blocks (tests use tiny ones to reach every edge case on small matrices),
-    /// taking [TinyProduct] whenever `tiny` says so.
+    /// taking [TinyProduct] whenever `tiny` says so and packing with [PanelCopy] whenever
+    /// `vectorCopies` does.
     MatMulFunction(MatMulKernel kernel, MicroKernelShape tile, Supplier<MicroKernel> tiles, KernelFunction epilogue, Blocking blocking,
-                   BooleanSupplier tiny) {
+                   BooleanSupplier tiny, BooleanSupplier vectorCopies) {
         this.kernel = kernel;
         this.tile = tile;
         this.tiles = tiles;
@@ -78,6 +80,7 @@ public final class MatMulFunction implements KernelFunction {
         this.depth = kernel.depth();
         this.blocking = blocking;
         this.tiny = tiny;
+        this.vectorCopies = vectorCopies;
     }
 
     /// The function for `kernel` with this machine's micro-kernel, compiling the epilogue with `compile`.
@@ -139,18 +142,19 @@ public final class MatMulFunction implements KernelFunction {
             return;
         }
         var scratch = SCRATCH.get();
+        boolean vector = vectorCopies.getAsBoolean();
         for (int jc = first; jc < last; jc += blocking.columns()) {
             int panelColumns = Math.min(blocking.columns(), last - jc);
             for (int pc = 0; pc < depth; pc += blocking.depth()) {
                 int steps = Math.min(blocking.depth(), depth - pc);
                 Object packedB = scratch.packedRight(tile.dtype(), roundUp(panelColumns, tile.columns()) * steps);
-                if (b instanceof float[] bf) Packing.right(bf, bBase, right, pc, steps, jc, panelColumns, tile.columns(), (float[]) packedB);
-                else Packing.right((double[]) b, bBase, right, pc, steps, jc, panelColumns, tile.columns(), (double[]) packedB);
+                if (b instanceof float[] bf) Packing.right(bf, bBase, right, pc, steps, jc, panelColumns, tile.columns(), (float[]) packedB, vector);
+                else Packing.right((double[]) b, bBase, right, pc, steps, jc, panelColumns, tile.columns(), (double[]) packedB, vector);
                 for (int ic = 0; ic < rows; ic += blocking.rows()) {
                     int blockRows = Math.min(blocking.rows(), rows - ic);
                     Object packedA = scratch.packedLeft(tile.dtype(), roundUp(blockRows, tile.rows()) * steps);
-                    if (a instanceof float[] af) Packing.left(af, aBase, left, ic, blockRows, pc, steps, tile.rows(), (float[]) packedA);
-                    else Packing.left((double[]) a, aBase, left, ic, blockRows, pc, steps, tile.rows(), (double[]) packedA);
+                    if (a instanceof float[] af) Packing.left(af, aBase, left, ic, blockRows, pc, steps, tile.rows(), (float[]) packedA, vector);
+                    else Packing.left((double[]) a, aBase, left, ic, blockRows, pc, steps, tile.rows(), (double[]) packedA, vector);
                     tiles(packedA, packedB, steps, c, cBase + ic * columns + jc, blockRows, panelColumns, pc > 0, scratch);
                     if (pc + steps == depth) epilogue(epilogueBuffers, batch, ic, ic + blockRows, jc, jc + panelColumns);
                 }

@@ -74,11 +74,13 @@ class MatMulFunctionTest {
         check(seed, problem, schedule, direct(MicroKernelShape.of(dtypeOf(problem.graph()))), "tiny product");
     }
 
-    // Blocks of 3 steps of K, two tiles of rows and one of columns.
+    // Blocks of 3 steps of K, two tiles of rows and one of columns; the vector tile packs with
+    // vector copies, the scalar one with scalar loops, as each runs in the library.
     private static Function<KernelForm, KernelFunction> tiny(MicroKernelShape shape, MicroKernel tile) {
+        boolean vectorCopies = !(tile instanceof ScalarTile);
         return kernel -> switch (kernel) {
             case MatMulKernel m -> new MatMulFunction(m, shape, () -> tile, m.plain() ? null : VectorOnly.compile(m.epilogue()),
-                    new Blocking(3, 2 * shape.rows(), shape.columns()), () -> false);
+                    new Blocking(3, 2 * shape.rows(), shape.columns()), () -> false, () -> vectorCopies);
             default -> VectorOnly.compile(kernel);
         };
     }
@@ -87,7 +89,7 @@ class MatMulFunctionTest {
     private static Function<KernelForm, KernelFunction> direct(MicroKernelShape shape) {
         return kernel -> switch (kernel) {
             case MatMulKernel m -> new MatMulFunction(m, shape, () -> { throw new AssertionError("packed path taken"); },
-                    m.plain() ? null : VectorOnly.compile(m.epilogue()), Blocking.of(shape, m.rows(), m.columns(), m.depth()), () -> true);
+                    m.plain() ? null : VectorOnly.compile(m.epilogue()), Blocking.of(shape, m.rows(), m.columns(), m.depth()), () -> true, () -> false);
             default -> VectorOnly.compile(kernel);
         };
     }
