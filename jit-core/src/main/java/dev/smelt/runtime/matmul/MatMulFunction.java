@@ -42,7 +42,7 @@ public final class MatMulFunction implements KernelFunction {
     private final int[] batchDims, epilogueInputs;
     private final int rows, columns, depth;
     private final Blocking blocking;
-    private final BooleanSupplier tiny, vectorCopies;
+    private final BooleanSupplier tiny, vectorPacking;
 
     /// Products of at most this many multiply-adds take [TinyProduct] (when warm): up to 32³ it
     /// beats packing at every size measured (MatMulBench.Tiny, AMD EPYC AVX-512, 2026-11).
@@ -52,7 +52,7 @@ public final class MatMulFunction implements KernelFunction {
     /// [MatMulKernel#epilogue], or is null for a plain product.
     public MatMulFunction(MatMulKernel kernel, MicroKernelShape tile, Supplier<MicroKernel> tiles, KernelFunction epilogue) {
         this(kernel, tile, tiles, epilogue, Blocking.of(tile, kernel.rows(), kernel.columns(), kernel.depth()), tinyWhenWarm(kernel),
-                MicroKernels.of(kernel.dtype())::vectorCopies);
+                MicroKernels.of(kernel.dtype())::vectorPacking);
     }
 
     private static BooleanSupplier tinyWhenWarm(MatMulKernel kernel) {
@@ -63,10 +63,10 @@ public final class MatMulFunction implements KernelFunction {
     }
 
     /// With the given cache blocks (tests use tiny ones to reach every edge case on small matrices),
-    /// taking [TinyProduct] whenever `tiny` says so and packing with [PanelCopy] whenever
-    /// `vectorCopies` does.
+    /// taking [TinyProduct] whenever `tiny` says so and packing with vectors whenever
+    /// `vectorPacking` does.
     MatMulFunction(MatMulKernel kernel, MicroKernelShape tile, Supplier<MicroKernel> tiles, KernelFunction epilogue, Blocking blocking,
-                   BooleanSupplier tiny, BooleanSupplier vectorCopies) {
+                   BooleanSupplier tiny, BooleanSupplier vectorPacking) {
         this.kernel = kernel;
         this.tile = tile;
         this.tiles = tiles;
@@ -80,7 +80,7 @@ public final class MatMulFunction implements KernelFunction {
         this.depth = kernel.depth();
         this.blocking = blocking;
         this.tiny = tiny;
-        this.vectorCopies = vectorCopies;
+        this.vectorPacking = vectorPacking;
     }
 
     /// The function for `kernel` with this machine's micro-kernel, compiling the epilogue with `compile`.
@@ -142,7 +142,7 @@ public final class MatMulFunction implements KernelFunction {
             return;
         }
         var scratch = SCRATCH.get();
-        boolean vector = vectorCopies.getAsBoolean();
+        boolean vector = vectorPacking.getAsBoolean();
         for (int jc = first; jc < last; jc += blocking.columns()) {
             int panelColumns = Math.min(blocking.columns(), last - jc);
             for (int pc = 0; pc < depth; pc += blocking.depth()) {

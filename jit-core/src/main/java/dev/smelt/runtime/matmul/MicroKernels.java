@@ -38,7 +38,7 @@ public final class MicroKernels {
     private volatile MicroKernel current;
     private volatile boolean warming;
     private volatile String tier = "scalar tile (vector tile not yet needed)";
-    private volatile boolean tiny, tinyWarming, vectorCopies;
+    private volatile boolean tiny, tinyWarming, vectorPacking;
     private int tinyAttempts; // written by the warm-up thread only
 
     private MicroKernels(MicroKernelShape shape) {
@@ -62,9 +62,9 @@ public final class MicroKernels {
         return current;
     }
 
-    /// Whether packing copies contiguous runs with [PanelCopy]: once C2 has compiled it, which the
-    /// warm-up checks after the vector tile's.
-    boolean vectorCopies() { return vectorCopies; }
+    /// Whether packing uses vectors ([PanelCopy], [PanelTranspose]): once C2 has compiled them,
+    /// which the warm-up checks after the vector tile's.
+    boolean vectorPacking() { return vectorPacking; }
 
     /// Which tile runs, for `explain()`.
     public String tier() { return tier; }
@@ -120,8 +120,8 @@ public final class MicroKernels {
                 if (2 * best < scalarNanos) {
                     current = vector;
                     tier = "vector tile " + shape;
-                    vectorCopies = PanelCopy.warmUp(shape.dtype(), shape.columns(), System.nanoTime() + WARM_UP_LIMIT_NANOS);
-                    if (vectorCopies) tier += ", vector packing";
+                    vectorPacking = Packing.warmUp(shape.dtype(), shape.columns(), System.nanoTime() + WARM_UP_LIMIT_NANOS);
+                    if (vectorPacking) tier += ", vector packing";
                     return;
                 }
             }

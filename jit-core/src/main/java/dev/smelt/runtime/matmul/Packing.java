@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.runtime.matmul;
 
+import dev.smelt.ir.DType;
 import java.util.Arrays;
+import java.util.List;
 
 /// Copies blocks of the operands into the order the micro-kernel reads them, reading each operand
 /// in place through its strides (a transposed operand is just other strides). Packed A is
@@ -13,13 +15,48 @@ import java.util.Arrays;
 /// - along a panel's width (B row by row, a transposed A): each step of K is one contiguous run,
 ///   copied by [PanelCopy] once `vector` (it is warm), else value by value;
 /// - along K (A row by row, a transposed B): each lane of a panel reads a contiguous run of steps,
-///   written four steps at a time (0.51 against 0.64–0.73 ns per value for one at a time, at
-///   128×784 on the AVX-512 host, 2026-11-22);
+///   so packing transposes: f32 blocks in registers by [PanelTranspose] once `vector`, else four
+///   steps at a time (0.51 against 0.64–0.73 ns per value for one at a time, at 128×784 on the
+///   AVX-512 host, 2026-11-22);
 /// - neither: one sweep over the whole block per step of K (sweeping each panel separately reads
 ///   12 floats every 4 KiB at 1024³, which cost a transposed A a quarter of its speed through
 ///   cache-set conflicts).
 final class Packing {
     private Packing() {}
+
+    /// Packs panels of a tile's width, lanes contiguous and (f32) steps contiguous, with vectors
+    /// until each kind packs faster than value by value, so that C2 has compiled [PanelCopy] and
+    /// [PanelTranspose] (boxed, they are many times slower); false if that does not happen by
+    /// `deadline` (System.nanoTime).
+    static boolean warmUp(DType dtype, int width, long deadline) {
+        int depth = 64, columns = 3 * width - 1; // two whole panels and one short one
+        var rows = new Operand(0, List.of(), columns, 1);
+        var transposed = new Operand(0, List.of(), 1, depth);
+        Object source = dtype == DType.F32 ? new float[depth * columns] : new double[depth * columns];
+        Object packed = dtype == DType.F32 ? new float[depth * 3 * width] : new double[depth * 3 * width];
+        long copy = Long.MAX_VALUE, transpose = Long.MAX_VALUE;
+        for (int call = 0; call < 2000; call++) {
+            copy = Math.min(copy, time(source, rows, depth, columns, width, packed, false));
+            transpose = Math.min(transpose, time(source, transposed, depth, columns, width, packed, false));
+        }
+        while (System.nanoTime() < deadline) {
+            long vectorCopy = Long.MAX_VALUE, vectorTranspose = Long.MAX_VALUE;
+            for (int call = 0; call < 500; call++) {
+                vectorCopy = Math.min(vectorCopy, time(source, rows, depth, columns, width, packed, true));
+                vectorTranspose = Math.min(vectorTranspose, time(source, transposed, depth, columns, width, packed, true));
+            }
+            // f64 panels whose steps are contiguous pack value by value either way
+            if (vectorCopy < copy && (vectorTranspose < transpose || dtype == DType.F64)) return true;
+        }
+        return false;
+    }
+
+    private static long time(Object source, Operand operand, int depth, int columns, int width, Object packed, boolean vector) {
+        long start = System.nanoTime();
+        if (source instanceof float[] f) right(f, 0, operand, 0, depth, 0, columns, width, (float[]) packed, vector);
+        else right((double[]) source, 0, operand, 0, depth, 0, columns, width, (double[]) packed, vector);
+        return System.nanoTime() - start;
+    }
 
     /// Rows `[row, row + rows)` and steps `[step, step + depth)` of A, from `a[base + i·outer + p·inner]`.
     static void left(float[] a, int base, Operand op, int row, int rows, int step, int depth, int tileRows, float[] packed, boolean vector) {
@@ -54,6 +91,10 @@ final class Packing {
         } else if (along == 1) {
             for (int panel = 0; panel < panels; panel++) {
                 int first = panel * width, valid = Math.min(width, count - first), to = panel * width * depth, p = 0;
+                if (vector) {
+                    PanelTranspose.run(source, start + first * across, across, packed, to, width, valid, depth);
+                    continue;
+                }
                 for (; p + 4 <= depth; p += 4, to += 4 * width)
                     for (int x = 0, from = start + first * across + p; x < valid; x++, from += across) {
                         float v0 = source[from], v1 = source[from + 1], v2 = source[from + 2], v3 = source[from + 3];

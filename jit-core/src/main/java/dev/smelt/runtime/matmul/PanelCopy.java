@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.runtime.matmul;
 
-import dev.smelt.ir.DType;
-import java.util.List;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
@@ -22,7 +20,7 @@ import jdk.incubator.vector.VectorSpecies;
 /// (C2 does not vectorise loops that short), `System.arraycopy` at 0.16 for 32 values but 1.2 for
 /// 12; this runs at 0.13–0.2, which is a fifth of a 128×784·784×512 product's time saved
 /// (PackVariants harness, 2026-11-22). Vector API code runs boxed until C2 compiles it, so
-/// [MicroKernels] warms this up ([#warmUp]) before packing switches to it.
+/// packing switches to it only once [Packing#warmUp] has seen it compiled.
 final class PanelCopy {
     static final VectorSpecies<Float> F32 = FloatVector.SPECIES_PREFERRED;
     static final VectorSpecies<Double> F64 = DoubleVector.SPECIES_PREFERRED;
@@ -47,29 +45,4 @@ final class PanelCopy {
         }
     }
 
-    /// Packs panels of a tile's width (whole vectors and a masked tail) until a call takes less
-    /// than half the time of the scalar packing it replaces, so that C2 has compiled it; false if
-    /// that does not happen by `deadline` (System.nanoTime).
-    static boolean warmUp(DType dtype, int width, long deadline) {
-        int depth = 64, columns = 3 * width - 1; // two whole panels and one short one
-        Operand rows = new Operand(0, List.of(), columns, 1);
-        Object source = dtype == DType.F32 ? new float[depth * columns] : new double[depth * columns];
-        Object packed = dtype == DType.F32 ? new float[depth * 3 * width] : new double[depth * 3 * width];
-        long scalar = Long.MAX_VALUE;
-        for (int call = 0; call < 2000; call++) scalar = Math.min(scalar, time(source, rows, depth, columns, width, packed, false));
-        while (System.nanoTime() < deadline) {
-            for (int call = 0; call < 500; call++) time(source, rows, depth, columns, width, packed, true);
-            long best = Long.MAX_VALUE;
-            for (int call = 0; call < 5; call++) best = Math.min(best, time(source, rows, depth, columns, width, packed, true));
-            if (2 * best < scalar) return true;
-        }
-        return false;
-    }
-
-    private static long time(Object source, Operand rows, int depth, int columns, int width, Object packed, boolean vector) {
-        long start = System.nanoTime();
-        if (source instanceof float[] f) Packing.right(f, 0, rows, 0, depth, 0, columns, width, (float[]) packed, vector);
-        else Packing.right((double[]) source, 0, rows, 0, depth, 0, columns, width, (double[]) packed, vector);
-        return System.nanoTime() - start;
-    }
 }

@@ -77,10 +77,10 @@ class MatMulFunctionTest {
     // Blocks of 3 steps of K, two tiles of rows and one of columns; the vector tile packs with
     // vector copies, the scalar one with scalar loops, as each runs in the library.
     private static Function<KernelForm, KernelFunction> tiny(MicroKernelShape shape, MicroKernel tile) {
-        boolean vectorCopies = !(tile instanceof ScalarTile);
+        boolean vectorPacking = !(tile instanceof ScalarTile);
         return kernel -> switch (kernel) {
             case MatMulKernel m -> new MatMulFunction(m, shape, () -> tile, m.plain() ? null : VectorOnly.compile(m.epilogue()),
-                    new Blocking(3, 2 * shape.rows(), shape.columns()), () -> false, () -> vectorCopies);
+                    new Blocking(3, 2 * shape.rows(), shape.columns()), () -> false, () -> vectorPacking);
             default -> VectorOnly.compile(kernel);
         };
     }
