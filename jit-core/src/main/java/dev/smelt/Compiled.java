@@ -65,21 +65,29 @@ public final class Compiled {
         final Version version;
         final Shape[] shapes;
         final int[][] strides; // shared by every result tensor: tensors never write their strides
+        // The signature's arguments as arrays (null where one is not a tensor), and each tensor
+        // argument's element count and dense strides, so a call checks them without boxing.
+        final Signature.TensorType[] types;
+        final int[] sizes;
+        final int[][] denseStrides;
 
         Recent(Signature signature, Version version) {
             this.signature = signature;
             this.version = version;
             this.shapes = version.traced().graph().outputs().stream().map(dev.smelt.ir.Node::shape).toArray(Shape[]::new);
             this.strides = Arrays.stream(shapes).map(Shape::contiguousStrides).toArray(int[][]::new);
+            this.types = signature.arguments().stream().map(t -> t instanceof Signature.TensorType type ? type : null).toArray(Signature.TensorType[]::new);
+            this.sizes = Arrays.stream(types).mapToInt(t -> t == null ? -1 : t.shape().size()).toArray();
+            this.denseStrides = Arrays.stream(types).map(t -> t == null ? null : t.shape().contiguousStrides()).toArray(int[][]::new);
         }
 
         boolean matches(Tensor[] arguments, IntPredicate needsGradient) {
-            var types = signature.arguments();
-            if (arguments == null || arguments.length != types.size()) return false;
+            if (arguments == null || arguments.length != types.length) return false;
             for (int i = 0; i < arguments.length; i++) {
                 Tensor argument = arguments[i];
-                if (argument == null || argument.isTraced() || !(types.get(i) instanceof Signature.TensorType type)
-                        || argument.dtype() != type.dtype() || !argument.shape().equals(type.shape()) || needsGradient.test(i) != type.needsGradient())
+                var type = types[i];
+                if (argument == null || type == null || argument.isTraced() || argument.dtype() != type.dtype()
+                        || (argument.shape() != type.shape() && !argument.shape().equals(type.shape())) || needsGradient.test(i) != type.needsGradient())
                     return false;
             }
             return true;
@@ -103,7 +111,12 @@ public final class Compiled {
         private Storage[] storages(Tensor[] arguments) {
             var captures = version.traced().captures();
             var storages = new Storage[arguments.length + captures.size()];
-            for (int i = 0; i < arguments.length; i++) storages[i] = Dispatch.dense(arguments[i]);
+            for (int i = 0; i < arguments.length; i++) {
+                Tensor argument = arguments[i];
+                Storage storage = argument.storage();
+                boolean dense = argument.offset() == 0 && storage.size() == sizes[i] && Arrays.equals(argument.strides(), denseStrides[i]);
+                storages[i] = dense ? storage : Dispatch.dense(argument); // views, and size-1 axes of other strides
+            }
             for (int i = 0; i < captures.size(); i++) storages[arguments.length + i] = Dispatch.dense(captures.get(i));
             return storages;
         }

@@ -40,7 +40,8 @@ public final class MatMulFunction implements KernelFunction {
     private final KernelFunction epilogue;
     private final Operand left, right;
     private final int[] batchDims, epilogueInputs;
-    private final int rows, columns, depth;
+    private final int rows, columns, depth, units;
+    private boolean tinyWarm; // once TinyProduct is warm it stays so: skips asking on every call
     private final Blocking blocking;
     private final BooleanSupplier tiny, vectorPacking;
 
@@ -78,6 +79,7 @@ public final class MatMulFunction implements KernelFunction {
         this.rows = kernel.rows();
         this.columns = kernel.columns();
         this.depth = kernel.depth();
+        this.units = kernel.unitsPerBatch();
         this.blocking = blocking;
         this.tiny = tiny;
         this.vectorPacking = vectorPacking;
@@ -102,7 +104,6 @@ public final class MatMulFunction implements KernelFunction {
         Object a = buffers[kernel.left()], b = buffers[kernel.right()], c = buffers[buffers.length - 1];
         if (epilogue != null && readsOwnOutput(buffers, c)) c = SCRATCH.get().accumulator(tile.dtype(), kernel.result().size());
         Object[] epilogueBuffers = epilogue == null ? null : epilogueBuffers(buffers, c);
-        int units = kernel.unitsPerBatch();
         for (int unit = start; unit < end; ) {
             int batch = unit / units, stop = Math.min(end, (batch + 1) * units);
             int first = (unit - batch * units) * MatMulKernel.UNIT_COLUMNS;
@@ -134,7 +135,7 @@ public final class MatMulFunction implements KernelFunction {
             epilogue(epilogueBuffers, batch, 0, rows, first, last);
             return;
         }
-        if (tiny.getAsBoolean()) {
+        if (tinyWarm || (tinyWarm = tiny.getAsBoolean())) {
             int cAt = cBase + first;
             if (a instanceof float[] af) TinyProduct.run(af, aBase, left, (float[]) b, bBase, right, (float[]) c, cAt, columns, rows, depth, first, last, SCRATCH);
             else TinyProduct.run((double[]) a, aBase, left, (double[]) b, bBase, right, (double[]) c, cAt, columns, rows, depth, first, last, SCRATCH);
