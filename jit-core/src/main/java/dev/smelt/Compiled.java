@@ -95,7 +95,7 @@ public final class Compiled {
 
         /// The result of a one-result function.
         Tensor first(Tensor[] arguments) {
-            return new Tensor(Storage.wrapArray(version.program().runOne(storages(arguments))), shapes[0], strides[0], 0);
+            return new Tensor(Storage.wrapArray(version.program().runOne(buffers(arguments))), shapes[0], strides[0], 0);
         }
 
         List<Tensor> run(Tensor[] arguments) {
@@ -107,18 +107,19 @@ public final class Compiled {
             return tensors;
         }
 
-        // Program.runOne's inputs: the arguments, then the captured tensors.
-        private Storage[] storages(Tensor[] arguments) {
+        // Program.runOne's table of buffers, holding the arguments' arrays, then the captured tensors'.
+        private Object[] buffers(Tensor[] arguments) {
+            var program = version.program();
             var captures = version.traced().captures();
-            var storages = new Storage[arguments.length + captures.size()];
+            var buffers = program.newBuffers();
             for (int i = 0; i < arguments.length; i++) {
                 Tensor argument = arguments[i];
                 Storage storage = argument.storage();
                 boolean dense = argument.offset() == 0 && storage.size() == sizes[i] && Arrays.equals(argument.strides(), denseStrides[i]);
-                storages[i] = dense ? storage : Dispatch.dense(argument); // views, and size-1 axes of other strides
+                buffers[program.inputBuffer(i)] = (dense ? storage : Dispatch.dense(argument)).array(); // views, and size-1 axes of other strides
             }
-            for (int i = 0; i < captures.size(); i++) storages[arguments.length + i] = Dispatch.dense(captures.get(i));
-            return storages;
+            for (int i = 0; i < captures.size(); i++) buffers[program.inputBuffer(arguments.length + i)] = Dispatch.dense(captures.get(i)).array();
+            return buffers;
         }
     }
 

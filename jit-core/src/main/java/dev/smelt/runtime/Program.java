@@ -39,6 +39,7 @@ public final class Program {
     private final Executor executor;
     private final Call[] calls;
     private final int[] inputBuffers, inputSizes;
+    private final int singleOutput; // the buffer of the only output, or -1
     private final DType[] inputDtypes;
 
     /// A memory plan worked out for calls: each buffer's slot, the first buffer of each slot, and a
@@ -123,6 +124,7 @@ public final class Program {
         this.inputBuffers = schedule.inputs().stream().mapToInt(Integer::intValue).toArray();
         this.inputDtypes = Arrays.stream(inputBuffers).mapToObj(b -> schedule.buffers().get(b).dtype()).toArray(DType[]::new);
         this.inputSizes = Arrays.stream(inputBuffers).map(b -> schedule.buffers().get(b).size()).toArray();
+        this.singleOutput = schedule.outputs().size() == 1 ? schedule.outputs().getFirst().buffer() : -1;
     }
 
     public Schedule schedule() { return schedule; }
@@ -172,15 +174,21 @@ public final class Program {
         return results;
     }
 
-    /// [#run(List)] for a program of one output, on the inputs' storages in order: returns the
-    /// output's array. Allocates the table of buffers and the output, nothing else, so that a tiny
-    /// compiled call costs little more than its kernel (MatMulBench.Tiny's `overhead`).
-    public Object runOne(Storage[] inputs) {
-        if (schedule.outputs().size() != 1) throw new IllegalStateException("the program has " + schedule.outputs().size() + " outputs");
-        if (inputs.length != inputBuffers.length) throw new IllegalArgumentException("expected " + inputBuffers.length + " inputs, got " + inputs.length);
+    /// The table of buffers a call to [#runOne] fills: one entry per buffer, inputs at [#inputBuffer].
+    public Object[] newBuffers() { return new Object[plain.slotOf.length]; }
+
+    /// Where input `i`'s array goes in a table of buffers.
+    public int inputBuffer(int i) { return inputBuffers[i]; }
+
+    /// [#run(List)] for a program of one output, on a table of buffers (from [#newBuffers]) holding
+    /// the inputs' arrays: returns the output's array. The caller has checked the inputs against
+    /// the signature the program was compiled for (`Compiled`'s per-call fast path), so their
+    /// dtypes and sizes are not checked again. Allocates the output and nothing else, so that a
+    /// tiny compiled call costs little more than its kernel (MatMulBench.Tiny's `overhead`).
+    public Object runOne(Object[] arrays) {
+        if (singleOutput < 0) throw new IllegalStateException("the program has " + schedule.outputs().size() + " outputs");
         Layout layout = plain;
-        Object[] arrays = new Object[layout.slotOf.length];
-        for (int i = 0; i < inputs.length; i++) arrays[inputBuffers[i]] = bind(i, inputs[i]);
+        if (arrays.length != layout.slotOf.length) throw new IllegalArgumentException("expected " + layout.slotOf.length + " buffers, got " + arrays.length);
         Object[] arena = layout.takeArena();
         try {
             for (int b = 0; b < arrays.length; b++) {
@@ -191,7 +199,7 @@ public final class Program {
         } finally {
             layout.giveBack(arena);
         }
-        return arrays[schedule.outputs().getFirst().buffer()];
+        return arrays[singleOutput];
     }
 
     private void launch(Object[] arrays) {

@@ -12,24 +12,28 @@ import jdk.incubator.vector.VectorSpecies;
 /// step of K one vector of B's row against A's four values broadcast. For one chunk of columns, as
 /// Java:
 /// ```
-/// VectorMask<Float> mask = SPECIES.indexInRange(j, N);                 // all lanes but in the last chunk
 /// for (m = 0; m + 4 <= M; m += 4) {
 ///     FloatVector c0 = zero, …, c3 = zero;
 ///     for (p = 0; p < K; p++) {
-///         FloatVector bp = FloatVector.fromArray(SPECIES, B, b + p·ldb + j, mask);
+///         FloatVector bp = FloatVector.fromArray(SPECIES, B, b + p·ldb + j);
 ///         c0 = FloatVector.broadcast(SPECIES, A[a + m·outer + p·inner]).fma(bp, c0);  … c3 from row m + 3
 ///     }
-///     c0.intoArray(C, c + m·ldc + j, mask); … c3
+///     c0.intoArray(C, c + m·ldc + j); … c3
 /// }
 /// ```
 /// then the last rows one at a time. A is read in place through its strides, and so is B when its
 /// rows are contiguous; a transposed B is first copied into a `K × N` block (K·N values, no more
-/// than the product reads anyway). Masked loads and stores cover columns no lane count divides,
-/// so nothing is padded, zero-filled or copied through an edge tile.
+/// than the product reads anyway). The last chunk of columns, fewer than a vector, runs the same
+/// loops with masked loads and stores ([#tail]), so nothing is padded, zero-filled or copied
+/// through an edge tile; whole chunks stay unmasked, as masks cost an 8³ product a quarter of its
+/// time.
 ///
-/// Through packing, an 8×8×8 product packed both operands, ran the 12×32 register tile into a
-/// scratch edge tile and copied an 8×8 corner out: about 0.3 µs, where this takes under 0.07 µs
-/// (MatMulBench.Tiny `kernelOnly`, AMD EPYC AVX-512, 2026-11).
+/// Vectors are 256 bits whatever the machine prefers: at N = 8 a 512-bit vector left half its
+/// lanes masked off, and its masked loads near the end of B took the Vector API's checked path.
+/// MatMulBench.Tiny (AMD EPYC AVX-512, 2026-11-22): 8³ `kernelOnly` 0.064 → 0.045 µs; 32³ went
+/// from 1.48 to 1.73 µs per call, still 12× the naive loop. Through packing, an 8×8×8 product
+/// packed both operands, ran the 12×32 register tile into a scratch edge tile and copied an 8×8
+/// corner out: about 0.3 µs.
 final class TinyProduct {
     static final VectorSpecies<Float> F32 = FloatVector.SPECIES_256;
     static final VectorSpecies<Double> F64 = DoubleVector.SPECIES_256;
