@@ -202,6 +202,7 @@ def calibration(checks, rows):
 
 
 MATMUL_GFLOPS = 85         # sgemm 1024³ on one thread (a hand-written Vector API kernel: 99, FMA peak 116)
+TRAIN_STEP_MS = 2.5        # the MLP's SGD step at batch 128 on one thread (PyTorch 1.13: 2.8 ms)
 
 
 def gflops(m, n, k, ms):
@@ -241,6 +242,24 @@ def matmul(checks, rows):
         checks.add("overhead: eager a+b on one element", p, median(rows, "MatMulBench.Tiny", "eagerOverhead", size=size), fmt)
 
 
+def training_step(checks, rows):
+    """Issue 6: one SGD step of the MLP, compiled, against Smelt's unfused mode."""
+    if any(r["group"] == "TrainStepBench" for r in rows):
+        compiled, unfused, forward, compile_ms = (median(rows, "TrainStepBench", m) for m in ("compiled", "unfused", "forward", "compile"))
+        p = "batch=128 hidden=512"
+        checks.add("training step, compiled", p, compiled, fmt, f"≤ {TRAIN_STEP_MS} ms (PyTorch 1.13: 2.8 ms)", lambda v: v <= TRAIN_STEP_MS)
+        checks.add("unfused / compiled", p, ratio(unfused, compiled), times, "> 1×", lambda v: v > 1)
+        checks.add("forward alone (PyTorch 1.13: 1.1 ms)", p, forward, fmt)
+        checks.add("compiling the step", p, compile_ms, fmt)
+
+
+def matmul_backward(checks, rows):
+    """Issue 6: a matmul's forward and backward (two more products) against its forward."""
+    if any(r["group"] == "MatMulBackwardBench" for r in rows):
+        forward, both = (median(rows, "MatMulBackwardBench", m) for m in ("forward", "forwardBackward"))
+        checks.add("forwardBackward / forward", "n=1024", ratio(both, forward), times, "≤ 3.2× (PyTorch 1.13: 3×)", lambda v: v <= 3.2)
+
+
 def main(paths):
     rows = [row for path in paths for row in load(path)]
     failures = 0
@@ -248,7 +267,8 @@ def main(paths):
         print(f"## {group}\n\n" + "\n".join(timings([r for r in rows if r["group"] == group])) + "\n")
     for prefix, add in (("ChainBench", chain), ("MemoryBoundBench", memory), ("RowOpsBench", row_ops), ("CompileBench", compile_latency),
                         ("FusionBench", fusion), ("CalibrationBench", calibration),
-                        ("MatMulBench", matmul)):
+                        ("MatMulBench", matmul), ("TrainStepBench", training_step),
+                        ("MatMulBackwardBench", matmul_backward)):
         if any(r["group"].startswith(prefix) for r in rows):
             checks = Checks()
             add(checks, rows)
