@@ -11,16 +11,15 @@ import java.util.List;
 /// columns, each `[p][j]`. Rows and columns past the edge are zero, so edge tiles run the same
 /// micro-kernel.
 ///
-/// Three loops, by which way the operand's unit stride runs:
-/// - along a panel's width (B row by row, a transposed A): each step of K is one contiguous run,
-///   copied by [PanelCopy] once `vector` (it is warm), else value by value;
+/// Two loops, by which way the operand's unit stride runs:
 /// - along K (A row by row, a transposed B): each lane of a panel reads a contiguous run of steps,
-///   so packing transposes: f32 blocks in registers by [PanelTranspose] once `vector`, else four
-///   steps at a time (0.51 against 0.64–0.73 ns per value for one at a time, at 128×784 on the
-///   AVX-512 host, 2026-11-22);
-/// - neither: one sweep over the whole block per step of K (sweeping each panel separately reads
-///   12 floats every 4 KiB at 1024³, which cost a transposed A a quarter of its speed through
-///   cache-set conflicts).
+///   so packing transposes: f32 blocks in registers by [PanelTranspose] once `vector` (it is
+///   warm), else four steps at a time (0.51 against 0.64–0.73 ns per value for one at a time, at
+///   128×784 on the AVX-512 host, 2026-11-22);
+/// - otherwise (B row by row, a transposed A, other strides): one sweep over the whole block per
+///   step of K, as sweeping each panel separately reads 12 floats every 4 KiB at 1024³, which cost
+///   a transposed A a quarter of its speed through cache-set conflicts; where the block's lanes
+///   are contiguous, [PanelCopy] copies them as vectors once `vector`.
 final class Packing {
     private Packing() {}
 
@@ -81,14 +80,17 @@ final class Packing {
     private static void gather(float[] source, int start, int across, int along, int count, int width, int depth, float[] packed, boolean vector) {
         int panels = (count + width - 1) / width;
         if (count % width != 0) Arrays.fill(packed, (panels - 1) * width * depth, panels * width * depth, 0f);
-        if (across == 1) {
-            for (int panel = 0; panel < panels; panel++) {
-                int first = panel * width, valid = Math.min(width, count - first), from = start + first, to = panel * width * depth;
-                if (vector) PanelCopy.run(source, from, along, packed, to, width, valid, depth);
-                else for (int p = 0; p < depth; p++, from += along, to += width)
-                    for (int x = 0; x < valid; x++) packed[to + x] = source[from + x];
+        if (across == 1 && vector) {
+            PanelCopy.run(source, start, along, count, width, depth, packed);
+        } else if (across == 1 || along != 1) {
+            for (int p = 0; p < depth; p++) {
+                int from = start + p * along;
+                for (int panel = 0; panel < panels; panel++) {
+                    int to = panel * width * depth + p * width, first = panel * width, valid = Math.min(width, count - first);
+                    for (int x = 0; x < valid; x++) packed[to + x] = source[from + (first + x) * across];
+                }
             }
-        } else if (along == 1) {
+        } else { // along == 1: each lane's steps are contiguous
             for (int panel = 0; panel < panels; panel++) {
                 int first = panel * width, valid = Math.min(width, count - first), to = panel * width * depth, p = 0;
                 if (vector) {
@@ -106,7 +108,15 @@ final class Packing {
                 for (; p < depth; p++, to += width)
                     for (int x = 0, from = start + first * across + p; x < valid; x++, from += across) packed[to + x] = source[from];
             }
-        } else {
+        }
+    }
+
+    private static void gather(double[] source, int start, int across, int along, int count, int width, int depth, double[] packed, boolean vector) {
+        int panels = (count + width - 1) / width;
+        if (count % width != 0) Arrays.fill(packed, (panels - 1) * width * depth, panels * width * depth, 0d);
+        if (across == 1 && vector) {
+            PanelCopy.run(source, start, along, count, width, depth, packed);
+        } else if (across == 1 || along != 1) {
             for (int p = 0; p < depth; p++) {
                 int from = start + p * along;
                 for (int panel = 0; panel < panels; panel++) {
@@ -114,20 +124,7 @@ final class Packing {
                     for (int x = 0; x < valid; x++) packed[to + x] = source[from + (first + x) * across];
                 }
             }
-        }
-    }
-
-    private static void gather(double[] source, int start, int across, int along, int count, int width, int depth, double[] packed, boolean vector) {
-        int panels = (count + width - 1) / width;
-        if (count % width != 0) Arrays.fill(packed, (panels - 1) * width * depth, panels * width * depth, 0d);
-        if (across == 1) {
-            for (int panel = 0; panel < panels; panel++) {
-                int first = panel * width, valid = Math.min(width, count - first), from = start + first, to = panel * width * depth;
-                if (vector) PanelCopy.run(source, from, along, packed, to, width, valid, depth);
-                else for (int p = 0; p < depth; p++, from += along, to += width)
-                    for (int x = 0; x < valid; x++) packed[to + x] = source[from + x];
-            }
-        } else if (along == 1) {
+        } else { // along == 1: each lane's steps are contiguous
             for (int panel = 0; panel < panels; panel++) {
                 int first = panel * width, valid = Math.min(width, count - first), to = panel * width * depth, p = 0;
                 for (; p + 4 <= depth; p += 4, to += 4 * width)
@@ -140,14 +137,6 @@ final class Packing {
                     }
                 for (; p < depth; p++, to += width)
                     for (int x = 0, from = start + first * across + p; x < valid; x++, from += across) packed[to + x] = source[from];
-            }
-        } else {
-            for (int p = 0; p < depth; p++) {
-                int from = start + p * along;
-                for (int panel = 0; panel < panels; panel++) {
-                    int to = panel * width * depth + p * width, first = panel * width, valid = Math.min(width, count - first);
-                    for (int x = 0; x < valid; x++) packed[to + x] = source[from + (first + x) * across];
-                }
             }
         }
     }
