@@ -16,13 +16,17 @@ public final class Storage {
     }
 
     /// A zero-filled storage of `size` elements.
-    public static Storage allocate(DType dtype, int size) {
-        return new Storage(dtype, switch (dtype) {
+    public static Storage allocate(DType dtype, int size) { return new Storage(dtype, newArray(dtype, size), size); }
+
+    /// A zero-filled backing array of `size` elements, without the storage around it (a compiled
+    /// call's result, wrapped once it is written).
+    public static Object newArray(DType dtype, int size) {
+        return switch (dtype) {
             case BOOL -> new byte[size];
             case I32 -> new int[size];
             case F32 -> new float[size];
             case F64 -> new double[size];
-        }, size);
+        };
     }
 
     public static Storage wrap(float[] data) { return new Storage(DType.F32, data, data.length); }

@@ -56,7 +56,7 @@ public record MemoryPlan(List<Slot> slots, List<Integer> slotOf, long unplannedB
 
     /// A fresh array for each arena slot, indexed by slot; returned slots are null.
     public Object[] newArena() {
-        return slots.stream().map(s -> s.returned() ? null : Storage.allocate(s.dtype(), s.size()).array()).toArray();
+        return slots.stream().map(s -> s.returned() ? null : Storage.newArray(s.dtype(), s.size())).toArray();
     }
 
     /// ```

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.runtime;
 
-import dev.smelt.ir.DType;
 import dev.smelt.ir.Storage;
 import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.KernelFunction;
@@ -38,16 +37,14 @@ public final class Program {
     private final List<KernelFunction> functions;
     private final Executor executor;
     private final Call[] calls;
-    private final int[] inputBuffers, inputSizes;
+    private final int[] inputBuffers;
     private final int singleOutput; // the buffer of the only output, or -1
-    private final DType[] inputDtypes;
 
     /// A memory plan worked out for calls: each buffer's slot, the first buffer of each slot, and a
     /// pool of idle arenas taking no lock (a tiny call's whole budget is a few dozen nanoseconds).
     private static final class Layout {
         final MemoryPlan memory;
-        final int[] slotOf, firstBuffer, slotSizes;
-        final DType[] slotDtypes;
+        final int[] slotOf, firstBuffer;
         /// The arena when every slot is returned (a one-kernel program): empty, shared by every call.
         final Object[] noIntermediates;
         final AtomicReferenceArray<Object[]> arenas = new AtomicReferenceArray<>(ARENAS);
@@ -62,18 +59,11 @@ public final class Program {
                 if (slotOf[b] >= 0 && firstBuffer[slotOf[b]] < 0) firstBuffer[slotOf[b]] = b;
             }
             this.noIntermediates = memory.slots().stream().allMatch(MemoryPlan.Slot::returned) ? memory.newArena() : null;
-            this.slotDtypes = memory.slots().stream().map(MemoryPlan.Slot::dtype).toArray(DType[]::new);
-            this.slotSizes = memory.slots().stream().mapToInt(MemoryPlan.Slot::size).toArray();
         }
 
         Object allocate(int slot) {
-            int size = slotSizes[slot];
-            return switch (slotDtypes[slot]) {
-                case F32 -> new float[size];
-                case F64 -> new double[size];
-                case I32 -> new int[size];
-                case BOOL -> new byte[size];
-            };
+            var s = memory.slots().get(slot);
+            return Storage.newArray(s.dtype(), s.size());
         }
 
         // A pooled arena, or a new one when every pooled arena is in use.
@@ -122,8 +112,6 @@ public final class Program {
             calls[l] = new Call(functions.get(l), buffers, launch.kernel(), schedule.buffers().size());
         }
         this.inputBuffers = schedule.inputs().stream().mapToInt(Integer::intValue).toArray();
-        this.inputDtypes = Arrays.stream(inputBuffers).mapToObj(b -> schedule.buffers().get(b).dtype()).toArray(DType[]::new);
-        this.inputSizes = Arrays.stream(inputBuffers).map(b -> schedule.buffers().get(b).size()).toArray();
         this.singleOutput = schedule.outputs().size() == 1 ? schedule.outputs().getFirst().buffer() : -1;
     }
 
@@ -258,8 +246,9 @@ public final class Program {
     }
 
     private Object bind(int slot, Storage input) {
-        if (input.dtype() != inputDtypes[slot] || input.size() != inputSizes[slot])
-            throw new IllegalArgumentException("input %d: expected %s with %d elements, got %s with %d".formatted(slot, inputDtypes[slot], inputSizes[slot], input.dtype(), input.size()));
+        var buffer = schedule.buffers().get(schedule.inputs().get(slot));
+        if (input.dtype() != buffer.dtype() || input.size() != buffer.size())
+            throw new IllegalArgumentException("input %d: expected %s with %d elements, got %s with %d".formatted(slot, buffer.dtype(), buffer.size(), input.dtype(), input.size()));
         return input.array();
     }
 }

@@ -68,7 +68,7 @@ public final class TieredKernel implements KernelFunction {
             KernelFunction candidate = vector.get();
             Object[] buffers = firstCall.clone();
             for (int i = kernel.inputs().size(); i < buffers.length; i++)
-                buffers[i] = Storage.allocate(kernel.outputs().get(i - kernel.inputs().size()).dtype(), Array.getLength(firstCall[i])).array();
+                buffers[i] = Storage.newArray(kernel.outputs().get(i - kernel.inputs().size()).dtype(), Array.getLength(firstCall[i]));
             int rows = Math.max(1, Math.min(end, WARM_UP_ELEMENTS / Math.max(1, kernel.rowLength())));
             long scalarNanos = time(scalar, buffers, rows, 200);
             long deadline = System.nanoTime() + WARM_UP_LIMIT_NANOS;

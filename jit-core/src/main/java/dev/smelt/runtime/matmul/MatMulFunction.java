@@ -104,10 +104,6 @@ public final class MatMulFunction implements KernelFunction {
         Object a = buffers[kernel.left()], b = buffers[kernel.right()], c = buffers[buffers.length - 1];
         if (epilogue != null && readsOwnOutput(buffers, c)) c = SCRATCH.get().accumulator(tile.dtype(), kernel.result().size());
         Object[] epilogueBuffers = epilogue == null ? null : epilogueBuffers(buffers, c);
-        if (batchDims.length == 0) { // one product: no divisions to find each unit's batch entry
-            columnsOf(0, start * MatMulKernel.UNIT_COLUMNS, Math.min(columns, end * MatMulKernel.UNIT_COLUMNS), a, b, c, epilogueBuffers);
-            return;
-        }
         for (int unit = start; unit < end; ) {
             int batch = unit / units, stop = Math.min(end, (batch + 1) * units);
             int first = (unit - batch * units) * MatMulKernel.UNIT_COLUMNS;
