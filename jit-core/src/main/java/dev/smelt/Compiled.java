@@ -83,23 +83,35 @@ public final class Compiled {
 
         boolean matches(Tensor[] arguments, IntPredicate needsGradient) {
             if (arguments == null || arguments.length != types.length) return false;
-            for (int i = 0; i < arguments.length; i++) {
-                Tensor argument = arguments[i];
-                var type = types[i];
-                if (argument == null || type == null || argument.isTraced() || argument.dtype() != type.dtype()
-                        || (argument.shape() != type.shape() && !argument.shape().equals(type.shape())) || needsGradient.test(i) != type.needsGradient())
-                    return false;
-            }
+            for (int i = 0; i < arguments.length; i++)
+                if (!matches(arguments[i], i, needsGradient)) return false;
             return true;
         }
 
-        /// The result of a one-result function.
-        Tensor first(Tensor[] arguments) {
-            return new Tensor(Storage.wrapArray(version.program().runOne(buffers(arguments))), shapes[0], strides[0], 0);
+        private boolean matches(Tensor argument, int i, IntPredicate needsGradient) {
+            var type = types[i];
+            return argument != null && type != null && !argument.isTraced() && argument.dtype() == type.dtype()
+                    && (argument.shape() == type.shape() || argument.shape().equals(type.shape())) && needsGradient.test(i) == type.needsGradient();
         }
 
-        List<Tensor> run(Tensor[] arguments) {
-            if (shapes.length == 1) return List.of(first(arguments));
+        /// The result of a one-result function, or null when `arguments` do not match: one pass
+        /// over them both checks and binds them, as [#matches] then a call would.
+        Tensor first(Tensor[] arguments, IntPredicate needsGradient) {
+            if (arguments == null || arguments.length != types.length) return null;
+            var program = version.program();
+            var buffers = program.newBuffers();
+            for (int i = 0; i < arguments.length; i++) {
+                Tensor argument = arguments[i];
+                if (!matches(argument, i, needsGradient)) return null;
+                buffers[program.inputBuffer(i)] = array(argument, i);
+            }
+            var captures = version.traced().captures();
+            for (int i = 0; i < captures.size(); i++) buffers[program.inputBuffer(arguments.length + i)] = Dispatch.dense(captures.get(i)).array();
+            return new Tensor(Storage.wrapArray(program.runOne(buffers)), shapes[0], strides[0], 0);
+        }
+
+        List<Tensor> run(Tensor[] arguments, IntPredicate needsGradient) {
+            if (shapes.length == 1) return List.of(first(arguments, needsGradient));
             var results = version.program().run(inputs(version, arguments));
             if (results.size() == 1) return List.of(new Tensor(results.getFirst(), shapes[0], strides[0], 0));
             var tensors = new ArrayList<Tensor>(results.size());
@@ -107,19 +119,20 @@ public final class Compiled {
             return tensors;
         }
 
-        // Program.runOne's table of buffers, holding the arguments' arrays, then the captured tensors'.
-        private Object[] buffers(Tensor[] arguments) {
-            var program = version.program();
-            var captures = version.traced().captures();
-            var buffers = program.newBuffers();
-            for (int i = 0; i < arguments.length; i++) {
-                Tensor argument = arguments[i];
-                Storage storage = argument.storage();
-                boolean dense = argument.offset() == 0 && storage.size() == sizes[i] && Arrays.equals(argument.strides(), denseStrides[i]);
-                buffers[program.inputBuffer(i)] = (dense ? storage : Dispatch.dense(argument)).array(); // views, and size-1 axes of other strides
-            }
-            for (int i = 0; i < captures.size(); i++) buffers[program.inputBuffer(arguments.length + i)] = Dispatch.dense(captures.get(i)).array();
-            return buffers;
+        // An argument's array as kernels read it: its storage's when it is dense, else a dense copy
+        // (views, and size-1 axes of other strides).
+        private Object array(Tensor argument, int i) {
+            Storage storage = argument.storage();
+            boolean dense = argument.offset() == 0 && storage.size() == sizes[i] && same(argument.strides(), denseStrides[i]);
+            return (dense ? storage : Dispatch.dense(argument)).array();
+        }
+
+        // Arrays.equals, without its call into the vectorised mismatch stub: a few ints.
+        private static boolean same(int[] strides, int[] dense) {
+            if (strides.length != dense.length) return false;
+            for (int axis = 0; axis < strides.length; axis++)
+                if (strides[axis] != dense[axis]) return false;
+            return true;
         }
     }
 
@@ -213,14 +226,14 @@ public final class Compiled {
     /// The function's first result.
     public Tensor apply(Tensor... arguments) {
         Recent hit = recent;
-        if (hit != null && hit.shapes.length == 1 && hit.matches(arguments, needsGradient)) return hit.first(arguments);
-        return applyAll(arguments).getFirst();
+        Tensor result = hit != null && hit.shapes.length == 1 ? hit.first(arguments, needsGradient) : null;
+        return result != null ? result : applyAll(arguments).getFirst();
     }
 
     /// All of the function's results.
     public List<Tensor> applyAll(Tensor... arguments) {
         Recent hit = recent;
-        if (hit != null && hit.matches(arguments, needsGradient)) return hit.run(arguments);
+        if (hit != null && hit.matches(arguments, needsGradient)) return hit.run(arguments, needsGradient);
         return run(entry(arguments), arguments);
     }
 
