@@ -10,17 +10,27 @@ import java.util.concurrent.ForkJoinTask;
 /// Runs a kernel's rows: on the calling thread when the kernel is small, else split into one
 /// contiguous block of rows per core on one shared pool sized to the machine.
 public final class Executor {
-    /// Below this many elements a kernel stays on the calling thread: handing work to another core
-    /// costs a few microseconds, about what one core needs for this many elements.
-    // PARALLEL_THRESHOLD = 2^16 elements (ParallelBench, AMD EPYC AVX-512, 2 cores, 2026-11)
-    public static final int PARALLEL_THRESHOLD = 1 << 16;
+    /// Below this much work (KernelForm.work: about one unit per pointwise element) a kernel stays on
+    /// the calling thread. Handing a block to a parked pool thread costs about 45 µs (median) on a
+    /// 2-core VM, where waking the other core takes the host's time: split at 2^16 elements, a
+    /// `sin(x·y + z)` kernel took 66 µs on two threads against 40 µs on one, and 128³ matmuls 74
+    /// against 46 µs; both gain from 2^18 (164 → 135 µs; 256³ 329 → 243 µs, medians of a harness,
+    /// AMD EPYC AVX-512, 2026-11-22).
+    public static final int PARALLEL_THRESHOLD = 1 << 18;
 
     private static final ForkJoinPool POOL = ForkJoinPool.commonPool();
 
     private final int threads;
+    private final long threshold;
 
     /// `threads` ≤ 1 runs everything on the calling thread.
-    public Executor(int threads) { this.threads = threads; }
+    public Executor(int threads) { this(threads, PARALLEL_THRESHOLD); }
+
+    /// Splitting kernels of at least `threshold` work (tests split small ones to check the split).
+    public Executor(int threads, long threshold) {
+        this.threads = threads;
+        this.threshold = threshold;
+    }
 
     /// Threads a kernel may use: `-Dsmelt.threads=N`, else one per core.
     public static Executor shared() {
@@ -35,7 +45,7 @@ public final class Executor {
 
     /// [#run(KernelFunction, Object[], KernelForm)] with the kernel's sizes worked out beforehand.
     void run(KernelFunction function, Object[] buffers, int rows, long work, int granule) {
-        if (threads <= 1 || rows < 2 || work < PARALLEL_THRESHOLD) {
+        if (threads <= 1 || rows < 2 || work < threshold) {
             function.run(buffers, 0, rows);
             return;
         }

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class ExecutorTest {
     @Test
     void aLargePointwiseKernelSplitAcrossThreadsEqualsOneThread() {
-        int n = (1 << 17) + 3;
+        int n = 2 * Executor.PARALLEL_THRESHOLD + 3;
         var space = Shape.of(n);
         var input = new Kernel.Input(DType.F32, n, IndexMap.contiguous(space));
         var value = new Expr.Unary(UnaryOp.SIN, new Expr.Load(0, DType.F32));
@@ -33,7 +33,7 @@ class ExecutorTest {
 
     @Test
     void aLargeRowKernelSplitsByRows() {
-        int rows = 300, columns = 517;
+        int rows = 2 * Executor.PARALLEL_THRESHOLD / 517 + 1, columns = 517;
         var space = Shape.of(rows, columns);
         var input = new Kernel.Input(DType.F32, rows * columns, IndexMap.contiguous(space));
         var sum = new Kernel.Reduction(ReduceOp.SUM, new Expr.Load(0, DType.F32));
