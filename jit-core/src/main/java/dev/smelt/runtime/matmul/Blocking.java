@@ -11,15 +11,15 @@ import dev.smelt.codegen.MicroKernelShape;
 /// read once per micro-panel of B and takes half of L2; the packed B panel a quarter of L2. Each
 /// block size is then evened out so the last block is not a sliver.
 record Blocking(int depth, int rows, int columns) {
-    /// The L1 budget in bytes: `-Dsmelt.cache.l1=…`, else 64 KiB. A tuned figure, not the cache's
-    /// size: this AMD EPYC has 32 KiB of L1 data and 1 MiB of L2 per core (sysfs; `lscpu` prints
-    /// the sum over both cores), but blocks sized from those real figures ran slower (JMH,
-    /// 2026-11-22, two alternating runs each: sgemm 1024³ 26.7–27.6 ms against 25.7–26.5 ms, the
-    /// MLP's 128×784·784×256 687–718 µs against 668–677 µs): a B micro-panel filling all of L1
-    /// still stays there, and the deeper K steps halve the passes over C.
-    static final int L1_BYTES = Integer.getInteger("smelt.cache.l1", 64 << 10);
-    /// The L2 budget in bytes: `-Dsmelt.cache.l2=…`, else 2 MiB (twice this machine's L2, as above).
-    static final int L2_BYTES = Integer.getInteger("smelt.cache.l2", 2 << 20);
+    /// The L1 budget in bytes: `-Dsmelt.cache.l1=…`, else twice the machine's L1 data cache
+    /// ([Caches]). Twice is a tuned figure: this AMD EPYC has 32 KiB of L1 data and 1 MiB of L2 per
+    /// core, and blocks sized from those real figures ran slower (JMH, 2026-11-22, two alternating
+    /// runs each: sgemm 1024³ 26.7–27.6 ms against 25.7–26.5 ms, the MLP's 128×784·784×256 687–718 µs
+    /// against 668–677 µs): a B micro-panel filling all of L1 still stays there, and the deeper K
+    /// steps halve the passes over C.
+    static final int L1_BYTES = Integer.getInteger("smelt.cache.l1", 2 * Caches.MACHINE.l1Bytes());
+    /// The L2 budget in bytes: `-Dsmelt.cache.l2=…`, else twice the machine's L2, as above.
+    static final int L2_BYTES = Integer.getInteger("smelt.cache.l2", 2 * Caches.MACHINE.l2Bytes());
 
     static Blocking of(MicroKernelShape tile, int m, int n, int k) {
         int bytes = tile.dtype().bytes();
