@@ -4,21 +4,18 @@ package dev.smelt.runtime;
 import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.KernelFunction;
 import java.util.ArrayList;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ForkJoinTask;
 
 /// Runs a kernel's rows: on the calling thread when the kernel is small, else split into one
-/// contiguous block of rows per core on one shared pool sized to the machine.
+/// contiguous block of rows per thread, the caller's first and the others on [Workers].
 public final class Executor {
     /// Below this much work (KernelForm.work: about one unit per pointwise element) a kernel stays on
-    /// the calling thread. Handing a block to a parked pool thread costs about 45 µs (median) on a
-    /// 2-core VM, where waking the other core takes the host's time: split at 2^16 elements, a
-    /// `sin(x·y + z)` kernel took 66 µs on two threads against 40 µs on one, and 128³ matmuls 74
-    /// against 46 µs; both gain from 2^18 (164 → 135 µs; 256³ 329 → 243 µs, medians of a harness,
-    /// AMD EPYC AVX-512, 2026-11-22).
-    public static final int PARALLEL_THRESHOLD = 1 << 18;
-
-    private static final ForkJoinPool POOL = ForkJoinPool.commonPool();
+    /// the calling thread. A [Workers] thread that is still spinning takes a block within a
+    /// microsecond, but one that has parked (no kernel for 50 µs) takes about 45 µs to wake on a
+    /// 2-core VM. At 2^17 a split wins when the worker is awake and roughly breaks even when it is
+    /// not. Medians of a harness, AMD EPYC AVX-512, 2026-11-23, one thread against two:
+    /// `sin(x·y + z)` at 2^16 elements 40 against 31 µs, at 2^17 81 against 42 µs (with ForkJoin's
+    /// parked workers 66 and 105 µs); 192³ matmuls 142 against 96 µs.
+    public static final int PARALLEL_THRESHOLD = 1 << 17;
 
     private final int threads;
     private final long threshold;
@@ -50,13 +47,29 @@ public final class Executor {
             return;
         }
         int blocks = Math.min(threads, rows);
-        var tasks = new ArrayList<ForkJoinTask<?>>();
+        var all = new Workers.Block[blocks - 1];
+        var kept = new ArrayList<Workers.Block>(); // no idle worker: the caller runs them after its own block
         for (int b = 1; b < blocks; b++) {
-            int start = split(rows, blocks, b, granule), end = split(rows, blocks, b + 1, granule);
-            tasks.add(POOL.submit(() -> function.run(buffers, start, end)));
+            all[b - 1] = new Workers.Block(function, buffers, split(rows, blocks, b, granule), split(rows, blocks, b + 1, granule));
+            if (!Workers.offer(all[b - 1], threads - 1)) kept.add(all[b - 1]);
         }
-        function.run(buffers, 0, split(rows, blocks, 1, granule));
-        for (var task : tasks) task.join();
+        Throwable failure = null;
+        try {
+            function.run(buffers, 0, split(rows, blocks, 1, granule));
+            for (var block : kept) block.run();
+        } catch (Throwable e) {
+            failure = e;
+        }
+        for (var block : all) { // every block has finished before the call returns or throws
+            try {
+                block.join();
+            } catch (Throwable e) {
+                if (failure == null) failure = e;
+            }
+        }
+        if (failure instanceof RuntimeException e) throw e;
+        if (failure instanceof Error e) throw e;
+        if (failure != null) throw new IllegalStateException(failure);
     }
 
     // Block boundaries rounded down to the kernel's granule (KernelForm.splitGranule).

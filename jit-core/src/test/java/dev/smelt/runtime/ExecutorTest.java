@@ -3,6 +3,9 @@ package dev.smelt.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
@@ -15,8 +18,13 @@ import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelFunction;
 import dev.smelt.kernel.KernelInterpreter;
 import java.util.List;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /// Large kernels split their rows across threads; the result must not depend on the split.
@@ -58,5 +66,48 @@ class ExecutorTest {
         new Executor(2).run(recording, new Object[] {in, split}, kernel);
         assertEquals(2, threads.size(), "the kernel should run on two threads: " + threads);
         assertArrayEquals(alone, split);
+    }
+
+    /// A block that throws on a worker: the caller gets that exception, after every block ran.
+    @Test
+    void aWorkersExceptionReachesTheCallerOnceEveryBlockFinished() {
+        var ran = new AtomicInteger();
+        var boom = new IllegalStateException("block 3 fails");
+        KernelFunction failing = (buffers, start, end) -> {
+            ran.incrementAndGet();
+            if (start == 3) throw boom;
+        };
+        var thrown = assertThrows(IllegalStateException.class, () -> new Executor(4, 0).run(failing, new Object[0], 4, 1, 1));
+        assertSame(boom, thrown);
+        assertEquals(4, ran.get());
+    }
+
+    /// Many callers at once, each splitting into more blocks than there are idle workers: every
+    /// call gets all its rows computed exactly once, and none waits for another's blocks.
+    @Test
+    void concurrentCallersShareTheWorkersWithoutLosingABlock() throws Exception {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            var pool = Executors.newFixedThreadPool(6);
+            try {
+                var calls = new ArrayList<Future<?>>();
+                for (int c = 0; c < 6; c++)
+                    calls.add(pool.submit(() -> {
+                        var executor = new Executor(5, 0);
+                        for (int call = 0; call < 2000; call++) {
+                            int rows = 1 + call % 37;
+                            int[] counts = new int[rows];
+                            KernelFunction counting = (buffers, start, end) -> {
+                                for (int r = start; r < end; r++) counts[r]++;
+                            };
+                            executor.run(counting, new Object[0], rows, 1, 1);
+                            for (int r = 0; r < rows; r++) assertEquals(1, counts[r], "row " + r + " of " + rows);
+                        }
+                        return null;
+                    }));
+                for (var call : calls) call.get();
+            } finally {
+                pool.shutdown();
+            }
+        });
     }
 }
