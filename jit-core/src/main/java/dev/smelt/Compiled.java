@@ -110,10 +110,9 @@ public final class Compiled {
             return new Tensor(Storage.wrapArray(program.runOne(buffers)), shapes[0], strides[0], 0);
         }
 
-        List<Tensor> run(Tensor[] arguments, IntPredicate needsGradient) {
-            if (shapes.length == 1) return List.of(first(arguments, needsGradient));
+        /// The results of a function of several, whose `arguments` [#matches] has checked.
+        List<Tensor> run(Tensor[] arguments) {
             var results = version.program().run(inputs(version, arguments));
-            if (results.size() == 1) return List.of(new Tensor(results.getFirst(), shapes[0], strides[0], 0));
             var tensors = new ArrayList<Tensor>(results.size());
             for (int i = 0; i < results.size(); i++) tensors.add(new Tensor(results.get(i), shapes[i], strides[i], 0));
             return tensors;
@@ -233,7 +232,10 @@ public final class Compiled {
     /// All of the function's results.
     public List<Tensor> applyAll(Tensor... arguments) {
         Recent hit = recent;
-        if (hit != null && hit.matches(arguments, needsGradient)) return hit.run(arguments, needsGradient);
+        if (hit != null && hit.shapes.length == 1) {
+            Tensor result = hit.first(arguments, needsGradient);
+            if (result != null) return List.of(result);
+        } else if (hit != null && hit.matches(arguments, needsGradient)) return hit.run(arguments);
         return run(entry(arguments), arguments);
     }
 

@@ -69,7 +69,7 @@ public record MatMulKernel(Shape space, List<Kernel.Input> inputs, int left, int
     @Override
     public long work() { return Math.max(1, (long) result().size() * Math.max(1, depth()) / MULTIPLY_ADDS_PER_ELEMENT); }
 
-    static final int MULTIPLY_ADDS_PER_ELEMENT = 32;
+    private static final int MULTIPLY_ADDS_PER_ELEMENT = 32;
 
     @Override
     public int splitGranule() { return 1; }

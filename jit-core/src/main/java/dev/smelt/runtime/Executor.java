@@ -61,11 +61,8 @@ public final class Executor {
             failure = e;
         }
         for (var block : all) { // every block has finished before the call returns or throws
-            try {
-                block.join();
-            } catch (Throwable e) {
-                if (failure == null) failure = e;
-            }
+            block.join();
+            if (failure == null) failure = block.failure();
         }
         if (failure instanceof RuntimeException e) throw e;
         if (failure instanceof Error e) throw e;

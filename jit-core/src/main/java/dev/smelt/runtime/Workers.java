@@ -48,17 +48,17 @@ final class Workers {
             }
         }
 
-        /// Waits for the worker to finish the block, spinning first; rethrows what it threw.
+        /// Waits for the block to finish, spinning first.
         void join() {
             long until = System.nanoTime() + SPIN_NANOS;
             while (!done) {
                 if (System.nanoTime() < until) Thread.onSpinWait();
                 else LockSupport.park(this);
             }
-            if (failure instanceof RuntimeException e) throw e;
-            if (failure instanceof Error e) throw e;
-            if (failure != null) throw new IllegalStateException(failure);
         }
+
+        /// What the block threw, or null; read after [#join].
+        Throwable failure() { return failure; }
     }
 
     /// Hands `block` to an idle worker (of the first `count`, started on first use); false if

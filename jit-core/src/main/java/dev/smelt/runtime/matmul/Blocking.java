@@ -20,6 +20,9 @@ record Blocking(int depth, int rows, int columns) {
     static final int L1_BYTES = Integer.getInteger("smelt.cache.l1", 2 * Caches.MACHINE.l1Bytes());
     /// The L2 budget in bytes: `-Dsmelt.cache.l2=…`, else twice the machine's L2, as above.
     static final int L2_BYTES = Integer.getInteger("smelt.cache.l2", 2 * Caches.MACHINE.l2Bytes());
+    /// Where the budgets came from, for `explain()`.
+    static final String SOURCE = Integer.getInteger("smelt.cache.l1") != null || Integer.getInteger("smelt.cache.l2") != null ? "-Dsmelt.cache"
+            : "twice the %d KiB and %d KiB of L1d and L2 (%s)".formatted(Caches.MACHINE.l1Bytes() >> 10, Caches.MACHINE.l2Bytes() >> 10, Caches.MACHINE.source());
 
     static Blocking of(MicroKernelShape tile, int m, int n, int k) {
         int bytes = tile.dtype().bytes();

@@ -97,13 +97,7 @@ public final class MatMulFunction implements KernelFunction {
     public String tier() {
         if (tiny.getAsBoolean()) return "tiny product (no packing)";
         return "%s; blocks of %d×%d, %d steps of K (L1 %d KiB, L2 %d KiB budgets: %s)".formatted(MicroKernels.of(kernel.dtype()).tier(),
-                blocking.rows(), blocking.columns(), blocking.depth(), Blocking.L1_BYTES >> 10, Blocking.L2_BYTES >> 10, budgets());
-    }
-
-    private static String budgets() {
-        var caches = Caches.MACHINE;
-        boolean set = Integer.getInteger("smelt.cache.l1") != null || Integer.getInteger("smelt.cache.l2") != null;
-        return set ? "-Dsmelt.cache" : "twice the %d KiB and %d KiB of L1d and L2 (%s)".formatted(caches.l1Bytes() >> 10, caches.l2Bytes() >> 10, caches.source());
+                blocking.rows(), blocking.columns(), blocking.depth(), Blocking.L1_BYTES >> 10, Blocking.L2_BYTES >> 10, Blocking.SOURCE);
     }
 
     /// Accumulates in C, the last output, unless the epilogue reads an input in C's array (a
