@@ -264,6 +264,14 @@ def matmul_backward(checks, rows):
         checks.add("forwardBackward / forward", "n=1024", ratio(both, forward), times, "≤ 3.2× (PyTorch 1.13: 3×)", lambda v: v <= 3.2)
 
 
+def split(checks, rows):
+    """Two threads against one for a mid-size kernel, with the other thread awake and after it parked."""
+    for method in ("backToBack", "afterIdle"):
+        for size in sorted({r["params"]["size"] for r in rows if r["group"].startswith("SplitBench")}, key=int):
+            one, two = (median(rows, f"SplitBench.{g}", method, size=size) for g in ("OneThread", "TwoThreads"))
+            checks.add(f"{method}: one thread / two", f"size={size}", ratio(one, two), times)
+
+
 def main(paths):
     rows = [row for path in paths for row in load(path)]
     failures = 0
@@ -272,7 +280,7 @@ def main(paths):
     for prefix, add in (("ChainBench", chain), ("MemoryBoundBench", memory), ("RowOpsBench", row_ops), ("CompileBench", compile_latency),
                         ("FusionBench", fusion), ("CalibrationBench", calibration),
                         ("MatMulBench", matmul), ("TrainStepBench", training_step),
-                        ("MatMulBackwardBench", matmul_backward)):
+                        ("MatMulBackwardBench", matmul_backward), ("SplitBench", split)):
         if any(r["group"].startswith(prefix) for r in rows):
             checks = Checks()
             add(checks, rows)

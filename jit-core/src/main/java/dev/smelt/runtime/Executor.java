@@ -10,11 +10,10 @@ import java.util.ArrayList;
 public final class Executor {
     /// Below this much work (KernelForm.work: about one unit per pointwise element) a kernel stays on
     /// the calling thread. A [Workers] thread that is still spinning takes a block within a
-    /// microsecond, but one that has parked (no kernel for 50 µs) takes about 45 µs to wake on a
-    /// 2-core VM. At 2^17 a split wins when the worker is awake and roughly breaks even when it is
-    /// not. Medians of a harness, AMD EPYC AVX-512, 2026-11-23, one thread against two:
-    /// `sin(x·y + z)` at 2^16 elements 40 against 31 µs, at 2^17 81 against 42 µs (with ForkJoin's
-    /// parked workers 66 and 105 µs); 192³ matmuls 142 against 96 µs.
+    /// microsecond; one that has parked (no kernel for 50 µs) takes long to wake on a 2-core VM.
+    /// SplitBench (`sin(x·y + z)`, JMH, AMD EPYC AVX-512, 2026-11-23), two threads against one:
+    /// back to back 1.69× at 2^17 elements and 1.84× at 2^20; after 1 ms idle 0.90× at 2^17 (about
+    /// 0.13 ms more) and 1.01× at 2^20. Kernels of a program follow each other, so 2^17.
     public static final int PARALLEL_THRESHOLD = 1 << 17;
 
     private final int threads;
