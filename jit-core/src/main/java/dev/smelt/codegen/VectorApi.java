@@ -89,7 +89,6 @@ final class VectorApi {
 
     static final FieldRef EXP = operator("EXP");
     static final FieldRef LSHL = operator("LSHL");
-    static final FieldRef GE = operator("GE");
     static final FieldRef LE = operator("LE");
     static final FieldRef NE = operator("NE");
     static final FieldRef GT = operator("GT");
