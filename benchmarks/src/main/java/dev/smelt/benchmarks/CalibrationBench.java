@@ -28,7 +28,7 @@ import org.openjdk.jmh.annotations.Warmup;
 ///   once since column reductions are vectorised across rows: a contiguous read, READ_NS_PER_BYTE;
 /// - `gather`: `sum(x, 0)` of every 64th column of f32[1024,1024] (no two rows are neighbours,
 ///   so the loop runs down each column and gathers a cache line per element) → STRIDED_READ_NS_PER_BYTE = time / 64 KiB;
-/// - `neg`, `add8`, `div`, `exp`, `sin`, `pow` over 64K floats (L2-resident): each operation's cost
+/// - `neg`, `add8`, `div`, `exp`, `log`, `sin`, `pow` over 64K floats (L2-resident): each operation's cost
 ///   per element is (time − neg) / 64K (`add8` chains eight adds: CHEAP_NS is an eighth of it).
 /// SPILL_NS comes from `FusionBench` `wide`: greedy against the cost model, per excess register.
 @State(Scope.Benchmark)
@@ -40,7 +40,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class CalibrationBench {
     static final int STREAM = 1 << 24, CACHED = 1 << 16, TINY = 16, COLUMN = 1024;
 
-    @Param({"read", "copy", "launch", "column", "gather", "neg", "add8", "div", "exp", "sin", "pow"})
+    @Param({"read", "copy", "launch", "column", "gather", "neg", "add8", "div", "exp", "log", "sin", "pow"})
     public String op;
 
     Tensor x, out;
@@ -63,6 +63,7 @@ public class CalibrationBench {
             case "add8" -> t -> t.add(1).add(2).add(3).add(4).add(5).add(6).add(7).add(8);
             case "div" -> t -> t.reciprocal();
             case "exp" -> Tensor::exp;
+            case "log" -> Tensor::log;
             case "sin" -> Tensor::sin;
             case "pow" -> t -> t.pow(t);
             default -> throw new IllegalArgumentException("unknown op " + op);
