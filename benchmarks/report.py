@@ -195,7 +195,7 @@ def calibration(checks, rows):
                ("CHEAP_NS", per("add8", "neg", CACHED, 8)),
                ("DIVIDE_NS", per("div", "neg", CACHED)),
                ("EXP_NS", per("exp", "neg", CACHED)),
-               ("LOG_NS", per("log", "neg", CACHED)),
+               ("SVML_NS", per("log", "neg", CACHED)),
                ("TRIG_NS", per("sin", "neg", CACHED)),
                ("POW_NS", per("pow", "neg", CACHED))]
     for name, value in weights:
