@@ -29,7 +29,7 @@ import java.util.List;
 ///             double acc1 = 0;                               // r1 = sum(…): f32 sums add in double
 ///             FloatVector lanes1 = FloatVector.broadcast(SPECIES_F32, 0f);
 ///             for (j = 0; j < innerBound; j += 16) {         // the same loops, keeping each value
-///                 FloatVector v = FloatVector.fromArray(SPECIES_F32, in0, line0 + j).sub(FloatVector.broadcast(SPECIES_F32, r0)).lanewise(EXP);
+///                 FloatVector v = exp(FloatVector.fromArray(SPECIES_F32, in0, line0 + j).sub(FloatVector.broadcast(SPECIES_F32, r0))); // inline: VectorMath.exp
 ///                 v.intoArray(out0, line0 + j);              // in out0's row, which keeps e1
 ///                 lanes1 = lanes1.add(v);
 ///             }

@@ -12,7 +12,8 @@ import dev.smelt.kernel.Expr;
 /// vector of the expression's dtype on the stack; comments show the Java.
 ///
 /// The transcendentals are `lanewise` calls (Intel SVML on x86 once C2 compiles them, within a few
-/// ulps: see the tests' `Tolerance`); the composites are built from them, in forms that avoid
+/// ulps: see the tests' `Tolerance`), except `f32` `exp`, which is inline ([#exp]); the composites
+/// are built from them, in forms that avoid
 /// cancellation (`gelu_tanh` as `x·sigmoid(2y)`). `gelu_erf` and `i32` `pow` go lane by lane through
 /// [Lanes], which computes the scalar definition.
 final class VectorMath {
@@ -89,7 +90,7 @@ final class VectorMath {
         call(methods.div());
     }
 
-    // t.lanewise(EXP).lanewise(LOG1P).blend(t, t.compare(GT, 20))
+    // exp(t).lanewise(LOG1P).blend(t, t.compare(GT, 20))   (exp: see #exp)
     private void emitSoftplus(DType dtype, int t) {
         vector.loadTemp(t);
         exp(dtype);
