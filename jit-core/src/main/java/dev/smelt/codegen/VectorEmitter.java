@@ -254,7 +254,7 @@ final class VectorEmitter {
             castMask(from, plan.maskType());
         } else if (from == DType.BOOL) {
             withTemp(mask -> {
-                code.store(Type.getType(Object.class), mask);
+                storeTemp(mask);
                 pushSpecies(to);
                 VectorApi.of(to).zero().invoke(code.mv);
                 code.mv.visitLdcInsn(1L);
@@ -365,7 +365,7 @@ final class VectorEmitter {
     void withOperand(Expr x, IntConsumer body) {
         emit(x);
         withTemp(slot -> {
-            code.store(Type.getType(Object.class), slot);
+            storeTemp(slot);
             body.accept(slot);
         });
     }
@@ -386,4 +386,6 @@ final class VectorEmitter {
     }
 
     void loadTemp(int slot) { code.load(Type.getType(Object.class), slot); }
+
+    void storeTemp(int slot) { code.store(Type.getType(Object.class), slot); }
 }

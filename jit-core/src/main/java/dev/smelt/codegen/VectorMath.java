@@ -154,26 +154,26 @@ final class VectorMath {
         vector.withTemps(4, first -> {
             int x = first, t = first + 1, n = first + 2, r = first + 3, e = n;
             var methods = VectorApi.FLOAT;
-            store(x);
+            vector.storeTemp(x);
             vector.loadTemp(x);
             vector.pushConstant(dtype, LOG2E);
             vector.pushConstant(dtype, SHIFT);
             call(VectorApi.FLOAT_FMA);
-            store(t);
+            vector.storeTemp(t);
             vector.loadTemp(t);
             vector.pushConstant(dtype, SHIFT);
             call(methods.sub());
-            store(n);
+            vector.storeTemp(n);
             vector.loadTemp(n);
             vector.pushConstant(dtype, -LN2_HI);
             vector.loadTemp(x);
             call(VectorApi.FLOAT_FMA);
-            store(r);
+            vector.storeTemp(r);
             vector.loadTemp(n);
             vector.pushConstant(dtype, -LN2_LO);
             vector.loadTemp(r);
             call(VectorApi.FLOAT_FMA);
-            store(r);
+            vector.storeTemp(r);
             vector.pushConstant(dtype, POLYNOMIAL[0]);
             for (int k = 1; k < POLYNOMIAL.length; k++) {
                 vector.loadTemp(r);
@@ -188,7 +188,7 @@ final class VectorMath {
             call(VectorApi.INT_SHIFT);
             call(VectorApi.INT.add());
             call(VectorApi.INT_AS_FLOATS);
-            store(e);
+            vector.storeTemp(e);
             vector.loadTemp(x);
             call(methods.abs());
             VectorApi.LE.get(code.mv);
@@ -199,7 +199,7 @@ final class VectorMath {
                 vector.loadTemp(x);
                 VectorApi.EXP.get(code.mv);
                 call(methods.unary());
-                store(e);
+                vector.storeTemp(e);
             });
             vector.loadTemp(e);
         });
@@ -212,8 +212,6 @@ final class VectorMath {
             5.0000001201E-1f, 1, 1};
     /// Below it in magnitude, n is in [-125, 125] and `e^r · 2^n` a normal float, so the exponent add is exact.
     private static final double LIMIT = 86.9f;
-
-    private void store(int slot) { code.store(org.objectweb.asm.Type.getType(Object.class), slot); }
 
     // a.lanewise(POW, b).blend(1, a == 1 | a == -1 & b is ±∞): C's pow where Java's gives NaN
     // i32: Lanes.pow(a, b)
