@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.codegen;
 
+import dev.smelt.ir.DType;
+import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.UnaryOp;
 import java.util.EnumMap;
 import java.util.Map;
@@ -8,7 +10,7 @@ import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 
-/// Every JDK and [Scalars]/[Lanes] method that scalar kernel code calls, built by reflection like
+/// Every JDK and [Scalars]/[Lanes]/[OrderKeys] method that scalar kernel code calls, built by reflection like
 /// [VectorApi]. The `double` forms serve `f32` too: the value is widened, computed in double and
 /// rounded once, which is the interpreter's arithmetic.
 final class JavaApi {
@@ -30,6 +32,21 @@ final class JavaApi {
     static final MethodRef POW_INT_LANES = MethodRef.of(Lanes.class, "pow", IntVector.class, IntVector.class);
     static final MethodRef GELU_ERF_FLOAT_LANES = MethodRef.of(Lanes.class, "geluErf", FloatVector.class);
     static final MethodRef GELU_ERF_DOUBLE_LANES = MethodRef.of(Lanes.class, "geluErf", DoubleVector.class);
+
+    /// What a `max` or `min` reduction over `f32` or `f64` vectors calls ([OrderKeys]): the keys of a
+    /// vector, the key vector's methods (`IntVector` for `f32`), and the value of a reduced key.
+    record OrderKeyRefs(MethodRef keys, VectorApi.Methods keyVector, MethodRef value) {}
+
+    static OrderKeyRefs orderKeys(ReduceOp op, DType dtype) {
+        boolean max = op == ReduceOp.MAX;
+        return switch (dtype) {
+            case F32 -> new OrderKeyRefs(MethodRef.of(OrderKeys.class, max ? "maxKeys" : "minKeys", FloatVector.class), VectorApi.INT,
+                    MethodRef.of(OrderKeys.class, max ? "fromMaxKey" : "fromMinKey", int.class));
+            case F64 -> new OrderKeyRefs(MethodRef.of(OrderKeys.class, max ? "maxKeys" : "minKeys", DoubleVector.class), VectorApi.LONG,
+                    MethodRef.of(OrderKeys.class, max ? "fromMaxKey" : "fromMinKey", long.class));
+            case I32, BOOL -> throw new IllegalArgumentException(op + " over " + dtype + " folds its values");
+        };
+    }
 
     private static final Map<UnaryOp, MethodRef> FUNCTIONS = new EnumMap<>(UnaryOp.class);
     static {

@@ -126,8 +126,8 @@ final class LoopEmitter {
         boolean vectorized = vectorLoop() && vectorizable(plan.whyScalar(kernel, space, k));
         int lanes = layout.vectorAccumulators().get(k), second = layout.secondAccumulators().get(k);
         if (vectorized) {
-            vector.initAccumulator(reduction.dtype(), reduction.op().identity(), lanes);
-            vector.initAccumulator(reduction.dtype(), reduction.op().identity(), second);
+            vector.initAccumulator(reduction, lanes);
+            vector.initAccumulator(reduction, second);
         }
         var values = List.of(reduction.value());
         overRow(LoopSpace.reductionBuffers(kernel, k), values, new Body(() -> { scalar.computeShared(values); scalarFold(k); },

@@ -9,6 +9,7 @@ import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.Vector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
@@ -53,6 +54,8 @@ final class VectorApi {
     static final Methods FLOAT = Methods.of(FloatVector.class, float.class, float[].class);
     static final Methods DOUBLE = Methods.of(DoubleVector.class, double.class, double[].class);
     static final Methods INT = Methods.of(IntVector.class, int.class, int[].class);
+    /// Only for the keys of an `f64` `max` or `min` reduction ([OrderKeys]).
+    static final Methods LONG = Methods.of(LongVector.class, long.class, long[].class);
     static final Methods BYTE = Methods.of(ByteVector.class, byte.class, byte[].class);
 
     /// `IntVector.addIndex(1)` turns a broadcast `j` into the lane indices `j, j+1, …`.

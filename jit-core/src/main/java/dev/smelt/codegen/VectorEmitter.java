@@ -5,6 +5,7 @@ import static org.objectweb.asm.Opcodes.*;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.UnaryOp;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
@@ -271,15 +272,28 @@ final class VectorEmitter {
     }
 
     // vacc = XVector.broadcast(SPECIES_X, identity)
-    void initAccumulator(DType dtype, double identity, int slot) {
-        pushConstant(dtype, identity);
+    // keyed: vacc = OrderKeys.maxKeys(FloatVector.broadcast(SPECIES_F32, -∞))   (all MIN_VALUE)
+    void initAccumulator(Kernel.Reduction reduction, int slot) {
+        pushConstant(reduction.dtype(), reduction.op().identity());
+        if (keyed(reduction)) orderKeys(reduction).keys().invoke(code.mv);
         code.store(Type.getType(Object.class), slot);
     }
 
-    // vacc = vacc.add(<value>)  /  .mul  /  .max  /  .min
+    // vacc = vacc.add(<value>)  /  .mul
+    // keyed (max, min over floats): vacc = vacc.max(OrderKeys.maxKeys(<value>))
     // kept: v = <value>; v.intoArray(element<k>, elementLine + j); vacc = vacc.add(v)
     //       (or v.intoArray(out<i>, line<i> + j) when output i keeps the values, ElementHome)
     void fold(int k, int slot) {
+        fold(k, slot, keyed(kernel.reductions().get(k)));
+    }
+
+    // vacc = vacc.add(<value>)  /  .mul  /  .max  /  .min, for a ColumnPlan's accumulator of a tile
+    // of rows, which is read and stored at every point: there keys would cost two conversions
+    void foldValues(int k, int slot) {
+        fold(k, slot, false);
+    }
+
+    private void fold(int k, int slot, boolean keyed) {
         var reduction = kernel.reductions().get(k);
         var methods = VectorApi.of(reduction.dtype());
         loadTemp(slot);
@@ -289,7 +303,8 @@ final class VectorEmitter {
             scalar.pushElementPlace(k);
             methods.intoArray().invoke(code.mv);
         }
-        combiner(reduction).invoke(code.mv);
+        if (keyed) orderKeys(reduction).keys().invoke(code.mv);
+        combiner(reduction, keyed).invoke(code.mv);
         code.store(Type.getType(Object.class), slot);
     }
 
@@ -297,12 +312,13 @@ final class VectorEmitter {
     void combineAccumulators(Kernel.Reduction reduction, int slot, int second) {
         loadTemp(slot);
         loadTemp(second);
-        combiner(reduction).invoke(code.mv);
+        combiner(reduction, keyed(reduction)).invoke(code.mv);
         code.store(Type.getType(Object.class), slot);
     }
 
     // .add / .mul / .max / .min: how a reduction folds a vector into its accumulator
-    private static MethodRef combiner(Kernel.Reduction reduction) {
+    private static MethodRef combiner(Kernel.Reduction reduction, boolean keyed) {
+        if (keyed) return orderKeys(reduction).keyVector().max();
         var methods = VectorApi.of(reduction.dtype());
         return switch (reduction.op()) {
             case SUM -> methods.add();
@@ -314,10 +330,28 @@ final class VectorEmitter {
     }
 
     // vacc.reduceLanes(ADD)
+    // keyed: OrderKeys.fromMaxKey(vacc.reduceLanes(MAX))
     void reduceLanes(Kernel.Reduction reduction, int slot) {
         loadTemp(slot);
+        if (keyed(reduction)) {
+            var keys = orderKeys(reduction);
+            VectorApi.associative(ReduceOp.MAX).get(code.mv);
+            keys.keyVector().reduceLanes().invoke(code.mv);
+            keys.value().invoke(code.mv);
+            return;
+        }
         VectorApi.associative(reduction.op()).get(code.mv);
         VectorApi.of(reduction.dtype()).reduceLanes().invoke(code.mv);
+    }
+
+    /// Whether a reduction folds [OrderKeys] instead of its values: `max` and `min` over `f32` and
+    /// `f64`, whose `FloatVector.max` costs five more instructions than an integer `max`.
+    private static boolean keyed(Kernel.Reduction reduction) {
+        return (reduction.op() == ReduceOp.MAX || reduction.op() == ReduceOp.MIN) && reduction.dtype().isFloating();
+    }
+
+    private static JavaApi.OrderKeyRefs orderKeys(Kernel.Reduction reduction) {
+        return JavaApi.orderKeys(reduction.op(), reduction.dtype());
     }
 
     /// Pushes the generated class's species for `dtype`.

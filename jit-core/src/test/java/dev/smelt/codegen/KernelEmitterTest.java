@@ -141,6 +141,62 @@ class KernelEmitterTest {
         assertArrayEquals(new float[] {3, 0, nan, -9}, (float[]) buffers[2]);
     }
 
+    /// Vector `max` and `min` fold integer keys (OrderKeys), not the floats: every special value,
+    /// planted in the first vector, the second accumulator's and the scalar tail of a row, must give
+    /// `Math.max` and `Math.min` bit for bit: NaN of either sign wins, -0 < +0, ±∞, subnormals.
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void maxAndMinOfRowsWithSpecialValuesAreMathMaxAndMin(Variant variant) {
+        int columns = 4 * LANES + 3;
+        double negativeNaN = Double.longBitsToDouble(0xfff8_0000_0000_0000L);
+        double[] specials = {Double.NaN, negativeNaN, 0.0, -0.0, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, Double.MIN_VALUE,
+                -Double.MIN_VALUE, Float.MIN_VALUE, -Float.MIN_VALUE, Float.MAX_VALUE, -Float.MAX_VALUE};
+        int[] places = {0, LANES + 1, 3 * LANES + 2, columns - 1};
+        for (var dtype : List.of(DType.F32, DType.F64)) {
+            // a row of a constant background with one special planted, for every background and place
+            double[] backgrounds = {0.0, -0.0, -1.5, Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY, Float.MIN_VALUE};
+            int rows = backgrounds.length * specials.length * places.length;
+            double[] values = new double[rows * columns];
+            int row = 0;
+            for (double background : backgrounds)
+                for (double special : specials)
+                    for (int place : places) {
+                        Arrays.fill(values, row * columns, (row + 1) * columns, background);
+                        values[row * columns + place] = special;
+                        row++;
+                    }
+            Object input = dtype == DType.F32 ? floats(values) : values;
+            Object max = dtype == DType.F32 ? new float[rows] : new double[rows], min = dtype == DType.F32 ? new float[rows] : new double[rows];
+            var buffers = new Object[] {input, max, min};
+            Compiled.of(Kernels.maxAndMin(rows, columns, dtype), variant).function().run(buffers, 0, rows);
+            for (int r = 0; r < rows; r++) {
+                double wantMax = Double.NEGATIVE_INFINITY, wantMin = Double.POSITIVE_INFINITY;
+                for (int c = 0; c < columns; c++) {
+                    double v = dtype == DType.F32 ? ((float[]) input)[r * columns + c] : values[r * columns + c];
+                    wantMax = Math.max(wantMax, v);
+                    wantMin = Math.min(wantMin, v);
+                }
+                int at = r;
+                assertEquals(sameBits(wantMax), sameBits(element(max, r)), () -> dtype + " max of row " + at);
+                assertEquals(sameBits(wantMin), sameBits(element(min, r)), () -> dtype + " min of row " + at);
+            }
+            long seed = 17 + dtype.ordinal();
+            var kernel = Kernels.maxAndMin(9, columns, dtype);
+            Differential.check(seed, kernel, RandomData.buffers(seed, kernel), variant);
+        }
+    }
+
+    private static float[] floats(double[] values) {
+        float[] floats = new float[values.length];
+        for (int i = 0; i < values.length; i++) floats[i] = (float) values[i];
+        return floats;
+    }
+
+    private static double element(Object array, int i) { return array instanceof float[] f ? f[i] : ((double[]) array)[i]; }
+
+    /// NaN as one value whatever its sign and payload, -0 apart from +0.
+    private static long sameBits(double value) { return Double.isNaN(value) ? 1 : Double.doubleToRawLongBits(value); }
+
     /// Sizes 0, 1, lanes ± 1, a prime, and one no lane count divides.
     @ParameterizedTest
     @EnumSource(Variant.class)
@@ -259,7 +315,8 @@ class KernelEmitterTest {
         assertTrue(!species.isEmpty() && species.stream().allMatch(f -> f.flags().has(java.lang.reflect.AccessFlag.STATIC) && f.flags().has(java.lang.reflect.AccessFlag.FINAL)));
         String text = Compiled.text(generated);
         assertTrue(text.contains("INVOKEINTERFACE jdk/incubator/vector/VectorSpecies.loopBound (I)I (itf)"), text);
-        assertTrue(text.contains("INVOKEVIRTUAL jdk/incubator/vector/FloatVector.max"), text);
+        assertTrue(text.contains("INVOKESTATIC dev/smelt/codegen/OrderKeys.maxKeys"), text);
+        assertTrue(text.contains("INVOKEVIRTUAL jdk/incubator/vector/IntVector.max"), text);
         assertTrue(text.contains("GETSTATIC " + generated.className().replace('.', '/') + ".SPECIES_F32"), text);
     }
 

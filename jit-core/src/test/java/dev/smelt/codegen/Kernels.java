@@ -79,6 +79,17 @@ final class Kernels {
                         new Kernel.Output(result(1), rows, perRow, true)));
     }
 
+    /// `max` and `min` of each row of an `f32` or `f64` input, written once per row.
+    static Kernel maxAndMin(int rows, int columns, DType dtype) {
+        var space = Shape.of(rows, columns);
+        var x = new Expr.Load(0, dtype);
+        var perRow = new IndexMap(0, List.of(1, 0));
+        return new Kernel(space, 1, List.of(new Kernel.Input(dtype, space.size(), IndexMap.contiguous(space))),
+                List.of(new Kernel.Reduction(ReduceOp.MAX, x), new Kernel.Reduction(ReduceOp.MIN, x)),
+                List.of(new Kernel.Output(new Expr.Accumulated(0, dtype), rows, perRow, true),
+                        new Kernel.Output(new Expr.Accumulated(1, dtype), rows, perRow, true)));
+    }
+
     /// A balanced tree of `leaves` loads of `x` and constants under `add` and `mul`: big bytecode
     /// from a small kernel, and shallow (the kernel IR derives dtypes recursively).
     static Expr tree(Expr x, int leaves) {
