@@ -196,7 +196,7 @@ def calibration(checks, rows):
                ("DIVIDE_NS", per("div", "neg", CACHED)),
                ("EXP_NS", per("exp", "neg", CACHED)),
                ("SVML_NS", per("log", "neg", CACHED)),
-               ("TRIG_NS", per("sin", "neg", CACHED)),
+               ("INLINE_TRIG_NS", per("sin", "neg", CACHED)),
                ("POW_NS", per("pow", "neg", CACHED))]
     for name, value in weights:
         checks.add(f"measured {name}", "one thread", value, lambda v: f"{v:.4g}")

@@ -82,16 +82,19 @@ final class VectorApi {
     static final MethodRef MASK_NOT = MethodRef.of(VectorMask.class, "not");
     static final MethodRef MASK_EQ = MethodRef.of(VectorMask.class, "eq", VectorMask.class);
 
-    /// What the inline `f32` `exp` ([VectorMath]) calls beyond the rows: FMA, the float bits as ints
-    /// and back, a shift of int lanes, and whether a mask holds in every lane.
+    /// What the inline `f32` `exp`, `sin` and `cos` ([VectorMath]) call beyond the rows: FMA, the
+    /// float bits as ints and back, int lanes with an int (`lanewise(LSHL, 23)`), and whether a mask
+    /// holds in every lane.
     static final MethodRef FLOAT_FMA = MethodRef.of(FloatVector.class, "fma", Vector.class, Vector.class);
     static final MethodRef FLOAT_AS_INTS = MethodRef.of(FloatVector.class, "reinterpretAsInts");
     static final MethodRef INT_AS_FLOATS = MethodRef.of(IntVector.class, "reinterpretAsFloats");
-    static final MethodRef INT_SHIFT = MethodRef.of(IntVector.class, "lanewise", VectorOperators.Binary.class, int.class);
+    static final MethodRef INT_WITH_INT = MethodRef.of(IntVector.class, "lanewise", VectorOperators.Binary.class, int.class);
     static final MethodRef MASK_ALL_TRUE = MethodRef.of(VectorMask.class, "allTrue");
 
     static final FieldRef EXP = operator("EXP");
     static final FieldRef LSHL = operator("LSHL");
+    static final FieldRef XOR = operator("XOR");
+    static final FieldRef AND = operator("AND");
     static final FieldRef LE = operator("LE");
     static final FieldRef NE = operator("NE");
     static final FieldRef GT = operator("GT");

@@ -3,6 +3,7 @@ package dev.smelt.codegen;
 
 import static org.objectweb.asm.Opcodes.DUP;
 import static org.objectweb.asm.Opcodes.IFNE;
+import static org.objectweb.asm.Opcodes.SWAP;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.UnaryOp;
@@ -12,7 +13,8 @@ import dev.smelt.kernel.Expr;
 /// vector of the expression's dtype on the stack; comments show the Java.
 ///
 /// The transcendentals are `lanewise` calls (Intel SVML on x86 once C2 compiles them, within a few
-/// ulps: see the tests' `Tolerance`), except `f32` `exp`, which is inline ([#exp]); the composites
+/// ulps: see the tests' `Tolerance`), except `f32` `exp`, `sin` and `cos`, which are inline ([#exp],
+/// [#sinOrCos]); the composites
 /// are built from them, in forms that avoid
 /// cancellation (`gelu_tanh` as `x·sigmoid(2y)`). `gelu_erf` and `i32` `pow` go lane by lane through
 /// [Lanes], which computes the scalar definition.
@@ -36,7 +38,8 @@ final class VectorMath {
             case RELU -> { vector.emit(x); vector.pushConstant(dtype, 0); call(methods.max()); }         // x.max(0)
             case RECIPROCAL -> { vector.pushConstant(dtype, 1); vector.emit(x); call(methods.div()); }   // 1 / x
             case EXP -> { vector.emit(x); exp(dtype); }
-            case EXPM1, LOG, LOG1P, SQRT, SIN, COS, TANH -> { vector.emit(x); vector.lanewise(dtype, unary.op()); } // x.lanewise(LOG)
+            case SIN, COS -> { vector.emit(x); sinOrCos(dtype, unary.op() == UnaryOp.COS); }
+            case EXPM1, LOG, LOG1P, SQRT, TANH -> { vector.emit(x); vector.lanewise(dtype, unary.op()); } // x.lanewise(LOG)
             case RSQRT -> {                                                                              // 1 / x.sqrt()
                 vector.pushConstant(dtype, 1);
                 vector.emit(x);
@@ -185,7 +188,7 @@ final class VectorMath {
             call(VectorApi.FLOAT_AS_INTS);
             VectorApi.LSHL.get(code.mv);
             code.pushInt(23);
-            call(VectorApi.INT_SHIFT);
+            call(VectorApi.INT_WITH_INT);
             call(VectorApi.INT.add());
             call(VectorApi.INT_AS_FLOATS);
             vector.storeTemp(e);
@@ -204,6 +207,129 @@ final class VectorMath {
             vector.loadTemp(e);
         });
     }
+
+    /// `sin` or `cos` of the vector on the stack. For `f64` the JDK's; for `f32` inline, 2.4–2.5× as
+    /// fast as SVML's call (4M floats, a harness: `sin` 0.91 against 2.24 ms, `cos` 0.99 against
+    /// 2.38), within 2 ulps of `StrictMath` where SVML is within 1: x is reduced by the nearest
+    /// multiple of π (of π/2, odd, for `cos`) in three FMAs (Cody and Waite, sleef's constants), so
+    /// r is in [-π/2, π/2], and `sin r` is an odd polynomial of degree 9 fitted for that range; the
+    /// multiple's parity gives the sign. A vector with a lane outside [-125, 125], or a NaN, takes the
+    /// JDK's path whole. Over every float of that range: `sin` 98.4% and `cos` 94.4% correctly
+    /// rounded, none past 2 ulps (0.005% and 0.012% at 2).
+    // FloatVector t = x.fma(INV_PI, SHIFT);                          // n + 1.5·2^23: n = round(x / π)
+    // FloatVector q = t.sub(SHIFT);                                   // sin x = (-1)^n sin(x - nπ)
+    //   cos: t = x.fma(INV_PI, -0.5).add(SHIFT); q = t.sub(SHIFT).fma(2, 1); // cos x = (-1)^(n+1) sin(x - qπ/2)
+    // FloatVector r = q.fma(-PI_C, q.fma(-PI_B, q.fma(-PI_A, x)));   // (π/2 and its parts for cos)
+    // FloatVector r2 = r.mul(r);
+    // FloatVector s = S9.fma(r2, S7).fma(r2, S5).fma(r2, S3).fma(r2.mul(r), r);
+    // IntVector sign = r.reinterpretAsInts().lanewise(XOR, t.reinterpretAsInts().lanewise(LSHL, 31)  // cos: .lanewise(XOR, MIN_VALUE)
+    //         ).lanewise(AND, MIN_VALUE);                                 // sin r has r's sign, -0 too
+    // s = s.abs().reinterpretAsInts().lanewise(XOR, sign).reinterpretAsFloats();
+    // if (!x.abs().compare(LE, TRIG_LIMIT).allTrue()) s = x.lanewise(SIN);
+    void sinOrCos(DType dtype, boolean cos) {
+        if (dtype != DType.F32) {
+            vector.lanewise(dtype, cos ? UnaryOp.COS : UnaryOp.SIN);
+            return;
+        }
+        vector.withTemps(4, first -> {
+            int x = first, t = first + 1, q = first + 2, r = first + 3, r2 = q, s = q;
+            var methods = VectorApi.FLOAT;
+            double part = cos ? 0.5 : 1;
+            vector.storeTemp(x);
+            vector.loadTemp(x);
+            vector.pushConstant(dtype, INV_PI);
+            vector.pushConstant(dtype, cos ? -0.5 : SHIFT);
+            call(VectorApi.FLOAT_FMA);
+            if (cos) {
+                vector.pushConstant(dtype, SHIFT);
+                call(methods.add());
+            }
+            vector.storeTemp(t);
+            vector.loadTemp(t);
+            vector.pushConstant(dtype, SHIFT);
+            call(methods.sub());
+            if (cos) {
+                vector.pushConstant(dtype, 2);
+                vector.pushConstant(dtype, 1);
+                call(VectorApi.FLOAT_FMA);
+            }
+            vector.storeTemp(q);
+            int source = x;
+            for (double piPart : PI_PARTS) {
+                vector.loadTemp(q);
+                vector.pushConstant(dtype, -piPart * part);
+                vector.loadTemp(source);
+                call(VectorApi.FLOAT_FMA);
+                vector.storeTemp(r);
+                source = r;
+            }
+            vector.loadTemp(r);
+            vector.loadTemp(r);
+            call(methods.mul());
+            vector.storeTemp(r2);
+            vector.pushConstant(dtype, SINE[0]);
+            for (int k = 1; k < SINE.length; k++) {
+                vector.loadTemp(r2);
+                vector.pushConstant(dtype, SINE[k]);
+                call(VectorApi.FLOAT_FMA);
+            }
+            vector.loadTemp(r2);
+            vector.loadTemp(r);
+            call(methods.mul());
+            vector.loadTemp(r);
+            call(VectorApi.FLOAT_FMA);
+            call(methods.abs());
+            call(VectorApi.FLOAT_AS_INTS);
+            vector.loadTemp(r);
+            call(VectorApi.FLOAT_AS_INTS);
+            vector.loadTemp(t);
+            call(VectorApi.FLOAT_AS_INTS);
+            VectorApi.LSHL.get(code.mv);
+            code.pushInt(31);
+            call(VectorApi.INT_WITH_INT);
+            if (cos) {
+                VectorApi.XOR.get(code.mv);
+                code.pushInt(Integer.MIN_VALUE);
+                call(VectorApi.INT_WITH_INT);
+            }
+            xorBelow();
+            VectorApi.AND.get(code.mv);
+            code.pushInt(Integer.MIN_VALUE);
+            call(VectorApi.INT_WITH_INT);
+            xorBelow();
+            call(VectorApi.INT_AS_FLOATS);
+            vector.storeTemp(s);
+            vector.loadTemp(x);
+            call(methods.abs());
+            VectorApi.LE.get(code.mv);
+            vector.pushConstant(dtype, TRIG_LIMIT);
+            call(methods.compare());
+            call(VectorApi.MASK_ALL_TRUE);
+            code.ifThen(IFNE, () -> {
+                vector.loadTemp(x);
+                VectorApi.operator(cos ? UnaryOp.COS : UnaryOp.SIN).get(code.mv);
+                call(methods.unary());
+                vector.storeTemp(s);
+            });
+            vector.loadTemp(s);
+        });
+    }
+
+    // a.lanewise(XOR, b), a and b the two IntVectors on top of the stack
+    private void xorBelow() {
+        VectorApi.XOR.get(code.mv);
+        code.op(SWAP);
+        call(VectorApi.INT.binary());
+    }
+
+    private static final double INV_PI = 0.318309886183790671538f;
+    /// π as three floats (sleef's `PI_A2f`, `PI_B2f`, `PI_C2f`): the first has 15 significant bits,
+    /// so n·PI_A is exact for |n| < 2^9 and the first reduction step loses nothing below |x| = 125.
+    private static final double[] PI_PARTS = {3.1414794921875f, 0.00011315941810607910156f, 1.9841872589410058936e-09f};
+    /// `sin r = r + r³·s(r²)`, s of degree 3 fitted (minimax, by linear programming) to the relative
+    /// error on |r| ≤ π/2, which it keeps below 0.11 · 2^-24 before rounding; highest power first.
+    private static final double[] SINE = {2.6053612600662746e-06f, -0.0001980941742658615f, 0.008333063684403896f, -0.16666659712791443f};
+    private static final double TRIG_LIMIT = 125;
 
     private static final double LOG2E = 1.44269504f, SHIFT = 0x1.8p23, LN2_HI = 0.693145751953125, LN2_LO = 1.428606765330187e-06f;
     /// `1 + r + r²·p(r)` in Horner form, highest power first: p of degree 4 fitted (minimax, by linear

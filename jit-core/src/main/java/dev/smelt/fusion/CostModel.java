@@ -44,7 +44,9 @@ public final class CostModel {
     /// A call into SVML: log, expm1, log1p, tanh, softplus, and `f64` exp and what is built on it
     /// (`CalibrationBench.log`, 0.21–0.22 ns).
     static final double SVML_NS = 0.21;
-    /// sin and cos: `CalibrationBench.sin`.
+    /// `f32` sin and cos, inline since 2026-11-23: `CalibrationBench.sin`, 0.136 ns.
+    static final double INLINE_TRIG_NS = 0.14;
+    /// `f64` sin and cos, SVML's calls: `CalibrationBench.sin` measured 0.47–0.57 ns while `f32` used them too.
     static final double TRIG_NS = 0.47;
     /// pow and gelu-erf: `CalibrationBench.pow`.
     static final double POW_NS = 0.81;
@@ -146,7 +148,7 @@ public final class CostModel {
             case SQRT, RSQRT, RECIPROCAL -> DIVIDE_NS;
             case EXP, SIGMOID, SILU, GELU_TANH -> dtype == DType.F32 ? EXP_NS : SVML_NS;
             case EXPM1, LOG, LOG1P, TANH, SOFTPLUS -> SVML_NS;
-            case SIN, COS -> TRIG_NS;
+            case SIN, COS -> dtype == DType.F32 ? INLINE_TRIG_NS : TRIG_NS;
             case GELU_ERF -> POW_NS;
         };
     }

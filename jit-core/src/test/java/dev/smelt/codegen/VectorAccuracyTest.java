@@ -70,6 +70,53 @@ class VectorAccuracyTest {
         assertTrue(checked > 1_000_000, "checked " + checked);
     }
 
+    /// `f32` `sin` and `cos` are inline too ([VectorMath#sinOrCos]): every 256th float of
+    /// [-125, 125], of both signs, within 2 ulps of `StrictMath` (a sweep of every 64th float found 2
+    /// at most), and the edges: NaN, ±∞, ±0, subnormals, floats next to multiples of π/2, and
+    /// vectors with a lane past ±125, which take the JDK's path whole (within 1 ulp there).
+    @Test
+    void inlineSinAndCosAreWithinTwoUlpsOverTheirRange() {
+        for (var op : List.of(UnaryOp.SIN, UnaryOp.COS)) {
+            var compiled = Compiled.of(VectorAccuracy.unary(op, DType.F32), Variant.VECTOR);
+            java.util.function.DoubleUnaryOperator exact = op == UnaryOp.SIN ? StrictMath::sin : StrictMath::cos;
+            int points = VectorAccuracy.POINTS;
+            float[] in = new float[points], out = new float[points];
+            java.util.Arrays.fill(in, 0.5f);
+            for (int call = 0; call < WARM_UP; call++) compiled.function().run(new Object[] {in, out}, 0, points);
+            var failures = new StringBuilder();
+            int limit = Float.floatToRawIntBits(125f);
+            long checked = 0;
+            for (long next = 0; next <= limit; ) {
+                for (int i = 0; i < points; i++, next += 128) {
+                    int bits = (int) Math.min(next, limit);
+                    in[i] = Float.intBitsToFloat(i % 2 == 0 ? bits : bits | 0x8000_0000);
+                }
+                checked += check(op, exact, compiled, in, out, 2, failures);
+            }
+            float[] edges = {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, -0f, 0f, Float.MIN_VALUE, -Float.MIN_VALUE, 1e-30f,
+                    (float) Math.PI, (float) (Math.PI / 2), (float) (3 * Math.PI / 2), Math.nextUp((float) Math.PI), (float) (39 * Math.PI),
+                    125f, -125f, Math.nextUp(125f), -200f, 3600f, 1e4f, 1e30f, Float.MAX_VALUE};
+            for (int i = 0; i < points; i++) in[i] = i % 7 == 0 ? edges[(i / 7) % edges.length] : (i % 200) * 0.61f - 61;
+            check(op, exact, compiled, in, out, 2, failures);
+            for (int i = 0; i < points; i++) in[i] = edges[i % 15];   // the in-range edges alone: the inline path
+            check(op, exact, compiled, in, out, 2, failures);
+            assertTrue(failures.isEmpty(), failures.toString());
+            assertTrue(checked > 1_000_000, "checked " + checked);
+        }
+    }
+
+    private static long check(UnaryOp op, java.util.function.DoubleUnaryOperator exact, Compiled compiled, float[] in, float[] out, long ulps,
+                              StringBuilder failures) {
+        compiled.function().run(new Object[] {in, out}, 0, in.length);
+        for (int i = 0; i < in.length; i++) {
+            float want = (float) exact.applyAsDouble(in[i]);
+            boolean same = Float.isNaN(want) ? Float.isNaN(out[i])
+                    : Tolerance.ulpDistance(DType.F32, want, out[i]) <= ulps && (want != 0 || Float.floatToRawIntBits(want) == Float.floatToRawIntBits(out[i]));
+            if (!same && failures.length() < 2000) failures.append("%s(%s) = %s, expected %s%n".formatted(op, in[i], out[i], want));
+        }
+        return in.length;
+    }
+
     /// Runs the kernel on `in` and counts the elements; appends each result over `ulps` from
     /// `(float) StrictMath.exp` (NaN only where that is NaN).
     private static long checkExp(Compiled compiled, float[] in, float[] out, long ulps, StringBuilder failures) {
