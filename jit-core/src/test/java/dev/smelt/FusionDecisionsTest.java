@@ -162,4 +162,20 @@ class FusionDecisionsTest {
         assertTrue(text.matches("(?s).*decision: %\\d+ pow: materialise \\(est\\. [0-9.]+ µs against [0-9.]+ µs\\): computed by 3 kernels.*"), text);
         assertTrue(text.contains("fusion: cost model"), text);
     }
+
+    /// `f32` `sin` and `cos` are inline and within 2 ulps where the JDK's are within 1: `explain()`
+    /// says so on each kernel that computes them, and only there.
+    @Test
+    void explainNamesTheLooserBoundOfInlineSinAndCos() {
+        Tensor x = Tensor.randn(GENERATOR, 256, 128), y = Tensor.randn(GENERATOR, 256, 128);
+        var chain = Jit.compile(CHAIN, 2);
+        chain.applyAll(x, y);
+        assertTrue(chain.explain().contains("numerics: f32 sin/cos inline, within 2 ulps"), chain.explain());
+        var fanOut = Jit.compile(EXPENSIVE_FAN_OUT, 2);
+        fanOut.applyAll(x, y);
+        assertTrue(!fanOut.explain().contains("numerics:"), fanOut.explain());
+        var wide = Jit.compile((Tensor t) -> t.sin());
+        wide.apply(x.to(dev.smelt.ir.DType.F64));
+        assertTrue(!wide.explain().contains("numerics:"), "f64 sin is the JDK's\n" + wide.explain());
+    }
 }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.runtime;
 
+import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
+import dev.smelt.ir.UnaryOp;
+import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.MatMulKernel;
@@ -27,6 +30,8 @@ public final class Explain {
             moved += read + written;
             text.append("kernel %d: %s; fuses %s%n".formatted(i, launch.category(), String.join(", ", launch.fused())));
             text.append("  reads %,d B, writes %,d B; runs %s%n".formatted(read, written, tier(program.functions().get(i))));
+            if (launch.kernel() instanceof Kernel loops && inlineTrigonometry(loops))
+                text.append("  numerics: f32 sin/cos inline, within 2 ulps (the JDK's SVML, taken past |x| = 125: 1 ulp)\n");
             text.append(launch.kernel().toString().indent(2));
         }
         for (var decision : schedule.decisions()) text.append("decision: ").append(decision).append('\n');
@@ -35,6 +40,19 @@ public final class Explain {
         text.append(intermediateTraffic(graph, schedule));
         text.append(program.updatingMemory());
         return text.toString();
+    }
+
+    /// Whether the vector variant computes an `f32` `sin` or `cos` inline, whose bound is looser than
+    /// the JDK's (`codegen.VectorMath.sinOrCos`).
+    static boolean inlineTrigonometry(Kernel kernel) {
+        var found = new boolean[1];
+        java.util.function.Consumer<Expr> visit = expr -> {
+            if (expr instanceof Expr.Unary unary && unary.dtype() == DType.F32 && (unary.op() == UnaryOp.SIN || unary.op() == UnaryOp.COS))
+                found[0] = true;
+        };
+        kernel.reductions().forEach(reduction -> Expr.walk(reduction.value(), visit));
+        kernel.outputs().forEach(output -> Expr.walk(output.value(), visit));
+        return found[0];
     }
 
     private static String tier(Object function) {
