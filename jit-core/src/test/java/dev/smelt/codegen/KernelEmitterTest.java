@@ -186,6 +186,24 @@ class KernelEmitterTest {
         }
     }
 
+    /// Vector `relu` is a compare and a blend, not `FloatVector.max`: it must still be `Math.max(x, 0)`
+    /// bit for bit, -0 becoming +0 and NaN of either sign staying NaN, in the vector loop and the tail.
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void reluOfSpecialValuesIsMathMaxWithZero(Variant variant) {
+        float[] specials = {-0f, 0f, Float.NaN, Float.intBitsToFloat(0xffc0_0000), Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY,
+                Float.MIN_VALUE, -Float.MIN_VALUE, -1.5f, 2.5f, Float.MAX_VALUE, -Float.MAX_VALUE};
+        int size = 5 * LANES + 3;
+        float[] input = new float[size], output = new float[size];
+        for (int i = 0; i < size; i++) input[i] = specials[i % specials.length];
+        Compiled.of(Kernels.pointwise(Shape.of(size), unary(UnaryOp.RELU, X)), variant).function().run(new Object[] {input, output}, 0, size);
+        for (int i = 0; i < size; i++) {
+            float want = Math.max(input[i], 0f);
+            int at = i;
+            assertEquals(sameBits(want), sameBits(output[i]), () -> "relu(" + input[at] + ") at " + at);
+        }
+    }
+
     private static float[] floats(double[] values) {
         float[] floats = new float[values.length];
         for (int i = 0; i < values.length; i++) floats[i] = (float) values[i];
