@@ -37,15 +37,24 @@ final class JavaApi {
     /// vector, the key vector's methods (`IntVector` for `f32`), and the value of a reduced key.
     record OrderKeyRefs(MethodRef keys, VectorApi.Methods keyVector, MethodRef value) {}
 
+    private static final OrderKeyRefs MAX_F32 = orderKeyRefs("max", FloatVector.class, VectorApi.INT, int.class),
+            MIN_F32 = orderKeyRefs("min", FloatVector.class, VectorApi.INT, int.class),
+            MAX_F64 = orderKeyRefs("max", DoubleVector.class, VectorApi.LONG, long.class),
+            MIN_F64 = orderKeyRefs("min", DoubleVector.class, VectorApi.LONG, long.class);
+
     static OrderKeyRefs orderKeys(ReduceOp op, DType dtype) {
         boolean max = op == ReduceOp.MAX;
         return switch (dtype) {
-            case F32 -> new OrderKeyRefs(MethodRef.of(OrderKeys.class, max ? "maxKeys" : "minKeys", FloatVector.class), VectorApi.INT,
-                    MethodRef.of(OrderKeys.class, max ? "fromMaxKey" : "fromMinKey", int.class));
-            case F64 -> new OrderKeyRefs(MethodRef.of(OrderKeys.class, max ? "maxKeys" : "minKeys", DoubleVector.class), VectorApi.LONG,
-                    MethodRef.of(OrderKeys.class, max ? "fromMaxKey" : "fromMinKey", long.class));
+            case F32 -> max ? MAX_F32 : MIN_F32;
+            case F64 -> max ? MAX_F64 : MIN_F64;
             case I32, BOOL -> throw new IllegalArgumentException(op + " over " + dtype + " folds its values");
         };
+    }
+
+    // OrderKeys.maxKeys(FloatVector) and OrderKeys.fromMaxKey(int), and the others
+    private static OrderKeyRefs orderKeyRefs(String op, Class<?> vector, VectorApi.Methods keyVector, Class<?> key) {
+        String suffix = op.equals("max") ? "Max" : "Min";
+        return new OrderKeyRefs(MethodRef.of(OrderKeys.class, op + "Keys", vector), keyVector, MethodRef.of(OrderKeys.class, "from" + suffix + "Key", key));
     }
 
     private static final Map<UnaryOp, MethodRef> FUNCTIONS = new EnumMap<>(UnaryOp.class);

@@ -91,7 +91,6 @@ final class VectorApi {
     static final MethodRef INT_WITH_INT = MethodRef.of(IntVector.class, "lanewise", VectorOperators.Binary.class, int.class);
     static final MethodRef MASK_ALL_TRUE = MethodRef.of(VectorMask.class, "allTrue");
 
-    static final FieldRef EXP = operator("EXP");
     static final FieldRef LSHL = operator("LSHL");
     static final FieldRef XOR = operator("XOR");
     static final FieldRef AND = operator("AND");

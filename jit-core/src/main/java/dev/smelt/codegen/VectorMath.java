@@ -204,27 +204,11 @@ final class VectorMath {
                 call(VectorApi.FLOAT_FMA);
             }
             call(VectorApi.FLOAT_AS_INTS);
-            vector.loadTemp(t);
-            call(VectorApi.FLOAT_AS_INTS);
-            VectorApi.LSHL.get(code.mv);
-            code.pushInt(23);
-            call(VectorApi.INT_WITH_INT);
+            shiftedBits(t, 23);
             call(VectorApi.INT.add());
             call(VectorApi.INT_AS_FLOATS);
             vector.storeTemp(e);
-            vector.loadTemp(x);
-            call(methods.abs());
-            VectorApi.LE.get(code.mv);
-            vector.pushConstant(dtype, LIMIT);
-            call(methods.compare());
-            call(VectorApi.MASK_ALL_TRUE);
-            code.ifThen(IFNE, () -> {
-                vector.loadTemp(x);
-                VectorApi.EXP.get(code.mv);
-                call(methods.unary());
-                vector.storeTemp(e);
-            });
-            vector.loadTemp(e);
+            jdkPastLimit(x, LIMIT, UnaryOp.EXP, e);
         });
     }
 
@@ -302,11 +286,7 @@ final class VectorMath {
             call(VectorApi.FLOAT_AS_INTS);
             vector.loadTemp(r);
             call(VectorApi.FLOAT_AS_INTS);
-            vector.loadTemp(t);
-            call(VectorApi.FLOAT_AS_INTS);
-            VectorApi.LSHL.get(code.mv);
-            code.pushInt(31);
-            call(VectorApi.INT_WITH_INT);
+            shiftedBits(t, 31);
             if (cos) {
                 VectorApi.XOR.get(code.mv);
                 code.pushInt(Integer.MIN_VALUE);
@@ -319,20 +299,36 @@ final class VectorMath {
             xorBelow();
             call(VectorApi.INT_AS_FLOATS);
             vector.storeTemp(s);
-            vector.loadTemp(x);
-            call(methods.abs());
-            VectorApi.LE.get(code.mv);
-            vector.pushConstant(dtype, TRIG_LIMIT);
-            call(methods.compare());
-            call(VectorApi.MASK_ALL_TRUE);
-            code.ifThen(IFNE, () -> {
-                vector.loadTemp(x);
-                VectorApi.operator(cos ? UnaryOp.COS : UnaryOp.SIN).get(code.mv);
-                call(methods.unary());
-                vector.storeTemp(s);
-            });
-            vector.loadTemp(s);
+            jdkPastLimit(x, TRIG_LIMIT, cos ? UnaryOp.COS : UnaryOp.SIN, s);
         });
+    }
+
+    // if (!x.abs().compare(LE, limit).allTrue()) result = x.lanewise(OP);  then result on the stack:
+    // an inline f32 form hands a vector with a lane past its range, or a NaN, to the JDK whole
+    private void jdkPastLimit(int x, double limit, UnaryOp op, int result) {
+        var methods = VectorApi.FLOAT;
+        vector.loadTemp(x);
+        call(methods.abs());
+        VectorApi.LE.get(code.mv);
+        vector.pushConstant(DType.F32, limit);
+        call(methods.compare());
+        call(VectorApi.MASK_ALL_TRUE);
+        code.ifThen(IFNE, () -> {
+            vector.loadTemp(x);
+            VectorApi.operator(op).get(code.mv);
+            call(methods.unary());
+            vector.storeTemp(result);
+        });
+        vector.loadTemp(result);
+    }
+
+    // t.reinterpretAsInts().lanewise(LSHL, bits): the low bits of a shifted float (n of `x·k + 1.5·2^23`) moved up
+    private void shiftedBits(int t, int bits) {
+        vector.loadTemp(t);
+        call(VectorApi.FLOAT_AS_INTS);
+        VectorApi.LSHL.get(code.mv);
+        code.pushInt(bits);
+        call(VectorApi.INT_WITH_INT);
     }
 
     // a.lanewise(XOR, b), a and b the two IntVectors on top of the stack
