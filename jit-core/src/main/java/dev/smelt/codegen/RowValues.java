@@ -26,16 +26,18 @@ final class RowValues {
     /// The largest such subtrees of `exprs` that are operations (not leaves), each once, in order.
     private static List<Expr> of(List<Expr> exprs) {
         Set<Expr> found = new LinkedHashSet<>();
-        exprs.forEach(expr -> collect(expr, found));
+        var seen = java.util.Collections.<Expr>newSetFromMap(new java.util.IdentityHashMap<>());
+        exprs.forEach(expr -> collect(expr, found, seen));
         return new ArrayList<>(found);
     }
 
-    private static void collect(Expr expr, Set<Expr> found) {
+    private static void collect(Expr expr, Set<Expr> found, Set<Expr> seen) {
+        if (!seen.add(expr)) return;
         if (!Expr.isLeaf(expr) && !(expr instanceof Expr.Shared) && sameInRow(expr)) {
             found.add(expr);
             return;
         }
-        Expr.mapOperands(expr, operand -> { collect(operand, found); return operand; });
+        Expr.operands(expr).forEach(operand -> collect(operand, found, seen));
     }
 
     /// Whether `expr` reads only finished reductions and constants.

@@ -57,21 +57,26 @@ final class Cones {
     static Set<Node> pointwiseBuffers(Node root, Set<Node> realized) {
         Set<Node> found = Collections.newSetFromMap(new IdentityHashMap<>());
         Set<Node> other = Collections.newSetFromMap(new IdentityHashMap<>());
-        pointwise(root, root, realized, found, other, Collections.newSetFromMap(new IdentityHashMap<>()), true);
+        // Each node is explored at most twice: once on an aligned path (every node on the way from
+        // the root elementwise, so it is read at the root's point) and once on any other.
+        Set<Node> aligned = Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<Node> unaligned = Collections.newSetFromMap(new IdentityHashMap<>());
+        var pending = new ArrayDeque<Node>(List.of(root));
+        var pendingAligned = new ArrayDeque<Boolean>(List.of(true));
+        while (!pending.isEmpty()) {
+            Node node = pending.pop();
+            boolean here = pendingAligned.pop();
+            for (Node operand : node.inputs()) {
+                boolean next = here && elementwise(node) && operand.shape().equals(root.shape());
+                if (realized.contains(operand) || operand instanceof Node.Input) (next ? found : other).add(operand);
+                else if ((next ? aligned : unaligned).add(operand)) {
+                    pending.push(operand);
+                    pendingAligned.push(next);
+                }
+            }
+        }
         found.removeAll(other);
         return found;
-    }
-
-    // `aligned`: every node on the way from the root was elementwise, so this node is read at the root's point.
-    private static void pointwise(Node root, Node node, Set<Node> realized, Set<Node> found, Set<Node> other, Set<Node> seen, boolean aligned) {
-        for (Node operand : node.inputs()) {
-            boolean here = aligned && elementwise(node) && operand.shape().equals(root.shape());
-            if (realized.contains(operand) || operand instanceof Node.Input) {
-                (here ? found : other).add(operand);
-                continue;
-            }
-            if (seen.add(operand) || !here) pointwise(root, operand, realized, found, other, seen, here);
-        }
     }
 
     private static boolean elementwise(Node node) {

@@ -5,9 +5,7 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.UnaryOp;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /// Estimated time, in nanoseconds, of a kernel and of a schedule: the one unit in which the planner
 /// weighs bytes moved, arithmetic and register spills. A streaming kernel overlaps memory and
@@ -108,18 +106,12 @@ public final class CostModel {
         return Math.max(memory, compute) + LAUNCH_NS;
     }
 
-    /// The arithmetic of one loop body at one point: each operation once, a shared value's once.
+    /// The arithmetic of one loop body at one point: each distinct operation once. (Sharing keeps
+    /// every value read twice in a register, so that is what generated code computes.)
     static double arithmetic(List<Expr> values) {
-        Set<Integer> counted = new HashSet<>();
         double[] total = {0};
-        for (Expr value : values) accumulate(value, counted, total);
+        Expr.walk(values, expr -> total[0] += operation(expr));
         return total[0];
-    }
-
-    private static void accumulate(Expr expr, Set<Integer> counted, double[] total) {
-        if (expr instanceof Expr.Shared shared && !counted.add(shared.id())) return;
-        total[0] += operation(expr);
-        Expr.mapOperands(expr, operand -> { accumulate(operand, counted, total); return operand; });
     }
 
     /// The cost of `expr`'s own operation at one point, without its operands'.

@@ -3,6 +3,7 @@ package dev.smelt.fusion;
 
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.Rewrite;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,19 +26,22 @@ final class ElementReuse {
         var reusable = new java.util.BitSet();
         for (int k = 0; k < reductions.size(); k++) if (reusable(reductions.get(k), kernel.rowLength())) reusable.set(k);
         for (int k = 0; k < reductions.size(); k++)
-            rewritten.add(new Kernel.Reduction(reductions.get(k).op(), reuse(reductions.get(k).value(), reductions, reusable, k)));
+            rewritten.add(new Kernel.Reduction(reductions.get(k).op(), reuse(reductions, reusable, k).apply(reductions.get(k).value())));
+        var full = reuse(reductions, reusable, reductions.size());
         var outputs = kernel.outputs().stream().map(output -> output.perRow() ? output
-                : new Kernel.Output(reuse(output.value(), reductions, reusable, reductions.size()), output.size(), output.map(), false)).toList();
+                : new Kernel.Output(full.apply(output.value()), output.size(), output.map(), false)).toList();
         if (rewritten.equals(reductions) && outputs.equals(kernel.outputs())) return kernel;
         return new Kernel(kernel.space(), kernel.reducedRank(), kernel.inputs(), rewritten, outputs);
     }
 
-    /// `expr` with each largest subtree equal to the value of a reusable reduction before `limit`
-    /// replaced by that reduction's element.
-    private static Expr reuse(Expr expr, List<Kernel.Reduction> reductions, java.util.BitSet reusable, int limit) {
-        for (int k = 0; k < limit; k++)
-            if (reusable.get(k) && reductions.get(k).value().equals(expr)) return new Expr.Element(k, expr.dtype());
-        return Expr.mapOperands(expr, operand -> reuse(operand, reductions, reusable, limit));
+    /// Replaces each largest subtree equal to the value of a reusable reduction before `limit` by
+    /// that reduction's element.
+    private static Rewrite reuse(List<Kernel.Reduction> reductions, java.util.BitSet reusable, int limit) {
+        return Rewrite.topDown(expr -> {
+            for (int k = 0; k < limit; k++)
+                if (reusable.get(k) && reductions.get(k).value().equals(expr)) return new Expr.Element(k, expr.dtype());
+            return null;
+        });
     }
 
     private static boolean reusable(Kernel.Reduction reduction, int rowLength) {

@@ -91,12 +91,15 @@ public final class FusionPlanner {
     /// One plan for a fixed set of realized nodes, realizing more (and noting why in `decisions`)
     /// where lowering demands it.
     private static ScheduleBuilder.Attempt attempt(Graph graph, Set<Node> realized, Map<Node, String> labels, Options options, List<Decision> decisions) {
+        Realization.withinBudget(graph, options.budget(), realized, decisions, labels);
         while (true) {
-            try {
-                return new ScheduleBuilder(graph, realized, labels, options).build();
-            } catch (Realize realize) {
-                if (!realized.add(realize.node)) throw new IllegalStateException("planning did not converge at " + labels.get(realize.node));
-                decisions.add(Decision.rule(labels.get(realize.node), "materialise", realize.reason));
+            var attempt = new ScheduleBuilder(graph, realized, labels, options).build();
+            if (attempt.demands().isEmpty()) return attempt;
+            Set<Node> demanded = Collections.newSetFromMap(new IdentityHashMap<>());
+            for (Realize demand : attempt.demands()) {
+                if (!demanded.add(demand.node())) continue;
+                if (!realized.add(demand.node())) throw new IllegalStateException("planning did not converge at " + labels.get(demand.node()));
+                decisions.add(Decision.rule(labels.get(demand.node()), "materialise", demand.reason()));
             }
         }
     }

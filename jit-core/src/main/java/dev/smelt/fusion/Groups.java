@@ -3,7 +3,7 @@ package dev.smelt.fusion;
 
 import dev.smelt.ir.Node;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,31 +18,44 @@ final class Groups {
     private Groups() {}
 
     /// `multiOutput` false puts each root in a kernel of its own (no fusion at all); a kernel takes
-    /// no more roots once their operations would exceed `budget`.
+    /// no more roots once their operations would exceed `budget`. A root is offered only the
+    /// kernels of its loop nest that run no earlier than the last kernel writing a buffer it reads,
+    /// so grouping stays near linear in the roots however many kernels there are.
     static List<ScheduleBuilder.Group> of(List<Node> roots, Set<Node> realized, Function<Node, Signature> signatureOf, boolean multiOutput, int budget) {
         var groups = new ArrayList<ScheduleBuilder.Group>();
         var sizes = new ArrayList<Integer>();
+        var matmuls = new ArrayList<Node>();
+        Map<Loop, List<Integer>> byLoop = new HashMap<>();
         Map<Node, Integer> groupOf = new IdentityHashMap<>();
         for (Node root : roots) {
             if (root instanceof Node.Concat concat) {
-                for (int part = 0; part < concat.parts().size(); part++)
+                for (int part = 0; part < concat.parts().size(); part++) {
                     groups.add(new ScheduleBuilder.Group(Signature.pointwise(concat.parts().get(part).shape()), List.of(concat.parts().get(part)), concat, part));
+                    sizes.add(0);
+                    matmuls.add(null); // concat parts take no siblings: they are in no loop's list
+                }
                 groupOf.put(root, groups.size() - 1);
-                while (sizes.size() < groups.size()) sizes.add(0); // concat parts take no siblings (see below)
                 continue;
             }
             Signature signature = signatureOf.apply(root);
+            var loop = Loop.of(signature);
+            var buffers = Cones.buffers(root, realized);
             var pointwise = Cones.pointwiseBuffers(root, realized);
             int size = Cones.operations(root, realized);
+            Node matmul = matmulOf(root, realized);
+            int last = lastWriter(buffers, groupOf);
             int joined = -1;
-            for (int g = 0; multiOutput && g < groups.size() && joined < 0; g++)
-                if (groups.get(g).concat() == null && sameLoop(groups.get(g).signature(), signature) && sizes.get(g) + size <= budget
-                        && matmulOf(groups.get(g).roots().getFirst(), realized) == matmulOf(root, realized)
-                        && readyFor(g, root, realized, groupOf, pointwise)) joined = g;
+            for (int g : multiOutput ? from(byLoop.getOrDefault(loop, List.of()), last) : List.<Integer>of())
+                if (sizes.get(g) + size <= budget && matmuls.get(g) == matmul && (g > last || readsAtItsPoint(g, buffers, groupOf, pointwise))) {
+                    joined = g;
+                    break;
+                }
             if (joined < 0) {
                 groups.add(new ScheduleBuilder.Group(signature, new ArrayList<>(List.of(root)), null, 0));
                 sizes.add(size);
+                matmuls.add(matmul);
                 joined = groups.size() - 1;
+                byLoop.computeIfAbsent(loop, l -> new ArrayList<>()).add(joined);
             } else {
                 groups.get(joined).roots().add(root);
                 sizes.set(joined, sizes.get(joined) + size);
@@ -52,14 +65,29 @@ final class Groups {
         return groups;
     }
 
-    /// Whether `root` can run in kernel `g`: each buffer it reads is written by an earlier kernel,
-    /// or by kernel `g` itself and read at `root`'s own point, so that kernel `g` computes that
-    /// value for `root` in the same loop instead of reading it back.
-    private static boolean readyFor(int g, Node root, Set<Node> realized, Map<Node, Integer> groupOf, Set<Node> pointwise) {
-        for (Node buffer : Cones.buffers(root, realized)) {
-            int writer = groupOf.getOrDefault(buffer, -1);
-            if (writer > g || writer == g && !pointwise.contains(buffer)) return false;
-        }
+    /// The loop nest of a kernel: roots join only kernels of an equal one.
+    private record Loop(dev.smelt.ir.Shape space, int reducedRank, dev.smelt.ir.Shape operand, List<Integer> kernelAxisOf) {
+        static Loop of(Signature s) { return new Loop(s.space(), s.reducedRank(), s.operand(), java.util.Arrays.stream(s.kernelAxisOf()).boxed().toList()); }
+    }
+
+    /// The kernels of `ascending` from `first` on.
+    private static List<Integer> from(List<Integer> ascending, int first) {
+        int at = java.util.Collections.binarySearch(ascending, first);
+        return ascending.subList(at >= 0 ? at : -at - 1, ascending.size());
+    }
+
+    /// The last kernel that writes one of `buffers`, or -1 when inputs and nothing else are read.
+    private static int lastWriter(List<Node> buffers, Map<Node, Integer> groupOf) {
+        int last = -1;
+        for (Node buffer : buffers) last = Math.max(last, groupOf.getOrDefault(buffer, -1));
+        return last;
+    }
+
+    /// Whether each buffer that kernel `g` writes is read at the root's own point, so that kernel
+    /// `g` computes that value for the root in the same loop instead of reading it back.
+    private static boolean readsAtItsPoint(int g, List<Node> buffers, Map<Node, Integer> groupOf, Set<Node> pointwise) {
+        for (Node buffer : buffers)
+            if (groupOf.getOrDefault(buffer, -1) == g && !pointwise.contains(buffer)) return false;
         return true;
     }
 
@@ -68,10 +96,5 @@ final class Groups {
     private static Node matmulOf(Node root, Set<Node> realized) {
         if (root instanceof Node.MatMul) return root;
         return Cones.reductions(root, realized).stream().filter(n -> n instanceof Node.MatMul).findFirst().orElse(null);
-    }
-
-    private static boolean sameLoop(Signature a, Signature b) {
-        return a.space().equals(b.space()) && a.reducedRank() == b.reducedRank() && a.operand().equals(b.operand())
-                && Arrays.equals(a.kernelAxisOf(), b.kernelAxisOf());
     }
 }

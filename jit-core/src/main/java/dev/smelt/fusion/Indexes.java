@@ -10,9 +10,10 @@ import dev.smelt.kernel.Expr;
 final class Indexes {
     private Indexes() {}
 
+    /// The iota's value at each point, or null when the mapping hides which axis it counts.
     static Expr of(Node.Iota iota, Mapping mapping) {
         int[] coef = mapping.axisCoefficients(iota.axis());
-        if (coef == null) throw new Realize(iota, "a merging reshape hides which axis it counts");
+        if (coef == null) return null;
         Expr sum = null;
         for (int d = 0; d < coef.length; d++) {
             if (coef[d] == 0) continue;

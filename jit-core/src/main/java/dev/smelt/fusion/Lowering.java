@@ -16,7 +16,12 @@ import java.util.Set;
 /// Builds one kernel: each root's value as an expression over the kernel's loop, inlining every
 /// node that has no buffer (fuse on read), reading buffers through index maps (views cost
 /// nothing), and folding reductions of the kernel's row structure into it (softmax's max and sum).
+///
+/// A node that cannot be computed here is a [Realize] demand: lowering notes it, reads a
+/// placeholder in its place and goes on, so one pass finds every demand of the kernel; a kernel
+/// with demands is not built.
 final class Lowering {
+    private final ScheduleBuilder.Group group;
     private final Signature signature;
     private final Map<Node, Integer> buffers;
     private final Map<Node, Lowering> owners;
@@ -25,8 +30,12 @@ final class Lowering {
     private final List<Kernel.Input> inputs = new ArrayList<>();
     private final List<Integer> inputBuffers = new ArrayList<>();
     private final List<Kernel.Reduction> reductions = new ArrayList<>();
+    private final List<Realize> demands = new ArrayList<>();
     private final Map<Node, Integer> absorbed = new IdentityHashMap<>();
-    private final List<Node> fused = new ArrayList<>();
+    private final Set<Node> fused = new java.util.LinkedHashSet<>();
+    /// Each node's value per mapping, built once: a node read along many paths is one expression
+    /// node, so lowering is linear in the graph (see [Expr]).
+    private final Map<Computed, Expr> computed = new java.util.HashMap<>();
     private int operations;
     private boolean counting = true;
     /// The kernel's roots: buffers it writes itself, which its other roots read at their own point.
@@ -34,13 +43,20 @@ final class Lowering {
 
     /// `buffers` holds every node that has a buffer; `owners` records which kernel absorbed each
     /// reduction, so no reduction is folded into two kernels.
-    Lowering(Signature signature, Map<Node, Integer> buffers, Map<Node, Lowering> owners, int budget, Set<Node> roots) {
+    Lowering(ScheduleBuilder.Group group, Map<Node, Integer> buffers, Map<Node, Lowering> owners, int budget, Set<Node> roots) {
         this.roots = roots;
-        this.signature = signature;
+        this.group = group;
+        this.signature = group.signature();
         this.buffers = buffers;
         this.owners = owners;
         this.budget = budget;
     }
+
+    /// The nodes that need buffers before this kernel can be built; empty when it can.
+    List<Realize> demands() { return demands; }
+
+    /// The roots this lowers as one kernel.
+    ScheduleBuilder.Group group() { return group; }
 
     List<Integer> inputBuffers() { return inputBuffers; }
 
@@ -51,7 +67,10 @@ final class Lowering {
 
     List<Kernel.Reduction> reductions() { return reductions; }
 
-    List<Node> fused() { return fused; }
+    /// The nodes this kernel computes, each once, in the order lowering reached them.
+    List<Node> fused() { return List.copyOf(fused); }
+
+    private record Computed(Node node, Mapping mapping) {}
 
     /// `root`'s value at each kernel point mapped by `mapping`, computing `root` itself even if it has a buffer.
     Expr root(Node root, Mapping mapping) { return compute(root, mapping); }
@@ -71,13 +90,21 @@ final class Lowering {
     }
 
     private Expr compute(Node node, Mapping mapping) {
-        if (!mapping.isAffine() && !isElementwise(node))
-            throw new Realize(node, "a merging reshape reads it by flat position only");
-        count(node);
+        var key = new Computed(node, mapping);
+        Expr known = computed.get(key);
+        if (known != null) return known;
+        Expr value = computeOnce(node, mapping);
+        computed.put(key, value);
+        return value;
+    }
+
+    private Expr computeOnce(Node node, Mapping mapping) {
+        if (!mapping.isAffine() && !isElementwise(node)) return demand(node, "a merging reshape reads it by flat position only");
+        if (!count(node)) return demand(node, "the kernel would exceed " + budget + " operations");
         return switch (node) {
             case Node.Input in -> throw new IllegalStateException("input %" + in.slot() + " has no buffer");
             case Node.Constant c -> new Expr.Constant(c.value(), c.dtype());
-            case Node.Iota iota -> Indexes.of(iota, mapping);
+            case Node.Iota iota -> java.util.Objects.requireNonNullElseGet(Indexes.of(iota, mapping), () -> demand(iota, "a merging reshape hides which axis it counts"));
             case Node.Unary u -> new Expr.Unary(u.op(), lower(u.x(), mapping));
             case Node.Binary b -> new Expr.Binary(b.op(), lower(b.left(), mapping), lower(b.right(), mapping));
             case Node.Where w -> new Expr.Where(lower(w.condition(), mapping), lower(w.ifTrue(), mapping), lower(w.ifFalse(), mapping));
@@ -88,7 +115,7 @@ final class Lowering {
             case Node.Slice s -> lower(s.x(), mapping.sliced(s.x().shape(), s.axis(), s.start(), s.step()));
             case Node.Reduce r -> r.axes().isEmpty() ? foldAlone(r, mapping) : accumulated(r, mapping);
             case Node.MatMul m -> accumulated(m, mapping);
-            case Node.Concat c -> throw new Realize(c, "concat writes its parts into one buffer");
+            case Node.Concat c -> demand(c, "concat writes its parts into one buffer");
         };
     }
 
@@ -99,17 +126,21 @@ final class Lowering {
         };
     }
 
-    private void count(Node node) {
-        switch (node) {
-            case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Iota _ -> {
-                // A node reached twice is computed once (shared) unless the cost model recomputes
-                // it under register pressure; the budget counts it once.
-                boolean first = !fused.contains(node);
-                fused.add(node);
-                if (counting && first && ++operations > budget) throw new Realize(node, "the kernel would exceed " + budget + " operations");
-            }
-            case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _ -> { }
-        }
+    /// Counts `node` among the kernel's operations; false when that exceeds the budget.
+    /// ([Realization#withinBudget] has cut the graph so that this does not happen.)
+    private boolean count(Node node) {
+        return switch (node) {
+            // A node reached twice is computed once (shared); the budget counts it once.
+            case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Iota _ ->
+                    !(fused.add(node) && counting && ++operations > budget);
+            case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _ -> true;
+        };
+    }
+
+    /// Notes that `node` needs a buffer and stands in for its value: the kernel will not be built.
+    private Expr demand(Node node, String reason) {
+        demands.add(new Realize(node, reason));
+        return new Expr.Constant(0, node.dtype());
     }
 
     /// A reduction over no axes folds each element alone: `0 + x` (so -0 becomes +0), `1·x`, `max(-inf, x) = x`.
@@ -138,9 +169,9 @@ final class Lowering {
         Signature own = Signature.of(reduction);
         Mapping perRow = signature.rowMapping(reduction.shape());
         if (!own.key().equals(signature.key()) || !own.operand().equals(signature.operand()) || perRow == null || !mapping.sameAs(perRow))
-            throw new Realize(reduction, "its rows do not line up with this kernel's loop");
+            return demand(reduction, "its rows do not line up with this kernel's loop");
         Lowering owner = owners.putIfAbsent(reduction, this);
-        if (owner != null && owner != this) throw new Realize(reduction, "two kernels would each compute it");
+        if (owner != null && owner != this) return demand(reduction, "two kernels would each compute it");
         Integer known = absorbed.get(reduction);
         if (known != null) return new Expr.Accumulated(known, reductions.get(known).dtype());
         var folded = fold(reduction);

@@ -136,6 +136,18 @@ final class Mapping {
 
     /// Whether this maps kernel points to the value's indices as `expected` does, on every axis
     /// whose size is not 1 (unit axes are always index 0).
+    /// Equal mappings read the same element at every point: lowering computes a node once per mapping.
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Mapping m && kernelRank == m.kernelRank && flatOffset == m.flatOffset && shape.equals(m.shape)
+                && Arrays.deepEquals(coef, m.coef) && Arrays.equals(offset, m.offset) && Arrays.equals(flat, m.flat);
+    }
+
+    @Override
+    public int hashCode() {
+        return ((shape.hashCode() * 31 + Arrays.deepHashCode(coef)) * 31 + Arrays.hashCode(offset)) * 31 + Arrays.hashCode(flat) + flatOffset;
+    }
+
     boolean sameAs(Mapping expected) {
         if (!isAffine() || !expected.isAffine() || shape.rank() != expected.shape.rank()) return false;
         for (int a = 0; a < shape.rank(); a++)

@@ -47,17 +47,18 @@ final class MatMulLaunch {
     }
 
     /// The matmul form of `kernel`, or null when it is not one product of two loads (a row kernel
-    /// that also folds another reduction of the same loop keeps the loop form). Throws [Realize] on
-    /// `matmul` when its epilogue writes no dense buffer of its dtype to accumulate in, so that the
-    /// product gets its own.
-    static Converted of(Kernel kernel, Node.MatMul matmul, boolean matmulRealized, List<Integer> outputBuffers) {
+    /// that also folds another reduction of the same loop keeps the loop form). When its epilogue
+    /// writes no dense buffer of its dtype to accumulate in, `matmul` is demanded a buffer of its
+    /// own (and null returned).
+    static Converted of(Kernel kernel, Node.MatMul matmul, boolean matmulRealized, List<Integer> outputBuffers, List<Realize> demands) {
         if (kernel.reductions().size() != 1) return null;
         var reduction = kernel.reductions().getFirst();
-        if (reduction.op() != ReduceOp.SUM || !(reduction.value() instanceof Expr.Binary(var op, Expr.Load a, Expr.Load b)) || op != BinaryOp.MUL) return null;
+        if (reduction.op() != ReduceOp.SUM || !(reduction.value() instanceof Expr.Binary(var op, Expr.Load a, Expr.Load b, var _)) || op != BinaryOp.MUL) return null;
         int accumulator = accumulatorOutput(kernel, matmul);
         if (accumulator < 0) {
             if (matmulRealized) return null;
-            throw new Realize(matmul, "its epilogue writes no dense " + matmul.dtype() + " buffer to accumulate the product in");
+            demands.add(new Realize(matmul, "its epilogue writes no dense " + matmul.dtype() + " buffer to accumulate the product in"));
+            return null;
         }
         var outputs = new ArrayList<>(kernel.outputs());
         var buffers = new ArrayList<>(outputBuffers);

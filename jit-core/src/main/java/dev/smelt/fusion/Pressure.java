@@ -27,12 +27,14 @@ final class Pressure {
             int at = step;
             references(steps.get(step)).forEach(id -> lastUse.put(id, at));
         }
+        int[] endsAt = new int[steps.size()];
+        for (var s : shared) if (lastUse.containsKey(s.id())) endsAt[lastUse.get(s.id())]++;
         int invariants = invariants(body.values()) + body.accumulators();
         int live = 0, peak = 0;
         for (int step = 0; step < steps.size(); step++) {
             peak = Math.max(peak, invariants + live + need(steps.get(step)));
             if (step < shared.size() && lastUse.containsKey(shared.get(step).id())) live++;
-            for (var s : shared) if (lastUse.getOrDefault(s.id(), -1) == step) live--;
+            live -= endsAt[step];
         }
         return peak;
     }
@@ -45,19 +47,22 @@ final class Pressure {
     }
 
     private static void collect(Expr expr, Set<Integer> ids) {
-        if (expr instanceof Expr.Shared shared) {
-            ids.add(shared.id());
-            return;
+        var seen = java.util.Collections.<Expr>newSetFromMap(new java.util.IdentityHashMap<>());
+        var pending = new java.util.ArrayDeque<Expr>(List.of(expr));
+        while (!pending.isEmpty()) {
+            Expr node = pending.pop();
+            if (!seen.add(node)) continue;
+            if (node instanceof Expr.Shared shared) ids.add(shared.id());
+            else Expr.operands(node).forEach(pending::push);
         }
-        Expr.mapOperands(expr, operand -> { collect(operand, ids); return operand; });
     }
 
     /// Distinct constants and finished reductions: each a broadcast register for the whole loop.
     private static int invariants(List<Expr> values) {
         Set<Expr> seen = new HashSet<>();
-        values.forEach(value -> Expr.walk(value, node -> {
+        Expr.walk(values, node -> {
             if (node instanceof Expr.Constant || node instanceof Expr.Accumulated) seen.add(node);
-        }));
+        });
         return seen.size();
     }
 

@@ -3,16 +3,7 @@ package dev.smelt.fusion;
 
 import dev.smelt.ir.Node;
 
-/// Thrown while lowering when `node` cannot be computed inside the current kernel (a view of a
-/// merged reshape, a reduction another kernel owns, an expression over budget): the planner then
-/// gives `node` a buffer of its own and plans again. `reason` is kept for `explain()`.
-final class Realize extends RuntimeException {
-    final transient Node node;
-    final String reason;
-
-    Realize(Node node, String reason) {
-        super(reason, null, false, false);
-        this.node = node;
-        this.reason = reason;
-    }
-}
+/// A demand found while lowering: `node` cannot be computed inside the kernel that reads it (a
+/// view of a merged reshape, a reduction another kernel folds, rows that do not line up), so the
+/// planner gives it a buffer of its own and plans again. `reason` is kept for `explain()`.
+record Realize(Node node, String reason) {}

@@ -16,7 +16,9 @@ import java.util.Set;
 
 /// One planning attempt for a fixed set of realized nodes: a buffer per input and realized node,
 /// roots grouped into kernels of one loop nest each (siblings share a kernel and its loads), each
-/// group lowered. Throws [Realize] when a root cannot be lowered as planned.
+/// group lowered. A group that cannot be lowered as planned names a node that needs a buffer
+/// ([Realize]); the attempt goes on with the other groups and returns every such demand at once,
+/// so that a graph needing many buffers is planned again a few times, not once per buffer.
 final class ScheduleBuilder {
     private final Graph graph;
     private final Set<Node> realized;
@@ -33,7 +35,8 @@ final class ScheduleBuilder {
     /// A built schedule (without decisions) with what the planner weighs next: each launch's fused
     /// nodes, the spill cost each launch still pays, the estimated time of the whole, and the
     /// decisions made inside kernels (what stays in a register).
-    record Attempt(Schedule schedule, List<List<Node>> fused, List<Double> spills, double cost, List<Decision> kernelDecisions) {}
+    /// `demands` non-empty means the attempt is incomplete: those nodes need buffers first.
+    record Attempt(Schedule schedule, List<List<Node>> fused, List<Double> spills, double cost, List<Decision> kernelDecisions, List<Realize> demands) {}
 
     ScheduleBuilder(Graph graph, Set<Node> realized, Map<Node, String> labels, FusionPlanner.Options options) {
         this.graph = graph;
@@ -51,12 +54,18 @@ final class ScheduleBuilder {
                 roots.add(node);
             }
         var launches = new ArrayList<Schedule.Launch>();
-        for (Group group : Groups.of(roots, realized, this::signature, options.mode() != FusionMode.NONE, options.budget())) launches.add(launch(group));
+        var demands = new ArrayList<Realize>();
+        for (Group group : Groups.of(roots, realized, this::signature, options.mode() != FusionMode.NONE, options.budget())) {
+            var launch = launch(group, demands);
+            if (launch != null) launches.add(launch);
+            else owners.values().removeIf(owner -> owner.group() == group); // a later kernel may fold what this one claimed
+        }
+        if (!demands.isEmpty()) return new Attempt(null, fusedNodes, spills, Double.NaN, decisions, demands);
         var inputs = graph.inputs().stream().map(buffers::get).toList();
         var outputs = graph.outputs().stream().map(n -> new Schedule.Output(buffers.get(n), n.shape())).toList();
         double cost = 0;
         for (var launch : launches) cost += CostModel.time(launch.kernel(), options.machine());
-        return new Attempt(new Schedule(bufferList, launches, inputs, outputs, List.of()), fusedNodes, spills, cost, decisions);
+        return new Attempt(new Schedule(bufferList, launches, inputs, outputs, List.of()), fusedNodes, spills, cost, decisions, List.of());
     }
 
     private void allocate(Node node) {
@@ -79,10 +88,11 @@ final class ScheduleBuilder {
         return Signature.pointwise(root.shape());
     }
 
-    private Schedule.Launch launch(Group group) {
+    /// The launch of `group`'s kernel, or null after adding to `demands` what it needs first.
+    private Schedule.Launch launch(Group group, List<Realize> demands) {
         Set<Node> written = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         if (group.concat() == null) written.addAll(group.roots());
-        var lowering = new Lowering(group.signature(), buffers, owners, options.budget(), written);
+        var lowering = new Lowering(group, buffers, owners, options.budget(), written);
         var outputs = new ArrayList<Kernel.Output>();
         var outputBuffers = new ArrayList<Integer>();
         for (Node root : group.roots()) {
@@ -92,6 +102,10 @@ final class ScheduleBuilder {
             Node target = group.concat() == null ? root : group.concat();
             outputs.add(new Kernel.Output(value, target.shape().size(), targetMap(group, root, mapping), perRow));
             outputBuffers.add(buffers.get(target));
+        }
+        if (!lowering.demands().isEmpty()) {
+            demands.addAll(lowering.demands());
+            return null;
         }
         var signature = group.signature();
         var reused = ElementReuse.apply(new Kernel(signature.space(), signature.reducedRank(), lowering.inputs(), lowering.reductions(), outputs));
@@ -105,7 +119,9 @@ final class ScheduleBuilder {
         bound.addAll(outputBuffers);
         var fused = lowering.fused().stream().map(labels::get).distinct().toList();
         var matmul = lowering.fused().stream().filter(n -> n instanceof Node.MatMul).map(n -> (Node.MatMul) n).findFirst();
-        var converted = matmul.isEmpty() ? null : MatMulLaunch.of(kernel, matmul.get(), realized.contains(matmul.get()), outputBuffers);
+        int demanded = demands.size();
+        var converted = matmul.isEmpty() ? null : MatMulLaunch.of(kernel, matmul.get(), realized.contains(matmul.get()), outputBuffers, demands);
+        if (demands.size() > demanded) return null;
         if (converted == null) return new Schedule.Launch(kernel, bound, fused, category(group, lowering));
         bound = new ArrayList<>(lowering.inputBuffers());
         bound.addAll(converted.outputBuffers());

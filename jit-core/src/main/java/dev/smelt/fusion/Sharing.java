@@ -4,10 +4,11 @@ package dev.smelt.fusion;
 import dev.smelt.kernel.Decision;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.KernelPrinter;
+import dev.smelt.kernel.Rewrite;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -24,7 +25,9 @@ final class Sharing {
     private final FusionMode mode;
     private final Machine machine;
     private final String kernelName;
-    private final Map<Expr, Integer> ids = new HashMap<>();
+    /// The next shared value's id: each body numbers its own (a value two bodies share may have
+    /// different parts shared in each), and [#renumber] makes them dense in order of first use.
+    private int nextId;
     private final List<Decision> decisions = new ArrayList<>();
 
     private Sharing(FusionMode mode, Machine machine, String kernelName) {
@@ -43,21 +46,21 @@ final class Sharing {
         double spillsLeft = 0;
         long points = kernel.space().count();
         for (var reduction : kernel.reductions()) {
-            var body = decide(new Bodies.Body(List.of(reduction.value()), false, 1));
-            reductions.add(new Kernel.Reduction(reduction.op(), body.values().getFirst()));
-            spillsLeft += points * CostModel.spills(body, machine);
+            var decided = decide(new Bodies.Body(List.of(reduction.value()), false, 1));
+            reductions.add(new Kernel.Reduction(reduction.op(), decided.body().values().getFirst()));
+            spillsLeft += points * decided.spills();
         }
         var outputs = new ArrayList<>(kernel.outputs());
         for (boolean perRow : new boolean[] {false, true}) {
             var indices = new ArrayList<Integer>();
             for (int i = 0; i < outputs.size(); i++) if (outputs.get(i).perRow() == perRow) indices.add(i);
             if (indices.isEmpty()) continue;
-            var body = decide(new Bodies.Body(indices.stream().map(i -> outputs.get(i).value()).toList(), perRow, 0));
+            var decided = decide(new Bodies.Body(indices.stream().map(i -> outputs.get(i).value()).toList(), perRow, 0));
             for (int j = 0; j < indices.size(); j++) {
                 var old = outputs.get(indices.get(j));
-                outputs.set(indices.get(j), new Kernel.Output(body.values().get(j), old.size(), old.map(), old.perRow()));
+                outputs.set(indices.get(j), new Kernel.Output(decided.body().values().get(j), old.size(), old.map(), old.perRow()));
             }
-            spillsLeft += (perRow ? kernel.workItems() : points) * CostModel.spills(body, machine);
+            spillsLeft += (perRow ? kernel.workItems() : points) * decided.spills();
         }
         var shared = renumber(new Kernel(kernel.space(), kernel.reducedRank(), kernel.inputs(), reductions, outputs));
         return new Result(shared, decisions, spillsLeft);
@@ -67,92 +70,91 @@ final class Sharing {
     /// the trials that led to it.
     private static Kernel renumber(Kernel kernel) {
         Map<Integer, Integer> dense = new HashMap<>();
-        for (var shared : Expr.sharedValues(kernel.expressions().toList())) dense.putIfAbsent(shared.id(), dense.size());
-        if (dense.isEmpty()) return kernel;
-        java.util.function.UnaryOperator<Expr>[] renumber = new java.util.function.UnaryOperator[1];
-        renumber[0] = expr -> {
-            Expr inner = Expr.mapOperands(expr, renumber[0]);
-            return inner instanceof Expr.Shared s ? new Expr.Shared(dense.get(s.id()), s.value()) : inner;
-        };
-        var reductions = kernel.reductions().stream().map(r -> new Kernel.Reduction(r.op(), renumber[0].apply(r.value()))).toList();
-        var outputs = kernel.outputs().stream().map(o -> new Kernel.Output(renumber[0].apply(o.value()), o.size(), o.map(), o.perRow())).toList();
+        boolean inOrder = true;
+        for (var shared : Expr.sharedValues(kernel.expressions().toList())) {
+            inOrder &= shared.id() == dense.size();
+            dense.putIfAbsent(shared.id(), dense.size());
+        }
+        if (inOrder) return kernel;
+        var renumber = Rewrite.bottomUp((original, rebuilt) -> rebuilt instanceof Expr.Shared s ? new Expr.Shared(dense.get(s.id()), s.value()) : rebuilt);
+        var reductions = kernel.reductions().stream().map(r -> new Kernel.Reduction(r.op(), renumber.apply(r.value()))).toList();
+        var outputs = kernel.outputs().stream().map(o -> new Kernel.Output(renumber.apply(o.value()), o.size(), o.map(), o.perRow())).toList();
         return new Kernel(kernel.space(), kernel.reducedRank(), kernel.inputs(), reductions, outputs);
     }
 
+    /// A body with its repeated values shared, and the spill cost per point it still pays.
+    private record Decided(Bodies.Body body, double spills) {}
+
     /// The body with its repeated values shared as decided.
-    private Bodies.Body decide(Bodies.Body body) {
-        List<Expr> chosen = candidates(body.values());
-        if (chosen.isEmpty()) return body;
+    private Decided decide(Bodies.Body body) {
+        Map<Expr, Integer> uses = uses(body.values());
+        List<Expr> chosen = repeated(body.values(), uses);
+        if (chosen.isEmpty()) return new Decided(body, CostModel.spills(body, machine));
         var shared = rewrite(body, chosen);
+        double spills = CostModel.spills(shared, machine);
         if (mode == FusionMode.GREEDY) {
             chosen.forEach(value -> decisions.add(new Decision(subject(value), "keep in a register", Double.NaN, Double.NaN, "greedy fusion keeps every repeated value")));
-            return shared;
+            return new Decided(shared, spills);
         }
         // HotSpot's C2 commons identical pure operations of a loop body (global value numbering), so
         // recomputing a value at each use would compile to the same code as sharing it: it cannot
-        // relieve register pressure. (FusionBench.wide measured it: 0.49 ms recomputing, 0.48 ms
-        // sharing, 0.29 ms split.) What still spills is left to the planner, which splits the kernel.
-        double keptCost = CostModel.arithmetic(shared.values()) + CostModel.spills(shared, machine);
+        // relieve register pressure, and recomputing is priced as its extra arithmetic alone.
+        // (FusionBench.wide measured it: 0.49 ms recomputing, 0.48 ms sharing, 0.29 ms split.) What
+        // still spills is left to the planner, which splits the kernel.
+        double keptCost = CostModel.arithmetic(shared.values()) + spills;
+        var boundary = java.util.Collections.<Expr>newSetFromMap(new IdentityHashMap<>());
+        boundary.addAll(chosen);
         for (Expr value : chosen) {
-            var without = new ArrayList<>(chosen);
-            without.remove(value);
-            var trial = rewrite(body, without);
-            double recomputed = CostModel.arithmetic(trial.values()) + CostModel.spills(trial, machine);
+            int count = uses.get(value);
+            double recomputed = keptCost + (count - 1) * inline(value, boundary);
             decisions.add(new Decision(subject(value), "keep in a register", keptCost, recomputed,
-                    "computed once per point instead of %d times (per point)".formatted(occurrences(body.values(), value, chosen))));
+                    "computed once per point instead of %d times (per point)".formatted(count)));
         }
-        return shared;
+        return new Decided(shared, spills);
     }
 
-    /// Repeated non-leaf values, largest first, counting a value inside a repeated larger one once
-    /// per occurrence of the larger one only if that one is not shared.
-    private static List<Expr> candidates(List<Expr> values) {
-        Map<Expr, Integer> counts = new LinkedHashMap<>();
-        values.forEach(value -> Expr.walk(value, node -> { if (!Expr.isLeaf(node)) counts.merge(node, 1, Integer::sum); }));
-        var repeated = counts.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey)
-                .sorted(Comparator.comparingInt(Sharing::size).reversed()).toList();
-        var chosen = new ArrayList<Expr>();
-        for (Expr value : repeated)
-            if (occurrences(values, value, chosen) > 1) chosen.add(value);
-        return chosen;
+    /// How many times generated code reads each distinct node of `values` (by identity) when every
+    /// node read more than once is computed once: one per root it is, and one per operand slot of
+    /// each node that reads it.
+    private static Map<Expr, Integer> uses(List<Expr> values) {
+        Map<Expr, Integer> counts = new IdentityHashMap<>();
+        values.forEach(value -> counts.merge(value, 1, Integer::sum));
+        Expr.walk(values, node -> Expr.operands(node).forEach(operand -> counts.merge(operand, 1, Integer::sum)));
+        return counts;
     }
 
-    /// How often generated code would compute `value` when the `shared` values are computed once.
-    private static int occurrences(List<Expr> values, Expr value, List<Expr> shared) {
-        int[] count = {0};
-        var seen = new java.util.HashSet<Expr>();
-        values.forEach(root -> count(root, value, shared, seen, count));
-        return count[0];
+    /// The non-leaf nodes read more than once, parents before their operands.
+    private static List<Expr> repeated(List<Expr> values, Map<Expr, Integer> uses) {
+        var repeated = new ArrayList<Expr>();
+        Expr.walk(values, node -> { if (uses.get(node) > 1 && !Expr.isLeaf(node)) repeated.add(node); });
+        return repeated;
     }
 
-    private static void count(Expr expr, Expr value, List<Expr> shared, java.util.Set<Expr> seen, int[] count) {
-        if (expr.equals(value)) {
-            count[0]++;
-            return;
+    /// The arithmetic of `value` down to the shared values and leaves it reads: what each extra
+    /// computation of it would cost.
+    private static double inline(Expr value, java.util.Set<Expr> shared) {
+        double[] total = {0};
+        var seen = java.util.Collections.<Expr>newSetFromMap(new IdentityHashMap<>());
+        var pending = new java.util.ArrayDeque<Expr>(List.of(value));
+        while (!pending.isEmpty()) {
+            Expr node = pending.pop();
+            if (!seen.add(node)) continue;
+            total[0] += CostModel.operation(node);
+            for (Expr operand : Expr.operands(node)) if (!shared.contains(operand)) pending.push(operand);
         }
-        if (shared.contains(expr) && !seen.add(expr)) return;
-        Expr.mapOperands(expr, operand -> { count(operand, value, shared, seen, count); return operand; });
-    }
-
-    private static int size(Expr expr) {
-        int[] size = {0};
-        Expr.walk(expr, node -> size[0]++);
-        return size[0];
+        return total[0];
     }
 
     private Bodies.Body rewrite(Bodies.Body body, List<Expr> shared) {
-        var values = body.values().stream().map(value -> wrap(value, shared)).toList();
-        return new Bodies.Body(values, body.perRow(), body.accumulators());
-    }
-
-    private Expr wrap(Expr expr, List<Expr> shared) {
-        Expr inner = Expr.mapOperands(expr, operand -> wrap(operand, shared));
-        if (!shared.contains(expr)) return inner;
-        return new Expr.Shared(ids.computeIfAbsent(inner, e -> ids.size()), inner);
+        var chosen = java.util.Collections.<Expr>newSetFromMap(new IdentityHashMap<>());
+        chosen.addAll(shared);
+        var wrap = Rewrite.bottomUp((original, rebuilt) ->
+                chosen.contains(original) ? new Expr.Shared(nextId++, rebuilt) : rebuilt);
+        return new Bodies.Body(body.values().stream().map(wrap).toList(), body.perRow(), body.accumulators());
     }
 
     private String subject(Expr value) {
-        String text = dev.smelt.kernel.KernelPrinter.expression(value);
+        String text = KernelPrinter.expression(value, 61);
         return kernelName + " " + (text.length() > 60 ? text.substring(0, 57) + "…" : text);
     }
 }

@@ -5,25 +5,36 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.Storage;
 
 /// Evaluates one expression at the current point for the [KernelInterpreter], with the graph
-/// interpreter's rules: double arithmetic rounded once per op, `int` arithmetic for `i32`.
+/// interpreter's rules: double arithmetic rounded once per op, `int` arithmetic for `i32`. Each
+/// distinct node is evaluated once per call (expressions are pure), so a DAG costs its size.
 record Evaluator(Kernel kernel, Storage[] buffers, int[] index, double[] accumulated) {
-    double evaluate(Expr expr) {
+    double evaluate(Expr expr) { return evaluate(expr, new java.util.IdentityHashMap<>()); }
+
+    private double evaluate(Expr expr, java.util.Map<Expr, Double> known) {
+        if (Expr.isLeaf(expr) && !(expr instanceof Expr.Element)) return compute(expr, known);
+        Double value = known.get(expr);
+        if (value == null) known.put(expr, value = compute(expr, known));
+        return value;
+    }
+
+    private double compute(Expr expr, java.util.Map<Expr, Double> known) {
+        java.util.function.ToDoubleFunction<Expr> evaluate = operand -> evaluate(operand, known);
         return switch (expr) {
             case Expr.Load load -> buffers[load.input()].get(kernel.inputs().get(load.input()).map().at(index));
             case Expr.Constant c -> c.value();
             case Expr.Index i -> i.dtype().round(index[i.axis()]);
-            case Expr.Unary u -> u.dtype() == DType.I32 ? u.op().applyInt((int) evaluate(u.x())) : u.dtype().round(u.op().apply(evaluate(u.x())));
-            case Expr.Binary b -> binary(b);
-            case Expr.Where w -> evaluate(w.condition()) != 0 ? evaluate(w.ifTrue()) : evaluate(w.ifFalse());
-            case Expr.Cast c -> c.dtype().round(evaluate(c.x()));
+            case Expr.Unary u -> u.dtype() == DType.I32 ? u.op().applyInt((int) evaluate.applyAsDouble(u.x())) : u.dtype().round(u.op().apply(evaluate.applyAsDouble(u.x())));
+            case Expr.Binary b -> binary(b, evaluate);
+            case Expr.Where w -> evaluate.applyAsDouble(w.condition()) != 0 ? evaluate.applyAsDouble(w.ifTrue()) : evaluate.applyAsDouble(w.ifFalse());
+            case Expr.Cast c -> c.dtype().round(evaluate.applyAsDouble(c.x()));
             case Expr.Accumulated a -> accumulated[a.reduction()];
-            case Expr.Element e -> evaluate(kernel.reductions().get(e.reduction()).value());
-            case Expr.Shared shared -> evaluate(shared.value());
+            case Expr.Element e -> evaluate.applyAsDouble(kernel.reductions().get(e.reduction()).value());
+            case Expr.Shared shared -> evaluate.applyAsDouble(shared.value());
         };
     }
 
-    private double binary(Expr.Binary b) {
-        double left = evaluate(b.left()), right = evaluate(b.right());
+    private double binary(Expr.Binary b, java.util.function.ToDoubleFunction<Expr> evaluate) {
+        double left = evaluate.applyAsDouble(b.left()), right = evaluate.applyAsDouble(b.right());
         if (b.left().dtype() == DType.I32 && !b.op().isComparison()) return b.op().applyInt((int) left, (int) right);
         return b.dtype().round(b.op().apply(left, right));
     }

@@ -6,24 +6,44 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.UnaryOp;
 import java.util.List;
 
-/// A scalar expression evaluated at one point of a kernel's iteration space. Trees, not DAGs: a value
-/// used twice inside one kernel is recomputed (the cost model found it cheap), a [Shared] value
-/// computed once per point and kept in a local, a [Load] of a buffer another kernel wrote, or, when
-/// it is what a reduction folds, that reduction's [Element].
+/// A scalar expression evaluated at one point of a kernel's iteration space. Its meaning is a
+/// tree's: a value used twice inside one kernel is computed twice, unless it is a [Shared] value
+/// (computed once per point and kept in a local), a [Load] of a buffer another kernel wrote, or,
+/// when it is what a reduction folds, that reduction's [Element]. In memory it is a DAG: lowering
+/// builds each value once and every use points at it, so an expression reused at each of `k`
+/// levels unfolds to a tree of `2^k` nodes. Every walk over expressions therefore visits each
+/// distinct node (by identity) once, and equality and hashing, though structural, are linear in
+/// the DAG ([Structure]).
 public sealed interface Expr {
     DType dtype();
 
-    /// Calls `visit` on `expr` and every node below it, parents first.
+    /// Calls `visit` on `expr` and on each distinct node below it (by identity) once, parents first.
     static void walk(Expr expr, java.util.function.Consumer<Expr> visit) {
+        walk(expr, visit, java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
+    }
+
+    /// [#walk] over several roots, each node once in all.
+    static void walk(List<Expr> exprs, java.util.function.Consumer<Expr> visit) {
+        var seen = java.util.Collections.<Expr>newSetFromMap(new java.util.IdentityHashMap<>());
+        exprs.forEach(expr -> walk(expr, visit, seen));
+    }
+
+    private static void walk(Expr expr, java.util.function.Consumer<Expr> visit, java.util.Set<Expr> seen) {
+        if (!seen.add(expr)) return;
         visit.accept(expr);
-        switch (expr) {
-            case Load _, Constant _, Index _, Accumulated _, Element _ -> { }
-            case Shared shared -> walk(shared.value(), visit);
-            case Unary unary -> walk(unary.x(), visit);
-            case Binary binary -> { walk(binary.left(), visit); walk(binary.right(), visit); }
-            case Where where -> { walk(where.condition(), visit); walk(where.ifTrue(), visit); walk(where.ifFalse(), visit); }
-            case Cast cast -> walk(cast.x(), visit);
-        }
+        operands(expr).forEach(operand -> walk(operand, visit, seen));
+    }
+
+    /// The direct operands of `expr`, in order; none for a leaf.
+    static List<Expr> operands(Expr expr) {
+        return switch (expr) {
+            case Load _, Constant _, Index _, Accumulated _, Element _ -> List.of();
+            case Shared shared -> List.of(shared.value());
+            case Unary unary -> List.of(unary.x());
+            case Binary binary -> List.of(binary.left(), binary.right());
+            case Where where -> List.of(where.condition(), where.ifTrue(), where.ifFalse());
+            case Cast cast -> List.of(cast.x());
+        };
     }
 
     /// `expr` with each direct operand replaced by `rewrite(operand)`; leaves unchanged.
@@ -42,13 +62,14 @@ public sealed interface Expr {
     /// which a loop body computes them.
     static List<Shared> sharedValues(List<Expr> exprs) {
         var found = new java.util.LinkedHashMap<Integer, Shared>();
-        exprs.forEach(expr -> collectShared(expr, found));
+        var seen = java.util.Collections.<Expr>newSetFromMap(new java.util.IdentityHashMap<>());
+        exprs.forEach(expr -> collectShared(expr, found, seen));
         return List.copyOf(found.values());
     }
 
-    private static void collectShared(Expr expr, java.util.Map<Integer, Shared> found) {
-        if (expr instanceof Shared shared && found.containsKey(shared.id())) return;
-        mapOperands(expr, operand -> { collectShared(operand, found); return operand; });
+    private static void collectShared(Expr expr, java.util.Map<Integer, Shared> found, java.util.Set<Expr> seen) {
+        if (!seen.add(expr) || expr instanceof Shared shared && found.containsKey(shared.id())) return;
+        operands(expr).forEach(operand -> collectShared(operand, found, seen));
         if (expr instanceof Shared shared) found.put(shared.id(), shared);
     }
 
@@ -68,24 +89,45 @@ public sealed interface Expr {
     /// The current index along axis `axis` of the iteration space (the graph's iota).
     record Index(int axis, DType dtype) implements Expr {}
 
-    record Unary(UnaryOp op, Expr x) implements Expr {
-        public DType dtype() { return x.dtype(); }
+    /// The dtype is stored, not derived on each call: deriving it would walk down the operands.
+    record Unary(UnaryOp op, Expr x, DType dtype) implements Expr {
+        public Unary(UnaryOp op, Expr x) { this(op, x, x.dtype()); }
+        public Unary {
+            if (dtype != x.dtype()) throw new IllegalArgumentException(op + " of " + x.dtype() + " is not " + dtype);
+        }
+        public boolean equals(Object o) { return o instanceof Expr e && Structure.equal(this, e); }
+        public int hashCode() { return Structure.hash(this); }
+        public String toString() { return KernelPrinter.expression(this, 2000); }
     }
 
     /// Comparisons give `bool`; operands have equal dtypes.
-    record Binary(BinaryOp op, Expr left, Expr right) implements Expr {
+    record Binary(BinaryOp op, Expr left, Expr right, DType dtype) implements Expr {
+        public Binary(BinaryOp op, Expr left, Expr right) { this(op, left, right, op.isComparison() ? DType.BOOL : left.dtype()); }
         public Binary {
             if (left.dtype() != right.dtype())
                 throw new IllegalArgumentException(op + ": operand dtypes differ, " + left.dtype() + " vs " + right.dtype());
+            if (dtype != (op.isComparison() ? DType.BOOL : left.dtype())) throw new IllegalArgumentException(op + " of " + left.dtype() + " is not " + dtype);
         }
-        public DType dtype() { return op.isComparison() ? DType.BOOL : left.dtype(); }
+        public boolean equals(Object o) { return o instanceof Expr e && Structure.equal(this, e); }
+        public int hashCode() { return Structure.hash(this); }
+        public String toString() { return KernelPrinter.expression(this, 2000); }
     }
 
-    record Where(Expr condition, Expr ifTrue, Expr ifFalse) implements Expr {
-        public DType dtype() { return ifTrue.dtype(); }
+    record Where(Expr condition, Expr ifTrue, Expr ifFalse, DType dtype) implements Expr {
+        public Where(Expr condition, Expr ifTrue, Expr ifFalse) { this(condition, ifTrue, ifFalse, ifTrue.dtype()); }
+        public Where {
+            if (dtype != ifTrue.dtype()) throw new IllegalArgumentException("where of " + ifTrue.dtype() + " is not " + dtype);
+        }
+        public boolean equals(Object o) { return o instanceof Expr e && Structure.equal(this, e); }
+        public int hashCode() { return Structure.hash(this); }
+        public String toString() { return KernelPrinter.expression(this, 2000); }
     }
 
-    record Cast(Expr x, DType dtype) implements Expr {}
+    record Cast(Expr x, DType dtype) implements Expr {
+        public boolean equals(Object o) { return o instanceof Expr e && Structure.equal(this, e); }
+        public int hashCode() { return Structure.hash(this); }
+        public String toString() { return KernelPrinter.expression(this, 2000); }
+    }
 
     /// The finished value of reduction `reduction` for the current row (see [Kernel]).
     record Accumulated(int reduction, DType dtype) implements Expr {}
@@ -104,5 +146,8 @@ public sealed interface Expr {
             if (id < 0) throw new IllegalArgumentException("shared value id " + id);
         }
         public DType dtype() { return value.dtype(); }
+        public boolean equals(Object o) { return o instanceof Expr e && Structure.equal(this, e); }
+        public int hashCode() { return Structure.hash(this); }
+        public String toString() { return KernelPrinter.expression(this, 2000); }
     }
 }

@@ -39,14 +39,15 @@ final class KernelCheck {
     /// One id, one value: generated code computes a shared value once and reads it wherever the id occurs.
     private static void sharedValuesAgree(List<Kernel.Reduction> reductions, List<Kernel.Output> outputs) {
         var values = new java.util.HashMap<Integer, Expr>();
-        java.util.function.Consumer<Expr> record = expr -> Expr.walk(expr, node -> {
+        var exprs = new java.util.ArrayList<Expr>();
+        reductions.forEach(reduction -> exprs.add(reduction.value()));
+        outputs.forEach(output -> exprs.add(output.value()));
+        Expr.walk(exprs, node -> {
             if (node instanceof Expr.Shared shared) {
                 Expr known = values.putIfAbsent(shared.id(), shared.value());
-                require(known == null || known.equals(shared.value()), "shared value t%d has two definitions", shared.id());
+                require(known == null || known == shared.value() || known.equals(shared.value()), "shared value t%d has two definitions", shared.id());
             }
         });
-        reductions.forEach(reduction -> record.accept(reduction.value()));
-        outputs.forEach(output -> record.accept(output.value()));
     }
 
     private static void inBounds(String role, IndexMap map, int size, Shape space) {
@@ -63,27 +64,24 @@ final class KernelCheck {
     /// What an expression may refer to: inputs, the first `defined` accumulators and elements, and
     /// (in a row output) nothing that varies along the reduced axes, which start at `firstReduced`.
     private record Scope(List<Kernel.Input> inputs, List<Kernel.Reduction> reductions, int defined, boolean perRow, int firstReduced, int rank) {
-        void check(Expr expr) {
+        /// Checks every node of `expr`, each distinct node once.
+        void check(Expr expr) { Expr.walk(expr, this::checkNode); }
+
+        private void checkNode(Expr expr) {
             switch (expr) {
                 case Expr.Load load -> load(load);
-                case Expr.Constant _ -> { }
+                case Expr.Constant _, Expr.Cast _, Expr.Shared _ -> { }
                 case Expr.Index index -> require(index.axis() >= 0 && index.axis() < rank && !(perRow && index.axis() >= firstReduced), "index of axis %d", index.axis());
                 case Expr.Unary unary -> {
                     var x = unary.x().dtype();
                     require(x.isFloating() || unary.op().acceptsIntegers() && x == DType.I32, "%s is not defined on %s", unary.op(), x);
-                    check(unary.x());
                 }
                 case Expr.Binary binary -> {
                     var operands = binary.left().dtype();
                     require(operands.isFloating() || binary.op().isComparison() || binary.op().acceptsIntegers() && operands == DType.I32, "%s is not defined on %s", binary.op(), operands);
-                    check(binary.left()); check(binary.right());
                 }
-                case Expr.Where where -> {
+                case Expr.Where where ->
                     require(where.condition().dtype() == DType.BOOL && where.ifTrue().dtype() == where.ifFalse().dtype(), "where needs a bool condition and equal branch dtypes");
-                    check(where.condition()); check(where.ifTrue()); check(where.ifFalse());
-                }
-                case Expr.Cast cast -> check(cast.x());
-                case Expr.Shared shared -> check(shared.value());
                 case Expr.Accumulated acc -> {
                     require(acc.reduction() >= 0 && acc.reduction() < defined, "accumulator %d used before it is complete", acc.reduction());
                     require(reductions.get(acc.reduction()).dtype() == acc.dtype(), "accumulator %d read as %s", acc.reduction(), acc.dtype());

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.kernel;
 
-import java.util.stream.Collectors;
 
 /// A kernel as text, for `explain()`, golden tests and class names (`Kernel$<hash of this text>`):
 /// ```
@@ -13,8 +12,9 @@ import java.util.stream.Collectors;
 /// }
 /// ```
 /// `r1` is reduction 1's result for the row, `e1` the value it folds at the current point, and
-/// `t0=sin(in0)` a value computed once per point and kept in local `t0` (printed in full at each
-/// occurrence, so the text still says everything the generated code depends on).
+/// `t0=sin(in0)` a value computed once per point and kept in local `t0`: printed in full where the
+/// kernel's text first reaches it and as `t0` after, so the text stays linear in the kernel's
+/// size however often the value is read, and still says everything the generated code depends on.
 public final class KernelPrinter {
     private KernelPrinter() {}
 
@@ -25,11 +25,14 @@ public final class KernelPrinter {
         // Plain appends, not String.format: this text is every kernel's cache key, and Formatter's
         // first use costs a cold JVM tens of milliseconds.
         appendInputs(text, kernel.inputs());
+        var writer = new Writer(text, Long.MAX_VALUE);
         for (int k = 0; k < kernel.reductions().size(); k++) {
             var reduction = kernel.reductions().get(k);
-            text.append("  r").append(k).append(" = ").append(reduction.op()).append('(').append(expression(reduction.value())).append(")\n");
+            text.append("  r").append(k).append(" = ").append(reduction.op()).append('(');
+            writer.write(reduction.value());
+            text.append(")\n");
         }
-        appendOutputs(text, kernel.outputs());
+        appendOutputs(text, kernel.outputs(), writer);
         return text.append("}\n").toString();
     }
 
@@ -45,7 +48,7 @@ public final class KernelPrinter {
     public static String print(MatMulKernel kernel) {
         var text = new StringBuilder("matmul ").append(kernel.space()).append(" of in").append(kernel.left()).append(" · in").append(kernel.right()).append(" {\n");
         appendInputs(text, kernel.inputs());
-        appendOutputs(text, kernel.outputs());
+        appendOutputs(text, kernel.outputs(), new Writer(text, Long.MAX_VALUE));
         return text.append("}\n").toString();
     }
 
@@ -56,27 +59,71 @@ public final class KernelPrinter {
         }
     }
 
-    private static void appendOutputs(StringBuilder text, java.util.List<Kernel.Output> outputs) {
+    private static void appendOutputs(StringBuilder text, java.util.List<Kernel.Output> outputs, Writer writer) {
         for (int i = 0; i < outputs.size(); i++) {
             var output = outputs.get(i);
             text.append("  out").append(i).append(output.perRow() ? " (row)" : "").append(": ").append(output.dtype())
-                    .append('[').append(output.size()).append("] ").append(output.map()).append(" = ").append(expression(output.value())).append('\n');
+                    .append('[').append(output.size()).append("] ").append(output.map()).append(" = ");
+            writer.write(output.value());
+            text.append('\n');
         }
     }
 
     /// `div(exp(sub(in0, r0)), r1)`; constants print with their dtype (`2.0f32`).
-    public static String expression(Expr expr) {
-        return switch (expr) {
-            case Expr.Load load -> "in" + load.input();
-            case Expr.Constant c -> c.value() + "" + c.dtype();
-            case Expr.Index index -> "index" + index.axis() + ":" + index.dtype();
-            case Expr.Unary unary -> unary.op() + "(" + expression(unary.x()) + ")";
-            case Expr.Binary binary -> binary.op() + "(" + expression(binary.left()) + ", " + expression(binary.right()) + ")";
-            case Expr.Where where -> "where(" + java.util.stream.Stream.of(where.condition(), where.ifTrue(), where.ifFalse()).map(KernelPrinter::expression).collect(Collectors.joining(", ")) + ")";
-            case Expr.Cast cast -> "cast<" + cast.dtype() + ">(" + expression(cast.x()) + ")";
-            case Expr.Accumulated acc -> "r" + acc.reduction();
-            case Expr.Element element -> "e" + element.reduction();
-            case Expr.Shared shared -> "t" + shared.id() + "=" + expression(shared.value());
-        };
+    public static String expression(Expr expr) { return expression(expr, Long.MAX_VALUE); }
+
+    /// [#expression(Expr)] cut after about `limit` characters (then ending in `…`): a value that is
+    /// not yet shared unfolds to a tree that can be exponentially larger than its DAG.
+    public static String expression(Expr expr, long limit) {
+        var text = new StringBuilder();
+        new Writer(text, limit).write(expr);
+        if (text.length() > limit) {
+            text.setLength((int) limit);
+            text.append('…');
+        }
+        return text.toString();
+    }
+
+    /// Appends expressions to `text`, each shared value in full once, and nothing past `limit`.
+    private static final class Writer {
+        private final StringBuilder text;
+        private final long limit;
+        private final java.util.Set<Integer> shared = new java.util.HashSet<>();
+
+        Writer(StringBuilder text, long limit) {
+            this.text = text;
+            this.limit = limit == Long.MAX_VALUE ? limit : text.length() + limit;
+        }
+
+        void write(Expr expr) {
+            if (text.length() > limit) return;
+            switch (expr) {
+                case Expr.Load load -> text.append("in").append(load.input());
+                case Expr.Constant c -> text.append(c.value()).append(c.dtype());
+                case Expr.Index index -> text.append("index").append(index.axis()).append(':').append(index.dtype());
+                case Expr.Unary unary -> call(unary.op().toString(), unary.x());
+                case Expr.Binary binary -> call(binary.op().toString(), binary.left(), binary.right());
+                case Expr.Where where -> call("where", where.condition(), where.ifTrue(), where.ifFalse());
+                case Expr.Cast cast -> call("cast<" + cast.dtype() + ">", cast.x());
+                case Expr.Accumulated acc -> text.append('r').append(acc.reduction());
+                case Expr.Element element -> text.append('e').append(element.reduction());
+                case Expr.Shared s -> {
+                    text.append('t').append(s.id());
+                    if (shared.add(s.id())) {
+                        text.append('=');
+                        write(s.value());
+                    }
+                }
+            }
+        }
+
+        private void call(String name, Expr... operands) {
+            text.append(name).append('(');
+            for (int i = 0; i < operands.length; i++) {
+                if (i > 0) text.append(", ");
+                write(operands[i]);
+            }
+            text.append(')');
+        }
     }
 }

@@ -108,8 +108,9 @@ public record MatMulKernel(Shape space, List<Kernel.Input> inputs, int left, int
         }
         pointInputs.add(new Kernel.Input(dtype(), result.size(), IndexMap.contiguous(result)));
         var accumulator = new Expr.Load(used.size(), dtype());
+        var pointwise = pointwise(used, accumulator);
         var pointOutputs = outputs.stream()
-                .map(o -> new Kernel.Output(pointwise(o.value(), used, accumulator), o.size(), withoutDepth(o.map()), false)).toList();
+                .map(o -> new Kernel.Output(pointwise.apply(o.value()), o.size(), withoutDepth(o.map()), false)).toList();
         return new Kernel(result, 0, pointInputs, List.of(), pointOutputs);
     }
 
@@ -118,12 +119,12 @@ public record MatMulKernel(Shape space, List<Kernel.Input> inputs, int left, int
     }
 
     // An output's expression over the epilogue's inputs: loads renumbered, r0 read from the accumulator.
-    private static Expr pointwise(Expr expr, List<Integer> used, Expr.Load accumulator) {
-        return switch (expr) {
+    private static Rewrite pointwise(List<Integer> used, Expr.Load accumulator) {
+        return Rewrite.topDown(expr -> switch (expr) {
             case Expr.Accumulated _ -> accumulator;
             case Expr.Load load -> new Expr.Load(used.indexOf(load.input()), load.dtype());
-            default -> Expr.mapOperands(expr, operand -> pointwise(operand, used, accumulator));
-        };
+            default -> null;
+        });
     }
 
     /// Row-major over `[batch…, M, N]`, not moving along K.
