@@ -13,27 +13,20 @@ import java.util.Set;
 final class Cones {
     private Cones() {}
 
-    /// The reductions and matmuls a root would fold in, nearest first.
-    static List<Node> reductions(Node root, Set<Node> realized) {
-        var found = new ArrayList<Node>();
+    /// What a root computes inline, from one walk: the reductions and matmuls it would fold in
+    /// (nearest first), its operations (what it adds to a kernel's size, itself included), and the
+    /// buffers it reads (realized nodes and inputs at the edge of its cone).
+    record Cone(List<Node> reductions, int operations, List<Node> buffers) {}
+
+    static Cone of(Node root, Set<Node> realized) {
+        var reductions = new ArrayList<Node>();
+        var buffers = new ArrayList<Node>();
+        int[] operations = {Realization.isOperation(root) ? 1 : 0};
         walk(root, realized, node -> {
-            if (node instanceof Node.Reduce r && !r.axes().isEmpty() || node instanceof Node.MatMul) found.add(node);
-        }, node -> { });
-        return found;
-    }
-
-    /// The operations a root computes inline: what it adds to a kernel's size.
-    static int operations(Node root, Set<Node> realized) {
-        int[] count = {Realization.isOperation(root) ? 1 : 0};
-        walk(root, realized, node -> { if (Realization.isOperation(node)) count[0]++; }, node -> { });
-        return count[0];
-    }
-
-    /// The buffers a root reads: realized nodes and inputs at the edge of its cone.
-    static List<Node> buffers(Node root, Set<Node> realized) {
-        var found = new ArrayList<Node>();
-        walk(root, realized, node -> { }, found::add);
-        return found;
+            if (node instanceof Node.Reduce r && !r.axes().isEmpty() || node instanceof Node.MatMul) reductions.add(node);
+            if (Realization.isOperation(node)) operations[0]++;
+        }, buffers::add);
+        return new Cone(reductions, operations[0], buffers);
     }
 
     // Breadth-first from the root's operands; `inside` sees inlined nodes, `edge` each buffer once.

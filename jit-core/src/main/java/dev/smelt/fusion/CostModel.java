@@ -86,7 +86,11 @@ public final class CostModel {
     }
 
     /// The time of `kernel` on `machine`: max(memory, compute + spills) + one launch.
-    public static double kernelTime(Kernel kernel, Machine machine) {
+    public static double kernelTime(Kernel kernel, Machine machine) { return kernelTime(kernel, machine, Double.NaN); }
+
+    /// [#kernelTime(Kernel, Machine)] when the spills of its loop bodies, over all their runs, are
+    /// known already ([Sharing] weighs them), or NaN.
+    static double kernelTime(Kernel kernel, Machine machine, double spillTime) {
         double memory = 0;
         int inner = kernel.space().rank() - 1;
         boolean columns = ColumnReads.vectorised(kernel, machine);
@@ -97,11 +101,11 @@ public final class CostModel {
         }
         for (var output : kernel.outputs())
             memory += (double) (output.perRow() ? kernel.workItems() : kernel.space().count()) * output.dtype().bytes() * WRITE_NS_PER_BYTE;
-        double compute = 0;
+        double compute = Double.isNaN(spillTime) ? 0 : spillTime;
         long points = kernel.space().count();
         for (var body : Bodies.of(kernel)) {
             long runs = body.perRow() ? kernel.workItems() : points;
-            compute += runs * (arithmetic(body.values()) + spills(body, machine));
+            compute += runs * (arithmetic(body.values()) + (Double.isNaN(spillTime) ? spills(body, machine) : 0));
         }
         return Math.max(memory, compute) + LAUNCH_NS;
     }

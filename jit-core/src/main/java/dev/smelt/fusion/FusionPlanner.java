@@ -57,9 +57,10 @@ public final class FusionPlanner {
         var decisions = new ArrayList<Decision>();
         var labels = labels(graph);
         Realization.initial(graph, options.mode(), realized, decisions, labels);
-        var attempt = attempt(graph, realized, labels, options, decisions);
+        var attempt = attempt(graph, realized, labels, options, decisions, null);
         if (options.mode() != FusionMode.COST_MODEL) return finish(attempt, decisions, recomputed(attempt, labels, options.mode(), Map.of()));
         Map<Node, Double> priced = new IdentityHashMap<>();
+        var prices = new KernelPrices();
         for (int round = 0; round < ROUNDS; round++) {
             Node best = null;
             ScheduleBuilder.Attempt bestAttempt = null;
@@ -70,7 +71,7 @@ public final class FusionPlanner {
                 with.add(candidate);
                 ScheduleBuilder.Attempt trial;
                 try {
-                    trial = attempt(graph, with, labels, options, new ArrayList<>());
+                    trial = attempt(graph, with, labels, options, new ArrayList<>(), prices);
                 } catch (RuntimeException unplannable) {
                     continue;
                 }
@@ -83,17 +84,17 @@ public final class FusionPlanner {
             if (best == null) break;
             decisions.add(new Decision(labels.get(best), "materialise", bestAttempt.cost(), attempt.cost(), reason(best, attempt)));
             realized.add(best);
-            attempt = attempt(graph, realized, labels, options, decisions);
+            attempt = attempt(graph, realized, labels, options, decisions, null);
         }
         return finish(attempt, decisions, recomputed(attempt, labels, options.mode(), priced));
     }
 
     /// One plan for a fixed set of realized nodes, realizing more (and noting why in `decisions`)
-    /// where lowering demands it.
-    private static ScheduleBuilder.Attempt attempt(Graph graph, Set<Node> realized, Map<Node, String> labels, Options options, List<Decision> decisions) {
+    /// where lowering demands it. With `prices`, a trial: only its cost is wanted.
+    private static ScheduleBuilder.Attempt attempt(Graph graph, Set<Node> realized, Map<Node, String> labels, Options options, List<Decision> decisions, KernelPrices prices) {
         Realization.withinBudget(graph, options.budget(), realized, decisions, labels);
         while (true) {
-            var attempt = new ScheduleBuilder(graph, realized, labels, options).build();
+            var attempt = new ScheduleBuilder(graph, realized, labels, options, prices).build();
             if (attempt.demands().isEmpty()) return attempt;
             Set<Node> demanded = Collections.newSetFromMap(new IdentityHashMap<>());
             for (Realize demand : attempt.demands()) {

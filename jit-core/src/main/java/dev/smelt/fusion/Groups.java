@@ -21,7 +21,7 @@ final class Groups {
     /// no more roots once their operations would exceed `budget`. A root is offered only the
     /// kernels of its loop nest that run no earlier than the last kernel writing a buffer it reads,
     /// so grouping stays near linear in the roots however many kernels there are.
-    static List<ScheduleBuilder.Group> of(List<Node> roots, Set<Node> realized, Function<Node, Signature> signatureOf, boolean multiOutput, int budget) {
+    static List<ScheduleBuilder.Group> of(List<Node> roots, Set<Node> realized, Function<Node, Cones.Cone> coneOf, Function<Node, Signature> signatureOf, boolean multiOutput, int budget) {
         var groups = new ArrayList<ScheduleBuilder.Group>();
         var sizes = new ArrayList<Integer>();
         var matmuls = new ArrayList<Node>();
@@ -39,10 +39,11 @@ final class Groups {
             }
             Signature signature = signatureOf.apply(root);
             var loop = Loop.of(signature);
-            var buffers = Cones.buffers(root, realized);
+            var cone = coneOf.apply(root);
+            var buffers = cone.buffers();
             var pointwise = Cones.pointwiseBuffers(root, realized);
-            int size = Cones.operations(root, realized);
-            Node matmul = matmulOf(root, realized);
+            int size = cone.operations();
+            Node matmul = matmulOf(root, cone);
             int last = lastWriter(buffers, groupOf);
             int joined = -1;
             for (int g : multiOutput ? from(byLoop.getOrDefault(loop, List.of()), last) : List.<Integer>of())
@@ -66,7 +67,7 @@ final class Groups {
     }
 
     /// The loop nest of a kernel: roots join only kernels of an equal one.
-    private record Loop(dev.smelt.ir.Shape space, int reducedRank, dev.smelt.ir.Shape operand, List<Integer> kernelAxisOf) {
+    record Loop(dev.smelt.ir.Shape space, int reducedRank, dev.smelt.ir.Shape operand, List<Integer> kernelAxisOf) {
         static Loop of(Signature s) { return new Loop(s.space(), s.reducedRank(), s.operand(), java.util.Arrays.stream(s.kernelAxisOf()).boxed().toList()); }
     }
 
@@ -93,8 +94,8 @@ final class Groups {
 
     /// The matmul a root computes or folds in, if any: two matmuls of equal shapes have the same
     /// loop, but a matmul kernel computes one product.
-    private static Node matmulOf(Node root, Set<Node> realized) {
+    private static Node matmulOf(Node root, Cones.Cone cone) {
         if (root instanceof Node.MatMul) return root;
-        return Cones.reductions(root, realized).stream().filter(n -> n instanceof Node.MatMul).findFirst().orElse(null);
+        return cone.reductions().stream().filter(n -> n instanceof Node.MatMul).findFirst().orElse(null);
     }
 }

@@ -24,7 +24,7 @@ final class Lowering {
     private final ScheduleBuilder.Group group;
     private final Signature signature;
     private final Map<Node, Integer> buffers;
-    private final Map<Node, Lowering> owners;
+    private final Map<Node, ScheduleBuilder.Group> owners;
     private final int budget;
     private final Map<Read, Integer> inputIndex = new LinkedHashMap<>();
     private final List<Kernel.Input> inputs = new ArrayList<>();
@@ -43,7 +43,7 @@ final class Lowering {
 
     /// `buffers` holds every node that has a buffer; `owners` records which kernel absorbed each
     /// reduction, so no reduction is folded into two kernels.
-    Lowering(ScheduleBuilder.Group group, Map<Node, Integer> buffers, Map<Node, Lowering> owners, int budget, Set<Node> roots) {
+    Lowering(ScheduleBuilder.Group group, Map<Node, Integer> buffers, Map<Node, ScheduleBuilder.Group> owners, int budget, Set<Node> roots) {
         this.roots = roots;
         this.group = group;
         this.signature = group.signature();
@@ -55,8 +55,8 @@ final class Lowering {
     /// The nodes that need buffers before this kernel can be built; empty when it can.
     List<Realize> demands() { return demands; }
 
-    /// The roots this lowers as one kernel.
-    ScheduleBuilder.Group group() { return group; }
+    /// The reductions this kernel folds: no other kernel may fold them too.
+    Set<Node> claimed() { return absorbed.keySet(); }
 
     List<Integer> inputBuffers() { return inputBuffers; }
 
@@ -170,8 +170,8 @@ final class Lowering {
         Mapping perRow = signature.rowMapping(reduction.shape());
         if (!own.key().equals(signature.key()) || !own.operand().equals(signature.operand()) || perRow == null || !mapping.sameAs(perRow))
             return demand(reduction, "its rows do not line up with this kernel's loop");
-        Lowering owner = owners.putIfAbsent(reduction, this);
-        if (owner != null && owner != this) return demand(reduction, "two kernels would each compute it");
+        var owner = owners.putIfAbsent(reduction, group);
+        if (owner != null && owner != group) return demand(reduction, "two kernels would each compute it");
         Integer known = absorbed.get(reduction);
         if (known != null) return new Expr.Accumulated(known, reductions.get(known).dtype());
         var folded = fold(reduction);

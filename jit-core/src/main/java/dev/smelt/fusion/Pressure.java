@@ -23,37 +23,33 @@ final class Pressure {
         shared.forEach(s -> steps.add(s.value()));
         steps.addAll(body.values());
         Map<Integer, Integer> lastUse = new HashMap<>();
+        // One set for all steps: below a step, only shared values are read by several steps, and
+        // the walk stops at them.
+        var seen = Expr.visited();
         for (int step = 0; step < steps.size(); step++) {
             int at = step;
-            references(steps.get(step)).forEach(id -> lastUse.put(id, at));
+            references(steps.get(step), seen, id -> lastUse.put(id, at));
         }
         int[] endsAt = new int[steps.size()];
         for (var s : shared) if (lastUse.containsKey(s.id())) endsAt[lastUse.get(s.id())]++;
         int invariants = invariants(body.values()) + body.accumulators();
+        Map<Expr, Integer> needs = new java.util.IdentityHashMap<>();
         int live = 0, peak = 0;
         for (int step = 0; step < steps.size(); step++) {
-            peak = Math.max(peak, invariants + live + need(steps.get(step)));
+            peak = Math.max(peak, invariants + live + need(steps.get(step), needs));
             if (step < shared.size() && lastUse.containsKey(shared.get(step).id())) live++;
             live -= endsAt[step];
         }
         return peak;
     }
 
-    /// The shared values `expr` reads directly (not those inside them).
-    private static Set<Integer> references(Expr expr) {
-        Set<Integer> ids = new HashSet<>();
-        collect(expr, ids);
-        return ids;
-    }
-
-    private static void collect(Expr expr, Set<Integer> ids) {
-        var seen = java.util.Collections.<Expr>newSetFromMap(new java.util.IdentityHashMap<>());
+    /// Calls `found` with each shared value `expr` reads directly (not those inside them).
+    private static void references(Expr expr, Set<Expr> seen, java.util.function.IntConsumer found) {
         var pending = new java.util.ArrayDeque<Expr>(List.of(expr));
         while (!pending.isEmpty()) {
             Expr node = pending.pop();
-            if (!seen.add(node)) continue;
-            if (node instanceof Expr.Shared shared) ids.add(shared.id());
-            else Expr.operands(node).forEach(pending::push);
+            if (node instanceof Expr.Shared shared) found.accept(shared.id());
+            else if (seen.add(node)) Expr.operands(node).forEach(pending::push);
         }
     }
 
@@ -68,21 +64,27 @@ final class Pressure {
 
     /// Registers to evaluate `expr` when its operands go left to right, each result held while the
     /// next is computed. Values already in registers (invariants, shared values) need none.
-    static int need(Expr expr) {
-        return switch (expr) {
+    static int need(Expr expr) { return need(expr, new java.util.IdentityHashMap<>()); }
+
+    private static int need(Expr expr, Map<Expr, Integer> known) {
+        Integer cached = known.get(expr);
+        if (cached != null) return cached;
+        int need = switch (expr) {
             case Expr.Constant _, Expr.Accumulated _, Expr.Shared _ -> 0;
             case Expr.Load _, Expr.Index _, Expr.Element _ -> 1;
-            case Expr.Unary unary -> Math.max(1, need(unary.x()));
-            case Expr.Cast cast -> Math.max(1, need(cast.x()));
-            case Expr.Binary binary -> operands(List.of(binary.left(), binary.right()));
-            case Expr.Where where -> operands(List.of(where.condition(), where.ifTrue(), where.ifFalse()));
+            case Expr.Unary unary -> Math.max(1, need(unary.x(), known));
+            case Expr.Cast cast -> Math.max(1, need(cast.x(), known));
+            case Expr.Binary binary -> operands(List.of(binary.left(), binary.right()), known);
+            case Expr.Where where -> operands(List.of(where.condition(), where.ifTrue(), where.ifFalse()), known);
         };
+        known.put(expr, need);
+        return need;
     }
 
-    private static int operands(List<Expr> operands) {
+    private static int operands(List<Expr> operands, Map<Expr, Integer> known) {
         int held = 0, peak = 1;
         for (Expr operand : operands) {
-            int need = need(operand);
+            int need = need(operand, known);
             peak = Math.max(peak, held + need);
             if (need > 0) held++;
         }

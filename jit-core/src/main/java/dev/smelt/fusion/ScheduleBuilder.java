@@ -27,7 +27,9 @@ final class ScheduleBuilder {
     private final List<Decision> decisions = new ArrayList<>();
     private final Map<Node, Integer> buffers = new IdentityHashMap<>();
     private final List<Schedule.Buffer> bufferList = new ArrayList<>();
-    private final Map<Node, Lowering> owners = new IdentityHashMap<>();
+    private final Map<Node, Group> owners = new IdentityHashMap<>();
+    private final Map<Node, Cones.Cone> cones = new IdentityHashMap<>();
+    private final KernelPrices prices;
 
     private final List<List<Node>> fusedNodes = new ArrayList<>();
     private final List<Double> spills = new ArrayList<>();
@@ -38,7 +40,10 @@ final class ScheduleBuilder {
     /// `demands` non-empty means the attempt is incomplete: those nodes need buffers first.
     record Attempt(Schedule schedule, List<List<Node>> fused, List<Double> spills, double cost, List<Decision> kernelDecisions, List<Realize> demands) {}
 
-    ScheduleBuilder(Graph graph, Set<Node> realized, Map<Node, String> labels, FusionPlanner.Options options) {
+    /// With `prices`, the attempt is a trial that only needs its cost: a kernel priced before is
+    /// not lowered again, and the attempt has no schedule.
+    ScheduleBuilder(Graph graph, Set<Node> realized, Map<Node, String> labels, FusionPlanner.Options options, KernelPrices prices) {
+        this.prices = prices;
         this.graph = graph;
         this.realized = realized;
         this.labels = labels;
@@ -55,16 +60,27 @@ final class ScheduleBuilder {
             }
         var launches = new ArrayList<Schedule.Launch>();
         var demands = new ArrayList<Realize>();
-        for (Group group : Groups.of(roots, realized, this::signature, options.mode() != FusionMode.NONE, options.budget())) {
-            var launch = launch(group, demands);
-            if (launch != null) launches.add(launch);
-            else owners.values().removeIf(owner -> owner.group() == group); // a later kernel may fold what this one claimed
+        double cost = 0;
+        for (Group group : Groups.of(roots, realized, this::cone, this::signature, options.mode() != FusionMode.NONE, options.budget())) {
+            var key = prices == null ? null : KernelPrices.key(group, realized, this::cone);
+            var known = key == null ? null : prices.claimFor(key, group, owners);
+            if (known != null) {
+                cost += known;
+                continue;
+            }
+            var launched = launch(group, demands);
+            if (launched == null) {
+                owners.values().removeIf(owner -> owner == group); // a later kernel may fold what this one claimed
+                continue;
+            }
+            cost += launched.time();
+            launches.add(launched.launch());
+            if (key != null) prices.remember(key, launched.time(), launched.claims());
         }
         if (!demands.isEmpty()) return new Attempt(null, fusedNodes, spills, Double.NaN, decisions, demands);
+        if (prices != null) return new Attempt(null, fusedNodes, spills, cost, decisions, List.of());
         var inputs = graph.inputs().stream().map(buffers::get).toList();
         var outputs = graph.outputs().stream().map(n -> new Schedule.Output(buffers.get(n), n.shape())).toList();
-        double cost = 0;
-        for (var launch : launches) cost += CostModel.time(launch.kernel(), options.machine());
         return new Attempt(new Schedule(bufferList, launches, inputs, outputs, List.of()), fusedNodes, spills, cost, decisions, List.of());
     }
 
@@ -76,11 +92,13 @@ final class ScheduleBuilder {
     /// A group of roots with one loop nest; a concat is one group per part.
     record Group(Signature signature, List<Node> roots, Node.Concat concat, int part) {}
 
+    private Cones.Cone cone(Node root) { return cones.computeIfAbsent(root, r -> Cones.of(r, realized)); }
+
     /// The loop nest for `root`: the row structure of a reduction it reads (or is), when its shape
     /// is that reduction's operand or result shape; else pointwise over its shape.
     Signature signature(Node root) {
         if (root instanceof Node.Reduce r && !r.axes().isEmpty() || root instanceof Node.MatMul) return Signature.of(root);
-        for (Node candidate : Cones.reductions(root, realized)) {
+        for (Node candidate : cone(root).reductions()) {
             if (candidate instanceof Node.MatMul matmul && !MatMulLaunch.epilogueJoins(matmul, root)) continue;
             Signature rows = Signature.of(candidate);
             if (root.shape().equals(rows.operand()) || rows.rowMapping(root.shape()) != null) return rows;
@@ -88,8 +106,11 @@ final class ScheduleBuilder {
         return Signature.pointwise(root.shape());
     }
 
+    /// A kernel's launch, its estimated time and the reductions it folds.
+    private record Launched(Schedule.Launch launch, double time, Set<Node> claims) {}
+
     /// The launch of `group`'s kernel, or null after adding to `demands` what it needs first.
-    private Schedule.Launch launch(Group group, List<Realize> demands) {
+    private Launched launch(Group group, List<Realize> demands) {
         Set<Node> written = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         if (group.concat() == null) written.addAll(group.roots());
         var lowering = new Lowering(group, buffers, owners, options.budget(), written);
@@ -110,7 +131,7 @@ final class ScheduleBuilder {
         var signature = group.signature();
         var reused = ElementReuse.apply(new Kernel(signature.space(), signature.reducedRank(), lowering.inputs(), lowering.reductions(), outputs));
         String name = "kernel " + fusedNodes.size();
-        var sharing = Sharing.apply(reused, options.mode(), options.machine(), name);
+        var sharing = Sharing.apply(reused, options.mode(), options.machine(), prices == null ? name : null);
         var kernel = sharing.kernel();
         decisions.addAll(sharing.decisions());
         fusedNodes.add(List.copyOf(lowering.fused()));
@@ -122,11 +143,15 @@ final class ScheduleBuilder {
         int demanded = demands.size();
         var converted = matmul.isEmpty() ? null : MatMulLaunch.of(kernel, matmul.get(), realized.contains(matmul.get()), outputBuffers, demands);
         if (demands.size() > demanded) return null;
-        if (converted == null) return new Schedule.Launch(kernel, bound, fused, category(group, lowering));
+        if (converted == null) {
+            double time = options.mode() == FusionMode.NONE ? CostModel.time(kernel, options.machine()) : CostModel.kernelTime(kernel, options.machine(), sharing.spillsLeft());
+            return new Launched(new Schedule.Launch(kernel, bound, fused, category(group, lowering)), time, lowering.claimed());
+        }
         bound = new ArrayList<>(lowering.inputBuffers());
         bound.addAll(converted.outputBuffers());
-        decisions.add(MatMulLaunch.decision(name, labels.get(matmul.get()), fused, converted.kernel(), options.machine()));
-        return new Schedule.Launch(converted.kernel(), bound, fused, category(group, lowering));
+        if (prices == null) decisions.add(MatMulLaunch.decision(name, labels.get(matmul.get()), fused, converted.kernel(), options.machine()));
+        var launch = new Schedule.Launch(converted.kernel(), bound, fused, category(group, lowering));
+        return new Launched(launch, CostModel.time(converted.kernel(), options.machine()), lowering.claimed());
     }
 
     private static Mapping rootMapping(Signature signature, Node root) {

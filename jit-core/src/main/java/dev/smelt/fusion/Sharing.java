@@ -36,6 +36,7 @@ final class Sharing {
         this.kernelName = kernelName;
     }
 
+    /// `kernelName` null: a trial plan, which needs the kernel and its spills but no decisions.
     static Result apply(Kernel kernel, FusionMode mode, Machine machine, String kernelName) {
         if (mode == FusionMode.NONE) return new Result(kernel, List.of(), 0);
         return new Sharing(mode, machine, kernelName).run(kernel);
@@ -92,6 +93,7 @@ final class Sharing {
         if (chosen.isEmpty()) return new Decided(body, CostModel.spills(body, machine));
         var shared = rewrite(body, chosen);
         double spills = CostModel.spills(shared, machine);
+        if (kernelName == null) return new Decided(shared, spills);
         if (mode == FusionMode.GREEDY) {
             chosen.forEach(value -> decisions.add(new Decision(subject(value), "keep in a register", Double.NaN, Double.NaN, "greedy fusion keeps every repeated value")));
             return new Decided(shared, spills);

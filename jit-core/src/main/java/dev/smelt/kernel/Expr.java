@@ -19,14 +19,17 @@ public sealed interface Expr {
 
     /// Calls `visit` on `expr` and on each distinct node below it (by identity) once, parents first.
     static void walk(Expr expr, java.util.function.Consumer<Expr> visit) {
-        walk(expr, visit, java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
+        walk(expr, visit, visited());
     }
 
     /// [#walk] over several roots, each node once in all.
     static void walk(List<Expr> exprs, java.util.function.Consumer<Expr> visit) {
-        var seen = java.util.Collections.<Expr>newSetFromMap(new java.util.IdentityHashMap<>());
+        var seen = visited();
         exprs.forEach(expr -> walk(expr, visit, seen));
     }
+
+    /// A set of nodes by identity, sized for a kernel's expressions so that it seldom grows.
+    static java.util.Set<Expr> visited() { return java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>(256)); }
 
     private static void walk(Expr expr, java.util.function.Consumer<Expr> visit, java.util.Set<Expr> seen) {
         if (!seen.add(expr)) return;
@@ -62,7 +65,7 @@ public sealed interface Expr {
     /// which a loop body computes them.
     static List<Shared> sharedValues(List<Expr> exprs) {
         var found = new java.util.LinkedHashMap<Integer, Shared>();
-        var seen = java.util.Collections.<Expr>newSetFromMap(new java.util.IdentityHashMap<>());
+        var seen = visited();
         exprs.forEach(expr -> collectShared(expr, found, seen));
         return List.copyOf(found.values());
     }
