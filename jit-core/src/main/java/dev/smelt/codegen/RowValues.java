@@ -26,26 +26,31 @@ final class RowValues {
     /// The largest such subtrees of `exprs` that are operations (not leaves), each once, in order.
     private static List<Expr> of(List<Expr> exprs) {
         Set<Expr> found = new LinkedHashSet<>();
-        var seen = java.util.Collections.<Expr>newSetFromMap(new java.util.IdentityHashMap<>());
-        exprs.forEach(expr -> collect(expr, found, seen));
+        var same = new java.util.IdentityHashMap<Expr, Boolean>();
+        var seen = Expr.visited();
+        exprs.forEach(expr -> collect(expr, found, seen, same));
         return new ArrayList<>(found);
     }
 
-    private static void collect(Expr expr, Set<Expr> found, Set<Expr> seen) {
+    private static void collect(Expr expr, Set<Expr> found, Set<Expr> seen, java.util.Map<Expr, Boolean> same) {
         if (!seen.add(expr)) return;
-        if (!Expr.isLeaf(expr) && !(expr instanceof Expr.Shared) && sameInRow(expr)) {
+        if (!Expr.isLeaf(expr) && !(expr instanceof Expr.Shared) && sameInRow(expr, same)) {
             found.add(expr);
             return;
         }
-        Expr.operands(expr).forEach(operand -> collect(operand, found, seen));
+        Expr.operands(expr).forEach(operand -> collect(operand, found, seen, same));
     }
 
-    /// Whether `expr` reads only finished reductions and constants.
-    private static boolean sameInRow(Expr expr) {
-        var same = new boolean[] {true};
-        Expr.walk(expr, node -> {
-            if (node instanceof Expr.Load || node instanceof Expr.Index || node instanceof Expr.Element || node instanceof Expr.Shared) same[0] = false;
-        });
-        return same[0];
+    /// Whether `expr` reads only finished reductions and constants; `known` remembers each node's answer.
+    private static boolean sameInRow(Expr expr, java.util.Map<Expr, Boolean> known) {
+        Boolean cached = known.get(expr);
+        if (cached != null) return cached;
+        boolean same = switch (expr) {
+            case Expr.Load _, Expr.Index _, Expr.Element _, Expr.Shared _ -> false;
+            case Expr.Constant _, Expr.Accumulated _ -> true;
+            case Expr.Unary _, Expr.Binary _, Expr.Where _, Expr.Cast _ -> Expr.operands(expr).stream().allMatch(operand -> sameInRow(operand, known));
+        };
+        known.put(expr, same);
+        return same;
     }
 }

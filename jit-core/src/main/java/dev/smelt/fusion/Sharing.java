@@ -88,8 +88,9 @@ final class Sharing {
 
     /// The body with its repeated values shared as decided.
     private Decided decide(Bodies.Body body) {
-        Map<Expr, Integer> uses = uses(body.values());
-        List<Expr> chosen = repeated(body.values(), uses);
+        var order = new ArrayList<Expr>();
+        Map<Expr, Integer> uses = uses(body.values(), order);
+        List<Expr> chosen = order.stream().filter(node -> uses.get(node) > 1 && !Expr.isLeaf(node)).toList();
         if (chosen.isEmpty()) return new Decided(body, CostModel.spills(body, machine));
         var shared = rewrite(body, chosen);
         double spills = CostModel.spills(shared, machine);
@@ -117,19 +118,15 @@ final class Sharing {
 
     /// How many times generated code reads each distinct node of `values` (by identity) when every
     /// node read more than once is computed once: one per root it is, and one per operand slot of
-    /// each node that reads it.
-    private static Map<Expr, Integer> uses(List<Expr> values) {
-        Map<Expr, Integer> counts = new IdentityHashMap<>();
+    /// each node that reads it. Adds the nodes to `order`, parents before their operands.
+    private static Map<Expr, Integer> uses(List<Expr> values, List<Expr> order) {
+        Map<Expr, Integer> counts = new IdentityHashMap<>(256);
         values.forEach(value -> counts.merge(value, 1, Integer::sum));
-        Expr.walk(values, node -> Expr.operands(node).forEach(operand -> counts.merge(operand, 1, Integer::sum)));
+        Expr.walk(values, node -> {
+            order.add(node);
+            Expr.operands(node).forEach(operand -> counts.merge(operand, 1, Integer::sum));
+        });
         return counts;
-    }
-
-    /// The non-leaf nodes read more than once, parents before their operands.
-    private static List<Expr> repeated(List<Expr> values, Map<Expr, Integer> uses) {
-        var repeated = new ArrayList<Expr>();
-        Expr.walk(values, node -> { if (uses.get(node) > 1 && !Expr.isLeaf(node)) repeated.add(node); });
-        return repeated;
     }
 
     /// The arithmetic of `value` down to the shared values and leaves it reads: what each extra

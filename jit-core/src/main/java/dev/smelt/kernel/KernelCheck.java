@@ -19,35 +19,26 @@ final class KernelCheck {
         require(reducedRank > 0 || reductions.isEmpty(), "a pointwise kernel has no reductions");
         require(!outputs.isEmpty(), "a kernel writes at least one output");
         for (var input : inputs) inBounds("input", input.map(), input.size(), space);
+        // One id, one value: generated code computes a shared value once and reads it wherever the id occurs.
+        var shared = new java.util.HashMap<Integer, Expr>();
+        int firstReduced = space.rank() - reducedRank;
         for (int k = 0; k < reductions.size(); k++) {
             var reduction = reductions.get(k);
             require(!reduction.op().isArg() || reducedRank == 1, "%s needs exactly one reduced axis", reduction.op());
             require(reduction.value().dtype() != DType.BOOL, "%s of bool", reduction.op());
-            new Scope(inputs, reductions, k, false, space.rank() - reducedRank, space.rank()).check(reduction.value());
+            new Scope(inputs, reductions, k, false, firstReduced, space.rank(), shared).check(List.of(reduction.value()));
         }
         for (var output : outputs) {
             inBounds("output", output.map(), output.size(), space);
             require(!output.perRow() || reducedRank > 0, "row outputs need reduced axes");
             if (output.perRow())
-                for (int axis = space.rank() - reducedRank; axis < space.rank(); axis++)
+                for (int axis = firstReduced; axis < space.rank(); axis++)
                     require(output.map().stride(axis) == 0, "row output %s moves along reduced axis %d", output.map(), axis);
-            new Scope(inputs, reductions, reductions.size(), output.perRow(), space.rank() - reducedRank, space.rank()).check(output.value());
         }
-        sharedValuesAgree(reductions, outputs);
-    }
-
-    /// One id, one value: generated code computes a shared value once and reads it wherever the id occurs.
-    private static void sharedValuesAgree(List<Kernel.Reduction> reductions, List<Kernel.Output> outputs) {
-        var values = new java.util.HashMap<Integer, Expr>();
-        var exprs = new java.util.ArrayList<Expr>();
-        reductions.forEach(reduction -> exprs.add(reduction.value()));
-        outputs.forEach(output -> exprs.add(output.value()));
-        Expr.walk(exprs, node -> {
-            if (node instanceof Expr.Shared shared) {
-                Expr known = values.putIfAbsent(shared.id(), shared.value());
-                require(known == null || known == shared.value() || known.equals(shared.value()), "shared value t%d has two definitions", shared.id());
-            }
-        });
+        for (boolean perRow : new boolean[] {false, true}) {
+            var values = outputs.stream().filter(output -> output.perRow() == perRow).map(Kernel.Output::value).toList();
+            new Scope(inputs, reductions, reductions.size(), perRow, firstReduced, space.rank(), shared).check(values);
+        }
     }
 
     private static void inBounds(String role, IndexMap map, int size, Shape space) {
@@ -63,14 +54,19 @@ final class KernelCheck {
 
     /// What an expression may refer to: inputs, the first `defined` accumulators and elements, and
     /// (in a row output) nothing that varies along the reduced axes, which start at `firstReduced`.
-    private record Scope(List<Kernel.Input> inputs, List<Kernel.Reduction> reductions, int defined, boolean perRow, int firstReduced, int rank) {
-        /// Checks every node of `expr`, each distinct node once.
-        void check(Expr expr) { Expr.walk(expr, this::checkNode); }
+    private record Scope(List<Kernel.Input> inputs, List<Kernel.Reduction> reductions, int defined, boolean perRow, int firstReduced, int rank,
+                         java.util.Map<Integer, Expr> shared) {
+        /// Checks every node of `exprs`, each distinct node once.
+        void check(List<Expr> exprs) { Expr.walk(exprs, this::checkNode); }
 
         private void checkNode(Expr expr) {
             switch (expr) {
                 case Expr.Load load -> load(load);
-                case Expr.Constant _, Expr.Cast _, Expr.Shared _ -> { }
+                case Expr.Constant _, Expr.Cast _ -> { }
+                case Expr.Shared s -> {
+                    Expr known = shared.putIfAbsent(s.id(), s.value());
+                    require(known == null || known == s.value() || known.equals(s.value()), "shared value t%d has two definitions", s.id());
+                }
                 case Expr.Index index -> require(index.axis() >= 0 && index.axis() < rank && !(perRow && index.axis() >= firstReduced), "index of axis %d", index.axis());
                 case Expr.Unary unary -> {
                     var x = unary.x().dtype();
