@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.usage;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static dev.smelt.usage.Rejects.rejects;
 
 import dev.smelt.Generator;
 import dev.smelt.Jit;
@@ -13,23 +11,11 @@ import dev.smelt.ir.DType;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.function.Executable;
 
 /// Bad input throws [SmeltException] naming the op, the offending shapes or values, and the
 /// caller's line. This test lives outside `dev.smelt` so that it is the caller a user would be.
 class ErrorsTest {
     private static final Tensor M = Tensor.zeros(2, 3);
-
-    /// `call` throws a SmeltException of `op` whose message contains every fragment and points at
-    /// this class as the call site.
-    private static void rejects(String op, Executable call, String... fragments) {
-        var error = assertThrows(SmeltException.class, call);
-        String message = error.getMessage();
-        assertEquals(op, error.op(), message);
-        assertTrue(message.startsWith(op + ": "), message);
-        for (String fragment : fragments) assertTrue(message.contains(fragment), () -> "missing '" + fragment + "' in: " + message);
-        assertTrue(message.contains("(at dev.smelt.usage.ErrorsTest"), () -> "no call site in: " + message);
-    }
 
     @Test
     void shapesThatDoNotBroadcast() {
@@ -85,7 +71,7 @@ class ErrorsTest {
         rejects("reshape", () -> M.reshape(4, -1), "[4, -1]", "[2,3]");
         rejects("reshape", () -> M.reshape(-1, -1), "invalid size -1");
         rejects("reshape", () -> Tensor.zeros(0, 3).reshape(0, -1), "cannot infer");
-        rejects("reshape", () -> Tensor.zeros(4).reshape(65536, 65536), "[65536, 65536]", "2^31-1");
+        rejects("reshape", () -> Tensor.zeros(4).reshape(65536, 65536), "[65536,65536]", "4294967296 elements", "Tensor.MAX_SIZE");
         rejects("of", () -> Tensor.of(new float[] {1, 2, 3}, 2, 2), "3 values", "[2,2]");
     }
 
@@ -152,7 +138,7 @@ class ErrorsTest {
     @Test
     void factoriesWithImpossibleArguments() {
         rejects("full", () -> Tensor.zeros(2, -1), "[2, -1]", "negative");
-        rejects("full", () -> Tensor.ones(65536, 65536), "2^31-1");
+        rejects("full", () -> Tensor.ones(65536, 65536), "[65536,65536]", "Tensor.MAX_SIZE = 2147483639");
         rejects("arange", () -> Tensor.arange(0, 5, 0), "by 0");
         rejects("arange", () -> Tensor.arange(0, 5, -1), "from 0.0 to 5.0 by -1.0");
         rejects("arange", () -> Tensor.arange(0, Double.POSITIVE_INFINITY, 1), "Infinity");
