@@ -7,8 +7,10 @@ import dev.smelt.Generator;
 import dev.smelt.Jit;
 import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
+import dev.smelt.Traced;
 import dev.smelt.ir.DType;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -104,8 +106,8 @@ class ErrorsTest {
         rejects("allClose", () -> M.allClose(null), "argument 1 is null");
         rejects("crossEntropy", () -> M.crossEntropy(null), "argument 1 is null");
         rejects("rand", () -> Tensor.rand(null, 2), "argument 0 is null");
-        rejects("trace", () -> Jit.trace(x -> x, (Tensor) null), "non-null");
-        rejects("trace", () -> Jit.trace(x -> null, M), "non-null tensor");
+        rejects("trace", () -> Jit.trace(x -> x, (Tensor) null), "example 0 is null");
+        rejects("trace", () -> Jit.trace(x -> null, M), "returned null as result 0");
     }
 
     @Test
@@ -171,5 +173,48 @@ class ErrorsTest {
         rejects("interpret", () -> traced.interpret(), "expected 1 arguments, got 0");
         rejects("interpret", () -> traced.interpret(Tensor.zeros(2)), "f32[3]", "f32[2]");
         rejects("interpret", () -> traced.interpret(Tensor.zeros(DType.F64, 3)), "f32[3]", "f64[3]");
+        rejects("interpret", () -> traced.interpret((Tensor) null), "argument 0 is null");
+        var graph = traced.graph();
+        rejects("Traced", () -> new Traced(graph, 2, List.of()), "2 arguments and 0 captures", "1 inputs");
+        rejects("Traced", () -> new Traced(graph, 0, List.of(M)), "capture 0 is f32[2,3]", "f32[3]");
+    }
+
+    @Test
+    void compiledFunctionsNameTheArgumentThatIsWrong() {
+        var compiled = Jit.compile((Tensor x) -> x.add(1));
+        rejects("apply", () -> compiled.apply((Tensor) null), "argument 0 of compiled function is null");
+        rejects("apply", () -> compiled.apply((Tensor[]) null), "array of arguments is null", "takes 1");
+        rejects("applyAll", () -> compiled.applyAll(M, M), "compiled function takes 1 tensor arguments, got 2");
+        rejects("applyInto", () -> compiled.applyInto((Tensor) null, M), "output 0 is null");
+        rejects("applyInto", () -> compiled.applyInto((List<Tensor>) null, M), "list of outputs is null");
+        rejects("applyUpdating", () -> compiled.applyUpdating(Arrays.asList((Tensor) null), M), "output 0 is null");
+        rejects("explain", () -> compiled.explain((Tensor) null), "argument 0 of compiled function is null");
+        rejects("apply", () -> Jit.trace(x -> compiled.apply(x), M), "argument 0 of compiled function is a traced tensor");
+        rejects("compile", () -> Jit.compile(arguments -> arguments, -1), "arity -1");
+        rejects("dynamic", () -> compiled.dynamic(0, (int[]) null), "axes of argument 0 of compiled function are null");
+        rejects("Jit.instance", () -> Jit.instance((java.lang.invoke.MethodHandles.Lookup) null, ErrorsTest.class), "lookup is null");
+    }
+
+    @Test
+    void functionsThatReturnNullSayWhichResult() {
+        rejects("trace", () -> Jit.compile((Tensor x) -> null).apply(M), "returned null as result 0 of 1");
+        rejects("trace", () -> Jit.compile((x, y) -> null).apply(M, M), "returned null as result 0 of 1");
+        rejects("trace", () -> Jit.compile(arguments -> Arrays.asList(arguments.get(0), null), 1).applyAll(M), "result 1 of 2");
+        rejects("trace", () -> Jit.compile(arguments -> null, 1).apply(M), "returned null instead of a list");
+        rejects("trace", () -> Jit.compile(arguments -> List.of(), 1).apply(M), "returned no tensors");
+        rejects("trace", () -> Jit.trace((x, y, z) -> null, M, M, M), "returned null as result 0 of 1");
+    }
+
+    @Test
+    void scalarsOutsideTheirDomain() {
+        rejects("allClose", () -> M.allClose(M, Double.NaN, 0, false), "rtol NaN");
+        rejects("allClose", () -> M.allClose(M, 0, -1, false), "atol -1.0");
+        rejects("layerNorm", () -> M.layerNorm(new int[] {3}, null, null, Double.NaN), "eps", "NaN");
+        rejects("layerNorm", () -> M.layerNorm(new int[] {3}, null, null, -1e-5), "eps", "-1.0E-5");
+        rejects("layerNorm", () -> M.layerNorm(new int[] {3}, null, null, Double.POSITIVE_INFINITY), "eps", "Infinity");
+        rejects("layerNorm", () -> Jit.trace(x -> x.layerNorm(new int[] {3}, null, null, Double.NaN), M), "eps", "NaN");
+        rejects("layerNorm", () -> M.layerNorm(-3), "[-3]", "negative");
+        rejects("flatten", () -> Tensor.scalar(1).flatten(3, 4), "axis 3");
+        rejects("sum", () -> Tensor.scalar(1).sum(0), "axis 0", "a 0-d tensor has no axes");
     }
 }
