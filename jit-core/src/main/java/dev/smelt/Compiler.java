@@ -86,9 +86,7 @@ final class Compiler {
     // Both are generated for the kernel's RowExtent representative, so every extent of its rows
     // (a dynamic batch) shares them, and small and large extents share the scalar class.
     private static KernelFunction generate(Kernel kernel) {
-        // A kernel over no points shares nothing, and a representative of its space could reach
-        // past an int (a [0, 2^31-1] space has a row stride of 2^31-1).
-        Kernel shared = kernel.space().count() == 0 ? kernel : RowExtent.representative(kernel);
+        Kernel shared = RowExtent.representative(kernel);
         KernelFunction scalar = KernelCache.get(shared, k -> KernelLoader.load(KernelEmitter.emit(k, Variant.SCALAR)));
         long elements = (long) kernel.workItems() * Math.max(1, kernel.rowLength());
         if (elements < VECTOR_THRESHOLD) return scalar;
