@@ -138,7 +138,7 @@ public final class Compiled {
     /// `function` of `arity` tensors, with `transform` applied to each signature's trace before the
     /// pipeline runs (autograd's hook; identity otherwise).
     Compiled(Jit.FunctionN function, int arity, UnaryOperator<Traced> transform) {
-        this(arguments -> function.apply(arguments.stream().map(Tensor.class::cast).toList()), "compiled function",
+        this(arguments -> function.apply(new Jit.Arguments(arguments.stream().map(Tensor.class::cast).toList())), "compiled function",
                 IntStream.range(0, arity).mapToObj(i -> "argument " + i).toList(), transform, FusionMode.COST_MODEL, DEFAULT_RECOMPILE_LIMIT);
     }
 
@@ -340,9 +340,9 @@ public final class Compiled {
     private Version entry(String op, Tensor[] arguments) {
         Recent hit = recent;
         if (hit != null && hit.matches(arguments, needsGradient)) return hit.version;
-        if (arguments == null) throw SmeltException.of(op, "the array of arguments is null; %s takes %d tensors", name, parameters.size());
+        if (arguments == null) throw SmeltException.of(op, "the array of arguments is null; %s has %d parameters", name, parameters.size());
         if (arguments.length != parameters.size())
-            throw SmeltException.of(op, "%s takes %d tensor arguments, got %d", name, parameters.size(), arguments.length);
+            throw SmeltException.of(op, "%s has %d parameters, got %d arguments", name, parameters.size(), arguments.length);
         for (int i = 0; i < arguments.length; i++) {
             if (arguments[i] == null) throw SmeltException.of(op, "argument %d of %s is null", i, name);
             if (arguments[i].isTraced())

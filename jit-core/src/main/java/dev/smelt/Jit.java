@@ -4,6 +4,7 @@ package dev.smelt;
 import dev.smelt.ir.Node;
 import dev.smelt.trace.Tracer;
 import java.lang.invoke.MethodHandles;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -151,13 +152,31 @@ public final class Jit {
             if (example == null) throw SmeltException.of("trace", "example %d is null; every argument needs an example tensor", arguments.size());
             arguments.add(new Tensor(tracer.argument(example.shape(), example.dtype(), new Object()), tracer));
         }
-        List<Tensor> results = ScopedValue.where(Tracer.CURRENT, tracer).call(() -> function.apply(List.copyOf(arguments)));
+        List<Tensor> results = ScopedValue.where(Tracer.CURRENT, tracer).call(() -> function.apply(new Arguments(arguments)));
         requireResults(results);
         var outputs = new ArrayList<Node>();
         for (Tensor result : results) outputs.add(outputNode(tracer, result));
         var graph = tracer.finish(outputs);
         var captures = tracer.sources().subList(examples.size(), tracer.sources().size()).stream().map(Tensor.class::cast).toList();
         return new Traced(graph, examples.size(), captures);
+    }
+
+    /// The symbolic arguments as the traced function sees them: reading one past the arity is a
+    /// [SmeltException] naming both, not an IndexOutOfBoundsException from inside the trace.
+    static final class Arguments extends AbstractList<Tensor> {
+        private final List<Tensor> tensors;
+
+        Arguments(List<Tensor> tensors) { this.tensors = List.copyOf(tensors); }
+
+        @Override
+        public Tensor get(int index) {
+            if (index < 0 || index >= tensors.size())
+                throw SmeltException.of("trace", "the function reads argument %d, but it takes %d (its arity)", index, tensors.size());
+            return tensors.get(index);
+        }
+
+        @Override
+        public int size() { return tensors.size(); }
     }
 
     private static void requireResults(List<Tensor> results) {

@@ -81,7 +81,10 @@ final class Reductions {
 
     static Tensor arg(ReduceOp op, Tensor x, int axis, boolean keepDims) {
         Ops.nonNull(op.toString(), x);
-        if (x.rank() == 0) return argFlat(op, x);
+        if (x.rank() == 0) { // the axis of a 0-d tensor is checked as a vector's, as in PyTorch
+            Builder.axis(op.toString(), axis, 1);
+            return argFlat(op, x);
+        }
         return Dispatch.apply(op.toString(), List.of(x), (b, in) -> reduce(b, op, in.getFirst(), List.of(Builder.axis(op.toString(), axis, x.rank())), keepDims));
     }
 

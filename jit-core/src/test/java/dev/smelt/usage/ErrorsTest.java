@@ -183,8 +183,8 @@ class ErrorsTest {
     void compiledFunctionsNameTheArgumentThatIsWrong() {
         var compiled = Jit.compile((Tensor x) -> x.add(1));
         rejects("apply", () -> compiled.apply((Tensor) null), "argument 0 of compiled function is null");
-        rejects("apply", () -> compiled.apply((Tensor[]) null), "array of arguments is null", "takes 1");
-        rejects("applyAll", () -> compiled.applyAll(M, M), "compiled function takes 1 tensor arguments, got 2");
+        rejects("apply", () -> compiled.apply((Tensor[]) null), "array of arguments is null", "has 1 parameters");
+        rejects("applyAll", () -> compiled.applyAll(M, M), "compiled function has 1 parameters, got 2 arguments");
         rejects("applyInto", () -> compiled.applyInto((Tensor) null, M), "output 0 is null");
         rejects("applyInto", () -> compiled.applyInto((List<Tensor>) null, M), "list of outputs is null");
         rejects("applyUpdating", () -> compiled.applyUpdating(Arrays.asList((Tensor) null), M), "output 0 is null");
@@ -203,6 +203,8 @@ class ErrorsTest {
         rejects("trace", () -> Jit.compile(arguments -> null, 1).apply(M), "returned null instead of a list");
         rejects("trace", () -> Jit.compile(arguments -> List.of(), 1).apply(M), "returned no tensors");
         rejects("trace", () -> Jit.trace((x, y, z) -> null, M, M, M), "returned null as result 0 of 1");
+        rejects("trace", () -> Jit.compile(arguments -> List.of(arguments.get(1)), 1).apply(M), "reads argument 1, but it takes 1");
+        rejects("trace", () -> Jit.trace(arguments -> List.of(arguments.get(-1)), List.of(M)), "reads argument -1");
     }
 
     @Test
@@ -216,5 +218,6 @@ class ErrorsTest {
         rejects("layerNorm", () -> M.layerNorm(-3), "[-3]", "negative");
         rejects("flatten", () -> Tensor.scalar(1).flatten(3, 4), "axis 3");
         rejects("sum", () -> Tensor.scalar(1).sum(0), "axis 0", "a 0-d tensor has no axes");
+        rejects("argmax", () -> Tensor.scalar(1).argmax(5), "axis 5");
     }
 }
