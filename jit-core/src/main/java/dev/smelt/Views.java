@@ -149,7 +149,9 @@ final class Views {
         if (x.rank() == 0) return reshape(x, new int[] {1});
         if (from > to) throw SmeltException.of("flatten", "start axis %d comes after end axis %d", startAxis, endAxis);
         var dims = new ArrayList<Integer>(x.shape().dims().subList(0, from));
-        dims.add(x.shape().dims().subList(from, to + 1).stream().reduce(1, (p, d) -> p * d));
+        long length = Builder.count(x.shape().dims().subList(from, to + 1)); // past an int only when the tensor is empty
+        if (length > Tensor.MAX_SIZE) throw Builder.tooLarge("flatten", x.shape().dims().subList(from, to + 1), " (axes %d..%d of %s, as one axis)".formatted(from, to, x.shape()));
+        dims.add((int) length);
         dims.addAll(x.shape().dims().subList(to + 1, x.rank()));
         return reshape(x, dims.stream().mapToInt(Integer::intValue).toArray());
     }

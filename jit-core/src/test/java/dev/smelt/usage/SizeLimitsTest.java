@@ -4,6 +4,7 @@ package dev.smelt.usage;
 import static dev.smelt.usage.Rejects.rejects;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.Generator;
 import dev.smelt.Jit;
@@ -118,5 +119,8 @@ class SizeLimitsTest {
         assertEquals("[0,1073741824]", empty.slice(1, 0, Integer.MAX_VALUE, 2).exp().shape().toString());
         assertEquals("[0]", Jit.compile((Tensor a) -> a.exp().mean(1)).apply(empty).shape().toString());
         rejects("sum", () -> empty.sum(0), "[1,2147483647]", "f32[0,2147483647]", LIMIT); // 2^31-1 zeros: past the limit
+        rejects("flatten", () -> Tensor.zeros(0, N, N).flatten(1, 2), "axes 1..2 of [0,65536,65536]", "4294967296 elements");
+        String printed = Tensor.zeros(Integer.MAX_VALUE, 0).toString(); // summarised, not 2^31-1 lists
+        assertTrue(printed.contains("...") && printed.length() < 200, printed);
     }
 }
