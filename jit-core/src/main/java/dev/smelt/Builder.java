@@ -4,40 +4,45 @@ package dev.smelt;
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Node;
+import dev.smelt.ir.Printer;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.UnaryOp;
 import dev.smelt.trace.Tracer;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /// Records nodes into one tracer, with the API layer's shape rules: NumPy broadcasting, dtype
-/// promotion and Python-style axes. Checks here throw [SmeltException] naming the user's op.
-record Builder(Tracer tracer) {
-    Node unary(UnaryOp op, Node x) { return tracer.record(new Node.Unary(op, x)); }
+/// promotion and Python-style axes. Checks here throw [SmeltException] naming the user's op,
+/// `operation`, which builds its nodes over `operands`.
+record Builder(Tracer tracer, String operation, List<Node> operands) {
+    Node unary(UnaryOp op, Node x) { return record(new Node.Unary(op, x)); }
 
-    Node binary(BinaryOp op, Node a, Node b) { return tracer.record(new Node.Binary(op, a, b)); }
+    Node binary(BinaryOp op, Node a, Node b) { return record(new Node.Binary(op, a, b)); }
 
-    Node where(Node condition, Node a, Node b) { return tracer.record(new Node.Where(condition, a, b)); }
+    Node where(Node condition, Node a, Node b) { return record(new Node.Where(condition, a, b)); }
 
-    Node constant(double value, Shape shape, DType dtype) { return tracer.record(new Node.Constant(value, shape, dtype)); }
+    Node constant(double value, Shape shape, DType dtype) { return record(new Node.Constant(value, shape, dtype)); }
 
-    Node iota(Shape shape, int axis, DType dtype) { return tracer.record(new Node.Iota(axis, shape, dtype)); }
+    Node iota(Shape shape, int axis, DType dtype) { return record(new Node.Iota(axis, shape, dtype)); }
 
-    Node reduce(ReduceOp op, Node x, List<Integer> axes) { return tracer.record(new Node.Reduce(op, x, axes)); }
+    Node reduce(ReduceOp op, Node x, List<Integer> axes) { return record(new Node.Reduce(op, x, axes)); }
 
-    Node permute(Node x, List<Integer> order) { return tracer.record(new Node.Permute(x, order)); }
+    Node permute(Node x, List<Integer> order) { return record(new Node.Permute(x, order)); }
 
-    Node slice(Node x, int axis, int start, int stop, int step) { return tracer.record(new Node.Slice(x, axis, start, stop, step)); }
+    Node slice(Node x, int axis, int start, int stop, int step) { return record(new Node.Slice(x, axis, start, stop, step)); }
 
-    Node matmul(Node a, Node b) { return tracer.record(new Node.MatMul(a, b, false, false)); }
+    Node matmul(Node a, Node b) { return record(new Node.MatMul(a, b, false, false)); }
 
-    Node concat(List<Node> parts, int axis) { return tracer.record(new Node.Concat(parts, axis)); }
+    Node concat(List<Node> parts, int axis) { return record(new Node.Concat(parts, axis)); }
 
-    Node cast(Node x, DType dtype) { return x.dtype() == dtype ? x : tracer.record(new Node.Cast(x, dtype)); }
+    Node cast(Node x, DType dtype) { return x.dtype() == dtype ? x : record(new Node.Cast(x, dtype)); }
 
-    Node reshape(Node x, Shape shape) { return x.shape().equals(shape) ? x : tracer.record(new Node.Reshape(x, shape)); }
+    // Checked before the node is made: Reshape asks its shape for an int size.
+    Node reshape(Node x, Shape shape) { return x.shape().equals(shape) ? x : record(new Node.Reshape(x, requireSize(shape, x.dtype()))); }
 
     /// `x` broadcast to `shape`: leading axes of size 1 added, then size-1 axes expanded.
     Node broadcast(Node x, Shape shape) {
@@ -46,7 +51,7 @@ record Builder(Tracer tracer) {
         for (int i = x.shape().rank(); i < shape.rank(); i++) padded.add(1);
         padded.addAll(x.shape().dims());
         Node reshaped = reshape(x, new Shape(padded));
-        return reshaped.shape().equals(shape) ? reshaped : tracer.record(new Node.Expand(reshaped, shape));
+        return reshaped.shape().equals(shape) ? reshaped : record(new Node.Expand(reshaped, shape));
     }
 
     /// `x` converted to a float dtype if it is not one (int and bool become f32, as in PyTorch).
@@ -62,6 +67,7 @@ record Builder(Tracer tracer) {
                 throw SmeltException.of(op, "cannot broadcast %s with %s (axis %d: %d vs %d); expected equal sizes or 1", a, b, i - rank, da, db);
             dims.addFirst(da == 1 ? db : da);
         }
+        if (count(dims) > Tensor.MAX_SIZE) throw tooLarge(op, dims, " (the broadcast of %s with %s)".formatted(a, b));
         return new Shape(dims);
     }
 
@@ -73,7 +79,8 @@ record Builder(Tracer tracer) {
     /// A Python-style axis (`-1` is the last) as an index in `[0, rank)`.
     static int axis(String op, int axis, int rank) {
         if (axis < -rank || axis >= rank)
-            throw SmeltException.of(op, "axis %d is out of range for a tensor of rank %d; expected -%d..%d", axis, rank, rank, rank - 1);
+            throw SmeltException.of(op, "axis %d is out of range for a tensor of rank %d; %s", axis, rank,
+                    rank == 0 ? "a 0-d tensor has no axes" : "expected -%d..%d".formatted(rank, rank - 1));
         return axis < 0 ? axis + rank : axis;
     }
 
@@ -92,5 +99,36 @@ record Builder(Tracer tracer) {
         for (int axis = 0; axis < shape.rank(); axis++)
             if (!axes.contains(axis)) dims.add(shape.dim(axis));
         return new Shape(dims);
+    }
+
+    /// The number of elements of `dims`, exact up to [Tensor#MAX_SIZE] and some larger number
+    /// beyond it: integer work only, and no product overflows (each factor is below 2^31).
+    static long count(List<Integer> dims) {
+        long count = 1;
+        for (int dim : dims) {
+            if (dim == 0) return 0;
+            count = Math.min(count * dim, Tensor.MAX_SIZE + 1L);
+        }
+        return count;
+    }
+
+    /// The error for a tensor of `dims` beyond [Tensor#MAX_SIZE]; `context` says where it came from.
+    static SmeltException tooLarge(String op, List<Integer> dims, String context) {
+        var exact = dims.stream().map(BigInteger::valueOf).reduce(BigInteger.ONE, BigInteger::multiply);
+        return SmeltException.of(op, "shape %s%s has %s elements; a tensor holds at most Tensor.MAX_SIZE = %d",
+                dims.toString().replace(" ", ""), context, exact, Tensor.MAX_SIZE);
+    }
+
+    // Every node goes through here, eager or traced, so no op can make a tensor past the limit
+    // (the broadcast operands of a matmul, linspace's steps, …) and fail later in the compiler.
+    private Node record(Node node) {
+        requireSize(node.shape(), node.dtype());
+        return tracer.record(node);
+    }
+
+    private Shape requireSize(Shape shape, DType dtype) {
+        if (shape.count() <= Tensor.MAX_SIZE) return shape;
+        String from = operands.isEmpty() ? "" : " from " + operands.stream().map(Printer::type).collect(Collectors.joining(", "));
+        throw tooLarge(operation, shape.dims(), " (a value of " + dtype + from + ")");
     }
 }

@@ -138,7 +138,7 @@ public final class Compiled {
     /// `function` of `arity` tensors, with `transform` applied to each signature's trace before the
     /// pipeline runs (autograd's hook; identity otherwise).
     Compiled(Jit.FunctionN function, int arity, UnaryOperator<Traced> transform) {
-        this(arguments -> function.apply(arguments.stream().map(Tensor.class::cast).toList()), "compiled function",
+        this(arguments -> function.apply(new Jit.Arguments(arguments.stream().map(Tensor.class::cast).toList())), "compiled function",
                 IntStream.range(0, arity).mapToObj(i -> "argument " + i).toList(), transform, FusionMode.COST_MODEL, DEFAULT_RECOMPILE_LIMIT);
     }
 
@@ -226,7 +226,7 @@ public final class Compiled {
     public Tensor apply(Tensor... arguments) {
         Recent hit = recent;
         Tensor result = hit != null && hit.shapes.length == 1 ? hit.first(arguments, needsGradient) : null;
-        return result != null ? result : applyAll(arguments).getFirst();
+        return result != null ? result : run(entry("apply", arguments), arguments).getFirst();
     }
 
     /// All of the function's results.
@@ -236,7 +236,7 @@ public final class Compiled {
             Tensor result = hit.first(arguments, needsGradient);
             if (result != null) return List.of(result);
         } else if (hit != null && hit.matches(arguments, needsGradient)) return hit.run(arguments);
-        return run(entry(arguments), arguments);
+        return run(entry("applyAll", arguments), arguments);
     }
 
     /// Runs a [Compile] method: `arguments` are its parameters in order, tensors and values.
@@ -259,7 +259,7 @@ public final class Compiled {
     /// Writes the function's only result into `output` instead of a new tensor, as PyTorch's `out=`:
     /// a call then allocates nothing. `output` must be a dense tensor of the result's shape and
     /// dtype that shares no memory with the arguments or the tensors the function reads.
-    public Tensor applyInto(Tensor output, Tensor... arguments) { return applyInto(List.of(output), arguments).getFirst(); }
+    public Tensor applyInto(Tensor output, Tensor... arguments) { return into("applyInto", false, Arrays.asList(output), arguments).getFirst(); }
 
     /// [#applyInto(Tensor, Tensor...)] for every result, in order.
     public List<Tensor> applyInto(List<Tensor> outputs, Tensor... arguments) { return into("applyInto", false, outputs, arguments); }
@@ -273,10 +273,11 @@ public final class Compiled {
     public List<Tensor> applyUpdating(List<Tensor> outputs, Tensor... arguments) { return into("applyUpdating", true, outputs, arguments); }
 
     private List<Tensor> into(String op, boolean updating, List<Tensor> outputs, Tensor[] arguments) {
-        Version entry = entry(arguments);
+        Version entry = entry(op, arguments);
         var graph = entry.traced().graph();
-        if (outputs == null || outputs.size() != graph.outputs().size())
-            throw SmeltException.of(op, "the function has %d results, but %s outputs were given", graph.outputs().size(), outputs == null ? "no" : outputs.size());
+        if (outputs == null) throw SmeltException.of(op, "the list of outputs is null");
+        if (outputs.size() != graph.outputs().size())
+            throw SmeltException.of(op, "the function has %d results, but %d outputs were given", graph.outputs().size(), outputs.size());
         var inputs = inputs(entry, arguments);
         var targets = new ArrayList<Storage>();
         for (int o = 0; o < outputs.size(); o++) targets.add(target(op, o, outputs.get(o), graph.outputs().get(o), updating ? List.of() : inputs, targets));
@@ -285,6 +286,7 @@ public final class Compiled {
     }
 
     private static Storage target(String op, int index, Tensor output, dev.smelt.ir.Node result, List<Storage> inputs, List<Storage> earlier) {
+        if (output == null) throw SmeltException.of(op, "output %d is null", index);
         Values.requireConcrete(op, output);
         if (!output.shape().equals(result.shape()) || output.dtype() != result.dtype())
             throw SmeltException.of(op, "output %d is %s%s but the result is %s%s", index, output.dtype(), output.shape(), result.dtype(), result.shape());
@@ -326,7 +328,7 @@ public final class Compiled {
 
     /// How the signature of `arguments` is compiled (compiling it if need be).
     public String explain(Tensor... arguments) {
-        return explain(entry(arguments));
+        return explain(entry("explain", arguments));
     }
 
     /// The number of signatures compiled and still cached.
@@ -334,12 +336,18 @@ public final class Compiled {
         return cache.size();
     }
 
-    private Version entry(Tensor[] arguments) {
+    /// The program for `arguments` of a call to `op` (`apply`, `applyInto`, …), checked first.
+    private Version entry(String op, Tensor[] arguments) {
         Recent hit = recent;
         if (hit != null && hit.matches(arguments, needsGradient)) return hit.version;
-        if (arguments == null || arguments.length != parameters.size() || Arrays.stream(arguments).anyMatch(java.util.Objects::isNull))
-            throw SmeltException.of(name, "expected %d non-null tensor arguments, got %s", parameters.size(), arguments == null ? "null" : arguments.length);
-        for (Tensor argument : arguments) Values.requireConcrete(name, argument);
+        if (arguments == null) throw SmeltException.of(op, "the array of arguments is null; %s has %d parameters", name, parameters.size());
+        if (arguments.length != parameters.size())
+            throw SmeltException.of(op, "%s has %d parameters, got %d arguments", name, parameters.size(), arguments.length);
+        for (int i = 0; i < arguments.length; i++) {
+            if (arguments[i] == null) throw SmeltException.of(op, "argument %d of %s is null", i, name);
+            if (arguments[i].isTraced())
+                throw SmeltException.of(op, "argument %d of %s is a traced tensor; a compiled function runs on concrete tensors, so inside a trace call the function it compiles", i, name);
+        }
         List<Object> values = Arrays.asList((Object[]) arguments);
         Version entry = entry(values);
         recent = new Recent(Signature.of(parameters, values, needsGradient), entry);

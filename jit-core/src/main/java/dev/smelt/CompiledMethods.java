@@ -89,6 +89,7 @@ final class CompiledMethods implements SubclassEmitter.MethodCalls {
 
     /// Runs the original body on symbolic tensors; errors it raises name the method first.
     private Tensor trace(String name, MethodHandle original, List<Object> arguments) {
+        requireTypes(name, original, arguments);
         Object result;
         try {
             Object[] withSelf = new Object[arguments.size() + 1];
@@ -104,6 +105,18 @@ final class CompiledMethods implements SubclassEmitter.MethodCalls {
         }
         if (result == null) throw SmeltException.of(name, "returned null; a compiled method must return a tensor");
         return (Tensor) result;
+    }
+
+    // A call through the method's Compiled (Jit.methods), whose apply passes tensors only, may
+    // give a tensor where the method takes a value: refused here rather than as a
+    // ClassCastException from the handle.
+    private static void requireTypes(String name, MethodHandle original, List<Object> arguments) {
+        for (int i = 0; i < arguments.size(); i++) {
+            Class<?> type = original.type().wrap().parameterType(i + 1);
+            if (!type.isInstance(arguments.get(i)))
+                throw SmeltException.of(name, "argument %d is a %s, but that parameter is %s; call the method itself", i,
+                        arguments.get(i).getClass().getSimpleName(), original.type().parameterType(i + 1).getSimpleName());
+        }
     }
 
     /// `Model.forward(Tensor, int)`: how errors and recompile reasons name a method.

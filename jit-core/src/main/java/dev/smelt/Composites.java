@@ -20,7 +20,7 @@ final class Composites {
     static Tensor softmax(Tensor x, int axis) {
         Ops.nonNull("softmax", x);
         int normalized = Builder.axis("softmax", axis, Math.max(1, x.rank()));
-        return Dispatch.apply(List.of(x), (b, in) -> {
+        return Dispatch.apply("softmax", List.of(x), (b, in) -> {
             Node value = atLeastVector(b, b.toFloat(in.getFirst()));
             List<Integer> axes = List.of(normalized);
             Node exps = b.unary(UnaryOp.EXP, shifted(b, value, axes));
@@ -36,7 +36,7 @@ final class Composites {
     static Tensor logSoftmax(Tensor x, int axis) {
         Ops.nonNull("logSoftmax", x);
         int normalized = Builder.axis("logSoftmax", axis, Math.max(1, x.rank()));
-        return Dispatch.apply(List.of(x), (b, in) -> b.reshape(logSoftmax(b, atLeastVector(b, b.toFloat(in.getFirst())), normalized), x.shape()));
+        return Dispatch.apply("logSoftmax", List.of(x), (b, in) -> b.reshape(logSoftmax(b, atLeastVector(b, b.toFloat(in.getFirst())), normalized), x.shape()));
     }
 
     static Node logSoftmax(Builder b, Node value, int axis) {
@@ -63,7 +63,9 @@ final class Composites {
     /// biased variance, as PyTorch.
     static Tensor layerNorm(Tensor x, int[] normalizedShape, Tensor weight, Tensor bias, double eps) {
         Ops.nonNull("layerNorm", x, normalizedShape);
-        Shape normalized = Shape.of(normalizedShape.clone());
+        Shape normalized = Creation.shape("layerNorm", normalizedShape);
+        if (!(eps >= 0) || eps == Double.POSITIVE_INFINITY) // a NaN, negative or infinite eps gives NaN or 0 everywhere
+            throw SmeltException.of("layerNorm", "eps must be finite and ≥ 0, got %s", eps);
         int first = x.rank() - normalized.rank();
         if (normalized.rank() == 0 || first < 0 || !x.shape().dims().subList(first, x.rank()).equals(normalized.dims()))
             throw SmeltException.of("layerNorm", "normalized shape %s must be the trailing axes of %s", normalized, x.shape());
@@ -74,7 +76,7 @@ final class Composites {
         if (weight != null) operands.add(weight);
         if (bias != null) operands.add(bias);
         List<Integer> axes = IntStream.range(first, x.rank()).boxed().toList();
-        return Dispatch.apply(operands, (b, in) -> {
+        return Dispatch.apply("layerNorm", operands, (b, in) -> {
             Node value = b.toFloat(in.getFirst());
             Node centred = b.binary(BinaryOp.SUB, value, b.broadcast(Reductions.mean(b, value, axes, true), value.shape()));
             Node variance = Reductions.var(b, value, axes, 0, true);
@@ -102,7 +104,7 @@ final class Composites {
     private static Tensor softTargets(Tensor logits, Tensor targets) {
         if (!logits.shape().equals(targets.shape()) || logits.rank() < 1 || logits.rank() > 2)
             throw SmeltException.of("crossEntropy", "class probabilities %s must have the logits' shape %s ([N, C] or [C])", targets.shape(), logits.shape());
-        return Dispatch.apply(List.of(logits, targets), (b, in) -> {
+        return Dispatch.apply("crossEntropy", List.of(logits, targets), (b, in) -> {
             Node logp = logSoftmax(b, b.toFloat(in.get(0)), logits.rank() - 1);
             DType dtype = DType.promote(logp.dtype(), in.get(1).dtype());
             Node product = b.binary(BinaryOp.MUL, b.cast(logp, dtype), b.cast(in.get(1), dtype));
@@ -117,7 +119,7 @@ final class Composites {
         Ops.nonNull("mseLoss", x, target);
         if (!x.shape().equals(target.shape()))
             throw SmeltException.of("mseLoss", "input %s and target %s must have the same shape", x.shape(), target.shape());
-        return Dispatch.apply(List.of(x, target), (b, in) -> {
+        return Dispatch.apply("mseLoss", List.of(x, target), (b, in) -> {
             DType dtype = DType.promote(b.toFloat(in.get(0)).dtype(), b.toFloat(in.get(1)).dtype());
             Node error = b.binary(BinaryOp.SUB, b.cast(in.get(0), dtype), b.cast(in.get(1), dtype));
             return Reductions.mean(b, b.unary(UnaryOp.SQUARE, error), IntStream.range(0, x.rank()).boxed().toList(), false);

@@ -17,26 +17,26 @@ final class Creation {
     static Tensor full(DType dtype, double value, int... dims) {
         Shape shape = shape("full", dims);
         if (dtype == null) throw SmeltException.of("full", "dtype is null");
-        return Dispatch.apply(List.of(), (b, in) -> b.constant(value, shape, dtype));
+        return Dispatch.apply("full", List.of(), (b, in) -> b.constant(value, shape, dtype));
     }
 
     /// `start + i·step` for `i < ⌈(end - start) / step⌉`, in `i32`.
     static Tensor arange(int start, int end, int step) {
         long count = count("arange", start, end, step);
-        return Dispatch.apply(List.of(), (b, in) -> affine(b, Shape.of((int) count), DType.I32, start, step, DType.I32));
+        return Dispatch.apply("arange", List.of(), (b, in) -> affine(b, Shape.of((int) count), DType.I32, start, step, DType.I32));
     }
 
     /// The same in `f32`, computed in double and rounded once, as PyTorch does.
     static Tensor arange(double start, double end, double step) {
         long count = count("arange", start, end, step);
-        return Dispatch.apply(List.of(), (b, in) -> b.cast(affine(b, Shape.of((int) count), DType.F64, start, step, DType.F64), DType.F32));
+        return Dispatch.apply("arange", List.of(), (b, in) -> b.cast(affine(b, Shape.of((int) count), DType.F64, start, step, DType.F64), DType.F32));
     }
 
     private static long count(String op, double start, double end, double step) {
         if (!Double.isFinite(start) || !Double.isFinite(end) || !Double.isFinite(step) || step == 0 || (end - start) * step < 0)
             throw SmeltException.of(op, "cannot step from %s to %s by %s; expected finite bounds and a non-zero step towards the end", start, end, step);
         double count = Math.ceil((end - start) / step);
-        if (count > Integer.MAX_VALUE) throw SmeltException.of(op, "%s elements are too many", count);
+        if (count > Tensor.MAX_SIZE) throw SmeltException.of(op, "from %s to %s by %s gives %.0f elements; a tensor holds at most Tensor.MAX_SIZE = %d", start, end, step, count, Tensor.MAX_SIZE);
         return (long) count;
     }
 
@@ -49,11 +49,11 @@ final class Creation {
     /// PyTorch's symmetric form: the first half counts up from `start`, the second down from `end`,
     /// so both end points are exact.
     static Tensor linspace(double start, double end, int steps) {
-        if (steps < 0 || !Double.isFinite(start) || !Double.isFinite(end))
-            throw SmeltException.of("linspace", "needs finite bounds and steps ≥ 0, got %s, %s, %d", start, end, steps);
+        if (steps < 0 || steps > Tensor.MAX_SIZE || !Double.isFinite(start) || !Double.isFinite(end))
+            throw SmeltException.of("linspace", "needs finite bounds and 0 ≤ steps ≤ Tensor.MAX_SIZE = %d, got %s, %s, %d", Tensor.MAX_SIZE, start, end, steps);
         double step = steps > 1 ? (end - start) / (steps - 1) : 0;
         Shape shape = Shape.of(steps);
-        return Dispatch.apply(List.of(), (b, in) -> {
+        return Dispatch.apply("linspace", List.of(), (b, in) -> {
             Node index = b.iota(shape, 0, DType.F64);
             Node up = affine(b, shape, DType.F64, start, step, DType.F64);
             Node fromEnd = b.binary(BinaryOp.SUB, b.constant(steps - 1, shape, DType.F64), index);
@@ -98,12 +98,12 @@ final class Creation {
         if (dims == null) throw SmeltException.of(op, "shape is null");
         for (int dim : dims)
             if (dim < 0) throw SmeltException.of(op, "shape %s has a negative size", Arrays.toString(dims));
+        List<Integer> list = Arrays.stream(dims).boxed().toList();
+        if (Builder.count(list) > Tensor.MAX_SIZE) throw Builder.tooLarge(op, list, "");
         try {
-            Shape shape = Shape.of(dims.clone());
-            shape.size(); // a tensor's shape: at most 2^31-1 elements
-            return shape;
-        } catch (ArithmeticException | IllegalArgumentException tooLarge) {
-            throw SmeltException.of(op, "shape %s has more than 2^31-1 elements", Arrays.toString(dims));
+            return new Shape(list);
+        } catch (ArithmeticException overflow) { // a size 0 after sizes whose product passes 2^63
+            throw SmeltException.of(op, "shape %s has 0 elements, but the product of its leading sizes overflows a long", list);
         }
     }
 }

@@ -22,7 +22,7 @@ final class CrossEntropy {
             throw SmeltException.of("crossEntropy", "class indices must be i32, not %s", targets.dtype());
         int classes = logits.dim(-1);
         if (!Dispatch.isRecording(List.of(logits, targets))) checkRange(targets, classes);
-        return Dispatch.apply(List.of(logits, targets), (b, in) -> build(b, in.get(0), in.get(1), classes));
+        return Dispatch.apply("crossEntropy", List.of(logits, targets), (b, in) -> build(b, in.get(0), in.get(1), classes));
     }
 
     // Out-of-range indices cannot be checked inside a trace; there they give NaN (see build).

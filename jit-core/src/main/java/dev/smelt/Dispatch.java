@@ -18,18 +18,21 @@ final class Dispatch {
         Node build(Builder builder, List<Node> operands);
     }
 
-    static Tensor apply(List<Tensor> operands, Op op) {
+    /// `op`, the operation named `name` in errors, over `operands`.
+    static Tensor apply(String name, List<Tensor> operands, Op op) {
         Tracer tracer = recordingTracer(operands);
         if (tracer != null) {
-            var builder = new Builder(tracer);
-            return new Tensor(op.build(builder, nodes(tracer, operands)), tracer);
+            List<Node> inputs = nodes(tracer, operands);
+            return new Tensor(op.build(new Builder(tracer, name, inputs), inputs), tracer);
         }
         var local = new Tracer();
         List<Node> inputs = nodes(local, operands);
-        Node output = op.build(new Builder(local), inputs);
+        Node output = op.build(new Builder(local, name, inputs), inputs);
         int same = inputs.indexOf(output);
         if (same >= 0 && output instanceof Node.Input) return operands.get(same);
         var graph = local.finish(List.of(output));
+        // No elements, nothing to compute: no kernel, whose loops a [0, 2^31-1] space would overflow.
+        if (output.shape().count() == 0) return new Tensor(Storage.allocate(output.dtype(), 0), output.shape(), output.shape().contiguousStrides(), 0);
         var storages = local.sources().stream().map(source -> dense((Tensor) source)).toList();
         Storage result = Compiler.eager(graph, storages);
         return new Tensor(result, output.shape(), output.shape().contiguousStrides(), 0);

@@ -22,7 +22,8 @@ record DynamicDims(Map<Integer, List<Integer>> axes) {
     DynamicDims with(String function, List<String> parameters, int argument, int[] marked) {
         if (argument < 0 || argument >= parameters.size())
             throw SmeltException.of("dynamic", "%s has %d arguments; there is no argument %d", function, parameters.size(), argument);
-        if (marked == null || marked.length == 0)
+        if (marked == null) throw SmeltException.of("dynamic", "the axes of %s of %s are null", parameters.get(argument), function);
+        if (marked.length == 0)
             throw SmeltException.of("dynamic", "name at least one axis of %s of %s, such as 0 for the batch", parameters.get(argument), function);
         var merged = new TreeMap<>(axes);
         var list = new ArrayList<>(merged.getOrDefault(argument, List.of()));

@@ -17,11 +17,18 @@ final class Format {
     static String format(Tensor x) {
         if (x.isTraced()) return "tensor(<traced>, shape=%s, dtype=%s)".formatted(x.shape(), x.dtype());
         Storage values = Dispatch.dense(x);
-        boolean summarise = x.size() > SUMMARY_THRESHOLD;
+        boolean summarise = summarise(x.shape());
         var style = Style.of(values, x.dtype());
         var text = new StringBuilder("tensor(");
         appendAxis(text, values, x.shape().toArray(), 0, 0, style, summarise, "tensor(".length());
         return text.append(", shape=").append(x.shape()).append(", dtype=").append(x.dtype()).append(')').toString();
+    }
+
+    // Counts the lists an empty tensor prints too: [2^31-1, 0] would otherwise print 2^31-1 of them.
+    private static boolean summarise(dev.smelt.ir.Shape shape) {
+        long printed = 1;
+        for (int dim : shape.dims()) printed = Math.min(printed * Math.max(dim, 1), SUMMARY_THRESHOLD + 1L);
+        return printed > SUMMARY_THRESHOLD;
     }
 
     private static void appendAxis(StringBuilder text, Storage values, int[] dims, int axis, int base, Style style, boolean summarise, int indent) {

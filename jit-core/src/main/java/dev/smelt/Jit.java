@@ -4,6 +4,7 @@ package dev.smelt;
 import dev.smelt.ir.Node;
 import dev.smelt.trace.Tracer;
 import java.lang.invoke.MethodHandles;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -34,23 +35,23 @@ public final class Jit {
     /// `function` compiled: each call with a new input signature traces, fuses and generates
     /// kernels once; later calls with that signature run them (the Java `torch.compile` / `jax.jit`).
     public static Compiled compile(Function1 function) {
-        nonNull(function);
-        return new Compiled(args -> List.of(function.apply(args.get(0))), 1, UnaryOperator.identity());
+        nonNull("compile", function);
+        return new Compiled(args -> Arrays.asList(function.apply(args.get(0))), 1, UnaryOperator.identity());
     }
 
     public static Compiled compile(Function2 function) {
-        nonNull(function);
-        return new Compiled(args -> List.of(function.apply(args.get(0), args.get(1))), 2, UnaryOperator.identity());
+        nonNull("compile", function);
+        return new Compiled(args -> Arrays.asList(function.apply(args.get(0), args.get(1))), 2, UnaryOperator.identity());
     }
 
     public static Compiled compile(Function3 function) {
-        nonNull(function);
-        return new Compiled(args -> List.of(function.apply(args.get(0), args.get(1), args.get(2))), 3, UnaryOperator.identity());
+        nonNull("compile", function);
+        return new Compiled(args -> Arrays.asList(function.apply(args.get(0), args.get(1), args.get(2))), 3, UnaryOperator.identity());
     }
 
     public static Compiled compile(Function4 function) {
-        nonNull(function);
-        return new Compiled(args -> List.of(function.apply(args.get(0), args.get(1), args.get(2), args.get(3))), 4, UnaryOperator.identity());
+        nonNull("compile", function);
+        return new Compiled(args -> Arrays.asList(function.apply(args.get(0), args.get(1), args.get(2), args.get(3))), 4, UnaryOperator.identity());
     }
 
     /// A function of `arity` arguments with any number of results ([Compiled#applyAll]).
@@ -63,7 +64,8 @@ public final class Jit {
     /// (and inputs, filled from extra captures). The transformed trace keeps the first
     /// `arity` inputs as the arguments.
     public static Compiled compile(FunctionN function, int arity, UnaryOperator<Traced> transform) {
-        nonNull(function);
+        nonNull("compile", function);
+        if (arity < 0) throw SmeltException.of("compile", "arity %d is negative; it is the number of tensor arguments", arity);
         if (transform == null) throw SmeltException.of("compile", "the transform is null");
         return new Compiled(function, arity, traced -> {
             Traced result = transform.apply(traced);
@@ -104,7 +106,8 @@ public final class Jit {
     /// privilege (`MethodHandles.lookup()` called in the caller's class); the subclass lives in
     /// the lookup class's package.
     public static <T> T instance(MethodHandles.Lookup lookup, Class<T> model, Object... constructorArguments) {
-        if (lookup == null || !lookup.hasFullPrivilegeAccess())
+        if (lookup == null) throw SmeltException.of("Jit.instance", "the lookup is null; pass MethodHandles.lookup() from the caller's class");
+        if (!lookup.hasFullPrivilegeAccess())
             throw SmeltException.of("Jit.instance", "needs a lookup with full privilege, such as MethodHandles.lookup() in the caller's class");
         return CompiledMethods.instance(lookup, model, constructorArguments == null ? new Object[] {null} : constructorArguments);
     }
@@ -113,23 +116,27 @@ public final class Jit {
     /// by method name: for `explain()` and `recompiles()`.
     public static java.util.Map<String, Compiled> methods(Object instance) { return CompiledMethods.of(instance); }
 
-    private static void nonNull(Object function) {
-        if (function == null) throw SmeltException.of("compile", "the function is null");
+    private static void nonNull(String op, Object function) {
+        if (function == null) throw SmeltException.of(op, "the function is null");
     }
 
     public static Traced trace(Function1 function, Tensor a) {
+        nonNull("trace", function);
         return trace(args -> Arrays.asList(function.apply(args.get(0))), Arrays.asList(a));
     }
 
     public static Traced trace(Function2 function, Tensor a, Tensor b) {
+        nonNull("trace", function);
         return trace(args -> Arrays.asList(function.apply(args.get(0), args.get(1))), Arrays.asList(a, b));
     }
 
     public static Traced trace(Function3 function, Tensor a, Tensor b, Tensor c) {
+        nonNull("trace", function);
         return trace(args -> Arrays.asList(function.apply(args.get(0), args.get(1), args.get(2))), Arrays.asList(a, b, c));
     }
 
     public static Traced trace(Function4 function, Tensor a, Tensor b, Tensor c, Tensor d) {
+        nonNull("trace", function);
         return trace(args -> Arrays.asList(function.apply(args.get(0), args.get(1), args.get(2), args.get(3))), Arrays.asList(a, b, c, d));
     }
 
@@ -137,20 +144,46 @@ public final class Jit {
     /// are not read). Concrete tensors the function reads become extra graph inputs after the
     /// arguments; see [Traced#captures].
     public static Traced trace(FunctionN function, List<Tensor> examples) {
-        if (function == null || examples == null || examples.stream().anyMatch(java.util.Objects::isNull))
-            throw SmeltException.of("trace", "the function and every example tensor must be non-null");
+        nonNull("trace", function);
+        if (examples == null) throw SmeltException.of("trace", "the list of example tensors is null");
         var tracer = new Tracer();
         var arguments = new ArrayList<Tensor>();
-        for (Tensor example : examples)
+        for (Tensor example : examples) {
+            if (example == null) throw SmeltException.of("trace", "example %d is null; every argument needs an example tensor", arguments.size());
             arguments.add(new Tensor(tracer.argument(example.shape(), example.dtype(), new Object()), tracer));
-        List<Tensor> results = ScopedValue.where(Tracer.CURRENT, tracer).call(() -> function.apply(List.copyOf(arguments)));
-        if (results == null || results.isEmpty() || results.stream().anyMatch(java.util.Objects::isNull))
-            throw SmeltException.of("trace", "the traced function must return at least one non-null tensor");
+        }
+        List<Tensor> results = ScopedValue.where(Tracer.CURRENT, tracer).call(() -> function.apply(new Arguments(arguments)));
+        requireResults(results);
         var outputs = new ArrayList<Node>();
         for (Tensor result : results) outputs.add(outputNode(tracer, result));
         var graph = tracer.finish(outputs);
         var captures = tracer.sources().subList(examples.size(), tracer.sources().size()).stream().map(Tensor.class::cast).toList();
         return new Traced(graph, examples.size(), captures);
+    }
+
+    /// The symbolic arguments as the traced function sees them: reading one past the arity is a
+    /// [SmeltException] naming both, not an IndexOutOfBoundsException from inside the trace.
+    static final class Arguments extends AbstractList<Tensor> {
+        private final List<Tensor> tensors;
+
+        Arguments(List<Tensor> tensors) { this.tensors = List.copyOf(tensors); }
+
+        @Override
+        public Tensor get(int index) {
+            if (index < 0 || index >= tensors.size())
+                throw SmeltException.of("trace", "the function reads argument %d, but it takes %d (its arity)", index, tensors.size());
+            return tensors.get(index);
+        }
+
+        @Override
+        public int size() { return tensors.size(); }
+    }
+
+    private static void requireResults(List<Tensor> results) {
+        if (results == null) throw SmeltException.of("trace", "the function returned null instead of a list of tensors");
+        if (results.isEmpty()) throw SmeltException.of("trace", "the function returned no tensors; it must return at least one");
+        for (int i = 0; i < results.size(); i++)
+            if (results.get(i) == null) throw SmeltException.of("trace", "the function returned null as result %d of %d; it must return tensors", i, results.size());
     }
 
     private static Node outputNode(Tracer tracer, Tensor result) {

@@ -18,7 +18,7 @@ final class Ops {
     private Ops() {}
 
     static Tensor unary(UnaryOp op, Tensor x) {
-        return Dispatch.apply(List.of(x), (b, in) -> b.unary(op, operandFor(b, op, in.getFirst())));
+        return Dispatch.apply(op.toString(), List.of(x), (b, in) -> b.unary(op, operandFor(b, op, in.getFirst())));
     }
 
     // Integers keep integer-defined ops (neg, abs, …); other ops, and bool operands, convert first.
@@ -29,12 +29,12 @@ final class Ops {
 
     static Tensor cast(Tensor x, DType dtype) {
         if (dtype == null) throw SmeltException.of("to", "dtype is null");
-        return Dispatch.apply(List.of(x), (b, in) -> b.cast(in.getFirst(), dtype));
+        return Dispatch.apply("to", List.of(x), (b, in) -> b.cast(in.getFirst(), dtype));
     }
 
     static Tensor binary(BinaryOp op, Tensor a, Tensor other) {
         nonNull(op.toString(), a, other);
-        return Dispatch.apply(List.of(a, other), (b, in) -> {
+        return Dispatch.apply(op.toString(), List.of(a, other), (b, in) -> {
             Shape shape = Builder.broadcastShapes(op.toString(), in.get(0).shape(), in.get(1).shape());
             DType dtype = computeType(op, DType.promote(in.get(0).dtype(), in.get(1).dtype()));
             return b.binary(op, b.broadcast(b.cast(in.get(0), dtype), shape), b.broadcast(b.cast(in.get(1), dtype), shape));
@@ -43,7 +43,7 @@ final class Ops {
 
     static Tensor binary(BinaryOp op, Tensor a, Number scalar) {
         nonNull(op.toString(), a, scalar);
-        return Dispatch.apply(List.of(a), (b, in) -> {
+        return Dispatch.apply(op.toString(), List.of(a), (b, in) -> {
             Node x = in.getFirst();
             DType dtype = computeType(op, DType.promoteWithScalar(x.dtype(), kind(op.toString(), scalar)));
             return b.binary(op, b.cast(x, dtype), b.constant(value(op.toString(), scalar, dtype), x.shape(), dtype));
@@ -60,12 +60,12 @@ final class Ops {
 
     static Tensor where(Tensor condition, Tensor a, Tensor other) {
         nonNull("where", condition, a, other);
-        return Dispatch.apply(List.of(condition, a, other), (b, in) -> where(b, in.get(0), in.get(1), in.get(2)));
+        return Dispatch.apply("where", List.of(condition, a, other), (b, in) -> where(b, in.get(0), in.get(1), in.get(2)));
     }
 
     static Tensor where(Tensor condition, Tensor a, Number other) {
         nonNull("where", condition, a, other);
-        return Dispatch.apply(List.of(condition, a), (b, in) -> {
+        return Dispatch.apply("where", List.of(condition, a), (b, in) -> {
             DType dtype = DType.promoteWithScalar(in.get(1).dtype(), kind("where", other));
             return where(b, in.get(0), in.get(1), b.constant(value("where", other, dtype), Shape.SCALAR, dtype));
         });
@@ -73,7 +73,7 @@ final class Ops {
 
     static Tensor where(Tensor condition, Number a, Tensor other) {
         nonNull("where", condition, a, other);
-        return Dispatch.apply(List.of(condition, other), (b, in) -> {
+        return Dispatch.apply("where", List.of(condition, other), (b, in) -> {
             DType dtype = DType.promoteWithScalar(in.get(1).dtype(), kind("where", a));
             return where(b, in.get(0), b.constant(value("where", a, dtype), Shape.SCALAR, dtype), in.get(1));
         });
@@ -95,24 +95,32 @@ final class Ops {
         if (tensors == null) throw SmeltException.of("concat", "the list of tensors is null");
         if (tensors.isEmpty()) throw SmeltException.of("concat", "needs at least one tensor");
         nonNull("concat", tensors.toArray());
-        return Dispatch.apply(tensors, (b, in) -> {
-            Shape first = in.getFirst().shape();
-            if (first.rank() == 0) throw SmeltException.of("concat", "cannot join 0-d tensors; unsqueeze them first");
-            int normalized = Builder.axis("concat", axis, first.rank());
-            DType dtype = in.stream().map(Node::dtype).reduce(DType.BOOL, DType::promote);
-            var parts = new ArrayList<Node>();
-            for (Node part : in) {
-                if (part.shape().rank() != first.rank() || !part.shape().with(normalized, 0).equals(first.with(normalized, 0)))
-                    throw SmeltException.of("concat", "shapes %s and %s differ outside axis %d", first, part.shape(), axis);
-                parts.add(b.cast(part, dtype));
-            }
-            return b.concat(parts, normalized);
-        });
+        return Dispatch.apply("concat", tensors, (b, in) -> concat(b, in, axis));
+    }
+
+    private static Node concat(Builder b, List<Node> in, int axis) {
+        Shape first = in.getFirst().shape();
+        if (first.rank() == 0) throw SmeltException.of("concat", "cannot join 0-d tensors; unsqueeze them first");
+        int normalized = Builder.axis("concat", axis, first.rank());
+        DType dtype = in.stream().map(Node::dtype).reduce(DType.BOOL, DType::promote);
+        var parts = new ArrayList<Node>();
+        long length = 0, size = 0; // sums of ints: they may pass an int, never a long
+        for (Node part : in) {
+            if (part.shape().rank() != first.rank() || !part.shape().with(normalized, 0).equals(first.with(normalized, 0)))
+                throw SmeltException.of("concat", "shapes %s and %s differ outside axis %d", first, part.shape(), axis);
+            parts.add(b.cast(part, dtype));
+            length += part.shape().dim(normalized);
+            size += part.shape().count();
+        }
+        if (length > Tensor.MAX_SIZE || size > Tensor.MAX_SIZE)
+            throw SmeltException.of("concat", "joining %s along axis %d gives %d elements, %d along the axis; a tensor holds at most Tensor.MAX_SIZE = %d",
+                    in.stream().map(Node::shape).toList(), axis, size, length, Tensor.MAX_SIZE);
+        return b.concat(parts, normalized);
     }
 
     static Tensor matmul(Tensor a, Tensor other) {
         nonNull("matmul", a, other);
-        return Dispatch.apply(List.of(a, other), (b, in) -> MatMuls.build(b, in.get(0), in.get(1)));
+        return Dispatch.apply("matmul", List.of(a, other), (b, in) -> MatMuls.build(b, in.get(0), in.get(1)));
     }
 
     static void nonNull(String op, Object... arguments) {

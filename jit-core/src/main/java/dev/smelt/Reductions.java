@@ -16,7 +16,7 @@ final class Reductions {
 
     static Tensor reduce(ReduceOp op, Tensor x, int[] axes, boolean keepDims) {
         Ops.nonNull(op.toString(), x, axes);
-        return Dispatch.apply(List.of(x), (b, in) -> reduce(b, op, in.getFirst(), Builder.axes(op.toString(), axes, x.rank()), keepDims));
+        return Dispatch.apply(op.toString(), List.of(x), (b, in) -> reduce(b, op, in.getFirst(), Builder.axes(op.toString(), axes, x.rank()), keepDims));
     }
 
     /// `op` over `axes` of `x`. Sums and products of bool count in `i32`; max and min of bool stay bool.
@@ -37,7 +37,7 @@ final class Reductions {
 
     static Tensor mean(Tensor x, int[] axes, boolean keepDims) {
         Ops.nonNull("mean", x, axes);
-        return Dispatch.apply(List.of(x), (b, in) -> mean(b, in.getFirst(), Builder.axes("mean", axes, x.rank()), keepDims));
+        return Dispatch.apply("mean", List.of(x), (b, in) -> mean(b, in.getFirst(), Builder.axes("mean", axes, x.rank()), keepDims));
     }
 
     /// Σx / n in a float dtype; NaN over no elements, as in PyTorch.
@@ -49,7 +49,7 @@ final class Reductions {
     static Tensor var(Tensor x, int[] axes, int correction, boolean keepDims) {
         Ops.nonNull("var", x, axes);
         if (correction < 0) throw SmeltException.of("var", "correction %d is negative", correction);
-        return Dispatch.apply(List.of(x), (b, in) -> var(b, in.getFirst(), Builder.axes("var", axes, x.rank()), correction, keepDims));
+        return Dispatch.apply("var", List.of(x), (b, in) -> var(b, in.getFirst(), Builder.axes("var", axes, x.rank()), correction, keepDims));
     }
 
     /// Σ(x - mean)² / (n - correction), two-pass for accuracy.
@@ -63,7 +63,7 @@ final class Reductions {
 
     static Tensor logsumexp(Tensor x, int[] axes, boolean keepDims) {
         Ops.nonNull("logsumexp", x, axes);
-        return Dispatch.apply(List.of(x), (b, in) -> logsumexp(b, in.getFirst(), Builder.axes("logsumexp", axes, x.rank()), keepDims));
+        return Dispatch.apply("logsumexp", List.of(x), (b, in) -> logsumexp(b, in.getFirst(), Builder.axes("logsumexp", axes, x.rank()), keepDims));
     }
 
     /// m + log Σ exp(x - m) with m the maximum, replaced by 0 where it is infinite (as PyTorch does),
@@ -81,14 +81,17 @@ final class Reductions {
 
     static Tensor arg(ReduceOp op, Tensor x, int axis, boolean keepDims) {
         Ops.nonNull(op.toString(), x);
-        if (x.rank() == 0) return argFlat(op, x);
-        return Dispatch.apply(List.of(x), (b, in) -> reduce(b, op, in.getFirst(), List.of(Builder.axis(op.toString(), axis, x.rank())), keepDims));
+        if (x.rank() == 0) { // the axis of a 0-d tensor is checked as a vector's, as in PyTorch
+            Builder.axis(op.toString(), axis, 1);
+            return argFlat(op, x);
+        }
+        return Dispatch.apply(op.toString(), List.of(x), (b, in) -> reduce(b, op, in.getFirst(), List.of(Builder.axis(op.toString(), axis, x.rank())), keepDims));
     }
 
     /// The index into the flattened tensor, as a 0-d `i32` (PyTorch's `argmax()` without a dim).
     static Tensor argFlat(ReduceOp op, Tensor x) {
         Ops.nonNull(op.toString(), x);
-        return Dispatch.apply(List.of(x), (b, in) -> reduce(b, op, b.reshape(in.getFirst(), Shape.of(x.size())), List.of(0), false));
+        return Dispatch.apply(op.toString(), List.of(x), (b, in) -> reduce(b, op, b.reshape(in.getFirst(), Shape.of(x.size())), List.of(0), false));
     }
 
     static double count(Shape shape, List<Integer> axes) {

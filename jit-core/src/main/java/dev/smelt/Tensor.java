@@ -19,6 +19,12 @@ import java.util.List;
 /// Broadcasting follows NumPy; dtype promotion follows PyTorch (see [DType]); axes may be negative,
 /// counting from the end. Bad input throws [SmeltException] naming the op, the shapes and the caller.
 public final class Tensor {
+    /// The most elements a tensor holds: the largest array length every JVM allocates (the JDK's
+    /// own `ArraysSupport.SOFT_MAX_ARRAY_LENGTH`; HotSpot refuses `Integer.MAX_VALUE - 1` whatever the
+    /// heap). Every op that would make a larger tensor, eagerly or inside a trace, throws
+    /// [SmeltException] instead; a smaller one that the heap cannot hold is an `OutOfMemoryError`.
+    public static final int MAX_SIZE = Integer.MAX_VALUE - 8;
+
     private final Storage storage;
     private final Shape shape;
     private final int[] strides;

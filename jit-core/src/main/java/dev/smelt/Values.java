@@ -11,9 +11,10 @@ final class Values {
     private Values() {}
 
     static double get(Tensor x, int... index) {
+        if (index == null) throw SmeltException.of("get", "the index is null");
         requireConcrete("get", x);
-        if (index == null || index.length != x.rank())
-            throw SmeltException.of("get", "index %s has %d entries but the tensor %s has %d axes", java.util.Arrays.toString(index), index == null ? 0 : index.length, x.shape(), x.rank());
+        if (index.length != x.rank())
+            throw SmeltException.of("get", "index %s has %d entries but the tensor %s has %d axes", java.util.Arrays.toString(index), index.length, x.shape(), x.rank());
         int position = x.offset();
         for (int axis = 0; axis < index.length; axis++) {
             int size = x.shape().dim(axis), i = index[axis] < 0 ? index[axis] + size : index[axis];
@@ -64,6 +65,8 @@ final class Values {
 
     static boolean allClose(Tensor a, Tensor b, double rtol, double atol, boolean equalNan) {
         Ops.nonNull("allClose", a, b);
+        if (!(rtol >= 0) || !(atol >= 0)) // NaN too: it would silently make only equal values close
+            throw SmeltException.of("allClose", "tolerances must be ≥ 0, got rtol %s and atol %s", rtol, atol);
         requireConcrete("allClose", a);
         requireConcrete("allClose", b);
         Shape shape = Builder.broadcastShapes("allClose", a.shape(), b.shape());

@@ -15,24 +15,25 @@ final class Views {
     static Tensor reshape(Tensor x, int[] requested) {
         Ops.nonNull("reshape", x, requested);
         Shape shape = inferShape(x.shape(), requested);
-        if (Dispatch.isRecording(List.of(x))) return record(x, (b, n) -> b.reshape(n, shape));
+        if (Dispatch.isRecording(List.of(x))) return record("reshape", x, (b, n) -> b.reshape(n, shape));
         Tensor dense = isContiguous(x) ? x : contiguous(x);
         return new Tensor(dense.storage(), shape, shape.contiguousStrides(), dense.offset());
     }
 
     // One -1 is inferred from the element count, as in PyTorch.
     private static Shape inferShape(Shape from, int[] requested) {
-        int inferred = -1, known = 1;
+        int inferred = -1;
+        long known = 1; // a product of ints below 2^31 each, capped at the element count, cannot overflow
         for (int axis = 0; axis < requested.length; axis++) {
             if (requested[axis] == -1 && inferred < 0) inferred = axis;
             else if (requested[axis] < 0) throw SmeltException.of("reshape", "invalid size %d in %s; sizes are ≥ 0 with at most one -1", requested[axis], Arrays.toString(requested));
-            else known *= requested[axis];
+            else known = Math.min(known * requested[axis], from.size() + 1L);
         }
         int[] dims = requested.clone();
         if (inferred >= 0) {
             if (known == 0 || from.size() % known != 0)
                 throw SmeltException.of("reshape", "cannot infer -1 in %s for %s (%d elements)", Arrays.toString(requested), from, from.size());
-            dims[inferred] = from.size() / known;
+            dims[inferred] = (int) (from.size() / known);
         }
         Shape shape = Creation.shape("reshape", dims);
         if (shape.size() != from.size())
@@ -50,7 +51,7 @@ final class Views {
             if (axes.contains(normalized)) throw SmeltException.of("permute", "axis %d appears twice in %s", axis, Arrays.toString(order));
             axes.add(normalized);
         }
-        if (Dispatch.isRecording(List.of(x))) return record(x, (b, n) -> b.permute(n, axes));
+        if (Dispatch.isRecording(List.of(x))) return record("permute", x, (b, n) -> b.permute(n, axes));
         int[] strides = new int[rank];
         for (int i = 0; i < rank; i++) strides[i] = x.strides()[axes.get(i)];
         return new Tensor(x.storage(), new Shape(axes.stream().map(x.shape().dims()::get).toList()), strides, x.offset());
@@ -74,7 +75,7 @@ final class Views {
         for (int axis = 0; axis < x.rank(); axis++)
             if (x.shape().dim(axis) != 1 && x.shape().dim(axis) != target.dim(axis + extra))
                 throw SmeltException.of("expand", "cannot expand %s to %s: axis %d has size %d; expected %d or 1", x.shape(), target, axis, x.shape().dim(axis), target.dim(axis + extra));
-        if (Dispatch.isRecording(List.of(x))) return record(x, (b, n) -> b.broadcast(n, target));
+        if (Dispatch.isRecording(List.of(x))) return record("expand", x, (b, n) -> b.broadcast(n, target));
         return expandConcrete(x, target);
     }
 
@@ -95,10 +96,12 @@ final class Views {
         if (from < 0 || from > size || to < 0 || to > size || step < 1)
             throw SmeltException.of("slice", "%d:%d:%d is out of range for axis %d of %s; expected indices in [-%d, %d] and step ≥ 1", start, stop, step, axis, x.shape(), size, size);
         int end = Math.max(from, to);
-        if (Dispatch.isRecording(List.of(x))) return record(x, (b, n) -> b.slice(n, a, from, end, step));
+        // A step past the range takes one element: so stated, the stride below cannot overflow an int.
+        int by = Math.min(step, Math.max(1, end - from));
+        if (Dispatch.isRecording(List.of(x))) return record("slice", x, (b, n) -> b.slice(n, a, from, end, by));
         int[] strides = x.strides().clone();
-        strides[a] *= step;
-        Shape shape = x.shape().with(a, (end - from + step - 1) / step);
+        strides[a] *= by;
+        Shape shape = x.shape().with(a, end == from ? 0 : (end - from - 1) / by + 1); // ⌈(end-from)/by⌉, no int overflow
         return new Tensor(x.storage(), shape, strides, x.offset() + (shape.size() == 0 ? 0 : from * x.strides()[a]));
     }
 
@@ -111,7 +114,7 @@ final class Views {
             if (asked && x.shape().dim(axis) != 1) throw SmeltException.of("squeeze", "axis %d of %s has size %d, not 1", axis, x.shape(), x.shape().dim(axis));
             if (!asked) keep.add(axis);
         }
-        return select(x, keep, -1);
+        return select("squeeze", x, keep, -1);
     }
 
     static Tensor unsqueeze(Tensor x, int axis) {
@@ -119,11 +122,11 @@ final class Views {
         int at = Builder.axis("unsqueeze", axis, x.rank() + 1);
         var keep = new ArrayList<Integer>();
         for (int i = 0; i < x.rank(); i++) keep.add(i);
-        return select(x, keep, at);
+        return select("unsqueeze", x, keep, at);
     }
 
     // Keeps the listed axes and, when `insertAt` ≥ 0, adds a size-1 axis there; a view either way.
-    private static Tensor select(Tensor x, List<Integer> keep, int insertAt) {
+    private static Tensor select(String name, Tensor x, List<Integer> keep, int insertAt) {
         var dims = new ArrayList<Integer>();
         var strides = new ArrayList<Integer>();
         for (int axis : keep) {
@@ -135,17 +138,20 @@ final class Views {
             strides.add(insertAt, 0);
         }
         Shape shape = new Shape(dims);
-        if (Dispatch.isRecording(List.of(x))) return record(x, (b, n) -> b.reshape(n, shape));
+        if (Dispatch.isRecording(List.of(x))) return record(name, x, (b, n) -> b.reshape(n, shape));
         return new Tensor(x.storage(), shape, strides.stream().mapToInt(Integer::intValue).toArray(), x.offset());
     }
 
     static Tensor flatten(Tensor x, int startAxis, int endAxis) {
         Ops.nonNull("flatten", x);
+        // A 0-d tensor flattens to one element, and its axes are checked as a vector's, as in PyTorch.
+        int from = Builder.axis("flatten", startAxis, Math.max(1, x.rank())), to = Builder.axis("flatten", endAxis, Math.max(1, x.rank()));
         if (x.rank() == 0) return reshape(x, new int[] {1});
-        int from = Builder.axis("flatten", startAxis, x.rank()), to = Builder.axis("flatten", endAxis, x.rank());
         if (from > to) throw SmeltException.of("flatten", "start axis %d comes after end axis %d", startAxis, endAxis);
         var dims = new ArrayList<Integer>(x.shape().dims().subList(0, from));
-        dims.add(x.shape().dims().subList(from, to + 1).stream().reduce(1, (p, d) -> p * d));
+        long length = Builder.count(x.shape().dims().subList(from, to + 1)); // past an int only when the tensor is empty
+        if (length > Tensor.MAX_SIZE) throw Builder.tooLarge("flatten", x.shape().dims().subList(from, to + 1), " (axes %d..%d of %s, as one axis)".formatted(from, to, x.shape()));
+        dims.add((int) length);
         dims.addAll(x.shape().dims().subList(to + 1, x.rank()));
         return reshape(x, dims.stream().mapToInt(Integer::intValue).toArray());
     }
@@ -167,7 +173,7 @@ final class Views {
         return true;
     }
 
-    private static Tensor record(Tensor x, java.util.function.BiFunction<Builder, Node, Node> view) {
-        return Dispatch.apply(List.of(x), (b, in) -> view.apply(b, in.getFirst()));
+    private static Tensor record(String name, Tensor x, java.util.function.BiFunction<Builder, Node, Node> view) {
+        return Dispatch.apply(name, List.of(x), (b, in) -> view.apply(b, in.getFirst()));
     }
 }

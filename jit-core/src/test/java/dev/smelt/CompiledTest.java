@@ -119,7 +119,7 @@ class CompiledTest {
     void wrongArgumentCountIsRejected() {
         var compiled = Jit.compile(CHAIN);
         var error = assertThrows(SmeltException.class, () -> compiled.apply(Tensor.ones(2)));
-        assertTrue(error.getMessage().contains("expected 2 non-null tensor arguments, got 1"), error.getMessage());
+        assertTrue(error.getMessage().startsWith("apply: compiled function has 2 parameters, got 1 arguments"), error.getMessage());
     }
 
     @Test

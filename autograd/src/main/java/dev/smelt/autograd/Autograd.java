@@ -27,18 +27,18 @@ public final class Autograd {
     /// `∂f/∂x` as a compiled function of `x`.
     public static Compiled grad(Jit.Function1 f) {
         nonNull(f);
-        return grad(args -> List.of(f.apply(args.get(0))), 1, 0);
+        return grad(args -> Arrays.asList(f.apply(args.get(0))), 1, 0);
     }
 
     /// The gradients with respect to arguments `argnums` (default: the first), in that order.
     public static Compiled grad(Jit.Function2 f, int... argnums) {
         nonNull(f);
-        return grad(args -> List.of(f.apply(args.get(0), args.get(1))), 2, argnums);
+        return grad(args -> Arrays.asList(f.apply(args.get(0), args.get(1))), 2, argnums);
     }
 
     public static Compiled grad(Jit.Function3 f, int... argnums) {
         nonNull(f);
-        return grad(args -> List.of(f.apply(args.get(0), args.get(1), args.get(2))), 3, argnums);
+        return grad(args -> Arrays.asList(f.apply(args.get(0), args.get(1), args.get(2))), 3, argnums);
     }
 
     /// The gradients of a function of `arity` arguments: one program per signature that computes
@@ -52,17 +52,17 @@ public final class Autograd {
     /// `f` and its gradients with respect to `argnums` (default: the first).
     public static ValueAndGrad valueAndGrad(Jit.Function1 f) {
         nonNull(f);
-        return new ValueAndGrad(args -> List.of(f.apply(args.get(0))), 1, new int[] {0});
+        return new ValueAndGrad(args -> Arrays.asList(f.apply(args.get(0))), 1, new int[] {0});
     }
 
     public static ValueAndGrad valueAndGrad(Jit.Function2 f, int... argnums) {
         nonNull(f);
-        return new ValueAndGrad(args -> List.of(f.apply(args.get(0), args.get(1))), 2, argnums(argnums, 2));
+        return new ValueAndGrad(args -> Arrays.asList(f.apply(args.get(0), args.get(1))), 2, argnums(argnums, 2));
     }
 
     public static ValueAndGrad valueAndGrad(Jit.Function3 f, int... argnums) {
         nonNull(f);
-        return new ValueAndGrad(args -> List.of(f.apply(args.get(0), args.get(1), args.get(2))), 3, argnums(argnums, 3));
+        return new ValueAndGrad(args -> Arrays.asList(f.apply(args.get(0), args.get(1), args.get(2))), 3, argnums(argnums, 3));
     }
 
     public static ValueAndGrad valueAndGrad(Jit.FunctionN f, int arity, int... argnums) {
@@ -85,12 +85,14 @@ public final class Autograd {
     /// graph's one output (a floating-point scalar), as nodes built by `nodes` over the graph's own.
     /// Training steps build on this: they add update nodes that read these gradients.
     public static List<Node> gradients(Graph graph, List<Node.Input> wrt, Nodes nodes) {
+        if (wrt == null || nodes == null || wrt.stream().anyMatch(java.util.Objects::isNull)) throw SmeltException.of("grad", "the inputs to differentiate, and the node builder, must be non-null");
         Node loss = loss(graph);
         return Backward.gradients(graph.inputs(), List.of(loss), List.of(nodes.constant(1, loss)), wrt, nodes);
     }
 
     /// The function's one output, which must be a single floating-point element.
     public static Node loss(Graph graph) {
+        if (graph == null) throw SmeltException.of("grad", "the graph is null");
         if (graph.outputs().size() != 1)
             throw SmeltException.of("grad", "the function must return one tensor (the value to differentiate), not %d", graph.outputs().size());
         Node loss = graph.outputs().getFirst();
@@ -112,6 +114,7 @@ public final class Autograd {
     }
 
     private static int[] argnums(int[] argnums, int arity) {
+        if (arity < 1) throw SmeltException.of("grad", "a function of %d arguments has nothing to differentiate", arity);
         int[] wrt = argnums == null || argnums.length == 0 ? new int[] {0} : argnums.clone();
         var seen = new HashSet<Integer>();
         for (int index : wrt)

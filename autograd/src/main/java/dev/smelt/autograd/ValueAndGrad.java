@@ -67,8 +67,10 @@ public final class ValueAndGrad {
     }
 
     private Split split(Tensor[] arguments) {
-        if (arguments == null || arguments.length != arity || Arrays.stream(arguments).anyMatch(java.util.Objects::isNull))
-            throw SmeltException.of("valueAndGrad", "expected %d non-null tensor arguments, got %s", arity, arguments == null ? "null" : arguments.length);
+        if (arguments == null || arguments.length != arity)
+            throw SmeltException.of("valueAndGrad", "the function takes %d tensor arguments, got %s", arity, arguments == null ? "a null array" : arguments.length);
+        for (int i = 0; i < arity; i++)
+            if (arguments[i] == null) throw SmeltException.of("valueAndGrad", "argument %d is null", i);
         String key = Arrays.stream(arguments).map(a -> a.dtype() + a.shape().toString()).collect(Collectors.joining(","));
         Split split;
         synchronized (splits) { split = splits.computeIfAbsent(key, k -> compile(arguments)); }

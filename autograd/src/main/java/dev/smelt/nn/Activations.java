@@ -9,19 +9,19 @@ public final class Activations {
 
     /// `max(x, 0)`.
     public record ReLU() implements Module {
-        public Tensor forward(Tensor x) { return x.relu(); }
+        public Tensor forward(Tensor x) { return Module.input("ReLU", x).relu(); }
     }
 
     /// `x·Φ(x)`, the exact (erf) form, PyTorch's default.
     public record GELU() implements Module {
-        public Tensor forward(Tensor x) { return x.gelu(); }
+        public Tensor forward(Tensor x) { return Module.input("GELU", x).gelu(); }
     }
 
     public record Tanh() implements Module {
-        public Tensor forward(Tensor x) { return x.tanh(); }
+        public Tensor forward(Tensor x) { return Module.input("Tanh", x).tanh(); }
     }
 
     public record Sigmoid() implements Module {
-        public Tensor forward(Tensor x) { return x.sigmoid(); }
+        public Tensor forward(Tensor x) { return Module.input("Sigmoid", x).sigmoid(); }
     }
 }

@@ -13,6 +13,7 @@ public final class Linear implements Module {
 
     public Linear(int in, int out, Generator generator) {
         if (in <= 0 || out <= 0) throw SmeltException.of("Linear", "sizes must be positive, got in=%d out=%d", in, out);
+        if (generator == null) throw SmeltException.of("Linear", "the generator is null");
         double bound = 1 / Math.sqrt(in);
         weight = new Parameter("weight", Tensor.rand(generator, out, in).mul(2 * bound).sub(bound));
         bias = new Parameter("bias", Tensor.rand(generator, out).mul(2 * bound).sub(bound));
@@ -23,7 +24,7 @@ public final class Linear implements Module {
     public Parameter bias() { return bias; }
 
     @Override
-    public Tensor forward(Tensor x) { return x.matmul(weight.value().t()).add(bias.value()); }
+    public Tensor forward(Tensor x) { return Module.input("Linear", x).matmul(weight.value().t()).add(bias.value()); }
 
     @Override
     public List<Parameter> parameters() { return List.of(weight, bias); }

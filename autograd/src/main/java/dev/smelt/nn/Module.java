@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.nn;
 
+import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import java.util.List;
 
@@ -11,4 +12,11 @@ public interface Module {
 
     /// The trainable parameters, in a fixed order.
     default List<Parameter> parameters() { return List.of(); }
+
+    /// `x`, checked to be a tensor: what a layer's `forward` calls first, so that a null input is
+    /// a [SmeltException] naming the layer rather than a NullPointerException inside it.
+    static Tensor input(String layer, Tensor x) {
+        if (x == null) throw SmeltException.of(layer, "the input is null");
+        return x;
+    }
 }

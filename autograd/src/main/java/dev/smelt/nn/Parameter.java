@@ -13,8 +13,10 @@ public final class Parameter {
 
     /// A parameter holding a dense copy of `initial`.
     public Parameter(String name, Tensor initial) {
+        if (name == null) throw SmeltException.of("Parameter", "the name is null");
         if (initial == null || !initial.dtype().isFloating())
             throw SmeltException.of("Parameter", "%s must be an f32 or f64 tensor, not %s", name, initial == null ? "null" : initial.dtype());
+        if (initial.isTraced()) throw SmeltException.of("Parameter", "%s must be made from a concrete tensor, not a traced one", name);
         this.name = name;
         this.value = initial.mul(1); // a fresh dense tensor: nobody else holds its storage
     }

@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.nn;
 
+import dev.smelt.SmeltException;
+import java.util.Arrays;
 import java.util.List;
 
 /// Modules applied in order; their parameters in the same order.
 public record Sequential(List<Module> layers) implements Module {
     public Sequential {
+        if (layers == null) throw SmeltException.of("Sequential", "the list of layers is null");
+        for (int i = 0; i < layers.size(); i++)
+            if (layers.get(i) == null) throw SmeltException.of("Sequential", "layer %d is null", i);
         layers = List.copyOf(layers);
     }
 
-    public Sequential(Module... layers) { this(List.of(layers)); }
+    public Sequential(Module... layers) { this(layers == null ? null : Arrays.asList(layers)); }
 
     @Override
     public dev.smelt.Tensor forward(dev.smelt.Tensor x) {

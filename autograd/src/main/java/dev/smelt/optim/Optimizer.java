@@ -8,6 +8,7 @@ import dev.smelt.autograd.Nodes;
 import dev.smelt.ir.Node;
 import dev.smelt.nn.Parameter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -27,8 +28,11 @@ public abstract sealed class Optimizer permits SGD, Adam {
     Optimizer(List<Parameter> parameters, int stateTensors, double learningRate, double weightDecay) {
         if (parameters == null || parameters.isEmpty()) throw SmeltException.of(name(), "needs at least one parameter");
         Set<Tensor> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (Parameter p : parameters)
+        for (int i = 0; i < parameters.size(); i++) {
+            Parameter p = parameters.get(i);
+            if (p == null) throw SmeltException.of(name(), "parameter %d is null", i);
             if (!seen.add(p.value())) throw SmeltException.of(name(), "parameter %s is listed twice", p);
+        }
         this.parameters = List.copyOf(parameters);
         for (Parameter p : parameters) {
             var tensors = new ArrayList<Tensor>();
@@ -42,7 +46,11 @@ public abstract sealed class Optimizer permits SGD, Adam {
     public List<Parameter> parameters() { return parameters; }
 
     /// Parameter `index`'s state tensors, updated in place by each step.
-    public List<Tensor> state(int index) { return state.get(index); }
+    public List<Tensor> state(int index) {
+        if (index < 0 || index >= state.size())
+            throw SmeltException.of(name(), "parameter index %d is out of range; expected 0..%d", index, state.size() - 1);
+        return state.get(index);
+    }
 
     /// Steps taken so far.
     public int steps() { return steps; }
@@ -66,16 +74,17 @@ public abstract sealed class Optimizer permits SGD, Adam {
     /// parameter it reads, and the parameters and state are updated in place, in one program.
     public TrainStep compile(Jit.Function1 loss) {
         if (loss == null) throw SmeltException.of(name(), "the loss function is null");
-        return new TrainStep(this, args -> List.of(loss.apply(args.get(0))), 1);
+        return new TrainStep(this, args -> Arrays.asList(loss.apply(args.get(0))), 1);
     }
 
     public TrainStep compile(Jit.Function2 loss) {
         if (loss == null) throw SmeltException.of(name(), "the loss function is null");
-        return new TrainStep(this, args -> List.of(loss.apply(args.get(0), args.get(1))), 2);
+        return new TrainStep(this, args -> Arrays.asList(loss.apply(args.get(0), args.get(1))), 2);
     }
 
     public TrainStep compile(Jit.FunctionN loss, int arity) {
         if (loss == null) throw SmeltException.of(name(), "the loss function is null");
+        if (arity < 0) throw SmeltException.of(name(), "arity %d is negative; it is the number of batch tensors", arity);
         return new TrainStep(this, loss, arity);
     }
 

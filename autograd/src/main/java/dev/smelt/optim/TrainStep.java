@@ -49,8 +49,7 @@ public final class TrainStep {
 
     /// Runs one step on a batch and returns the loss (before the update).
     public synchronized double apply(Tensor... batch) {
-        if (batch == null || batch.length != batchArity)
-            throw SmeltException.of("train step", "expected %d batch tensors, got %s", batchArity, batch == null ? "null" : batch.length);
+        requireBatch(batch);
         optimizer.steps++;
         var arguments = new ArrayList<>(Arrays.asList(batch));
         for (double value : optimizer.hyperParameters()) arguments.add(Tensor.scalar(DType.F64, value));
@@ -68,11 +67,17 @@ public final class TrainStep {
 
     /// The program for `batch`'s signature, compiling it if need be but taking no step.
     public synchronized String explain(Tensor... batch) {
-        if (batch == null || batch.length != batchArity)
-            throw SmeltException.of("train step", "expected %d batch tensors, got %s", batchArity, batch == null ? "null" : batch.length);
+        requireBatch(batch);
         var arguments = new ArrayList<>(Arrays.asList(batch));
         for (int h = 0; h < optimizer.hyperParameterNames().size(); h++) arguments.add(Tensor.scalar(DType.F64, 0));
         return compiled.explain(arguments.toArray(Tensor[]::new));
+    }
+
+    private void requireBatch(Tensor[] batch) {
+        if (batch == null || batch.length != batchArity)
+            throw SmeltException.of("train step", "expected %d batch tensors, got %s", batchArity, batch == null ? "a null array" : batch.length);
+        for (int i = 0; i < batch.length; i++)
+            if (batch[i] == null) throw SmeltException.of("train step", "batch tensor %d is null", i);
     }
 
     /// Batch signatures compiled so far (changing hyper-parameters adds none).

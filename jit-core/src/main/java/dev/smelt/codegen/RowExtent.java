@@ -25,7 +25,8 @@ public final class RowExtent {
     /// The kernel whose generated class runs `kernel` at whatever extent its outermost axis has:
     /// `kernel` with that extent set to 2 and each buffer sized to what the smaller space reaches.
     /// `kernel` itself when that axis is reduced, or when the representative would reach before a
-    /// buffer's start (a negative stride on an axis of size 1).
+    /// buffer's start (a negative stride on an axis of size 1) or past an int (a `[1, n]` space
+    /// with `n > 2^30`, or a `[0, n]` one, whose row stride the representative would step over).
     public static Kernel representative(Kernel kernel) {
         Shape space = kernel.space();
         if (space.rank() == 0 || kernel.outerRank() == 0 || acrossRows(kernel)) return kernel;
@@ -36,7 +37,7 @@ public final class RowExtent {
             var inputs = kernel.inputs().stream().map(in -> new Kernel.Input(in.dtype(), reach(in.map(), shared), in.map())).toList();
             var outputs = kernel.outputs().stream().map(out -> new Kernel.Output(out.value(), reach(out.map(), shared), out.map(), out.perRow())).toList();
             return new Kernel(shared, kernel.reducedRank(), inputs, kernel.reductions(), outputs);
-        } catch (IllegalArgumentException beforeStart) {
+        } catch (IllegalArgumentException | ArithmeticException beforeStartOrPastAnInt) {
             return kernel;
         }
     }

@@ -181,7 +181,7 @@ public sealed interface Node {
         public Slice {
             Check.axis(axis, x.shape());
             Check.that(0 <= start && start <= stop && stop <= x.shape().dim(axis) && step >= 1, "slice %d:%d:%d out of range for axis %d of %s", start, stop, step, axis, x.shape());
-            shape = Check.inferred(shape, x.shape().with(axis, (stop - start + step - 1) / step), "slice");
+            shape = Check.inferred(shape, x.shape().with(axis, stop == start ? 0 : (stop - start - 1) / step + 1), "slice"); // ⌈(stop-start)/step⌉, no int overflow
             dtype = Check.inferred(dtype, x.dtype(), "slice");
         }
         public List<Node> inputs() { return List.of(x); }

@@ -272,5 +272,9 @@ class CompileMethodsTest {
     void aBadCallIsRefusedBeforeTracing() {
         var model = Jit.instance(Layer.class, new Generator(4), 4, 3);
         rejects("Layer.forward(Tensor, Activation, double)", () -> model.forward(null, Activation.RELU, 1), "null");
+        var forward = Jit.methods(model).get("forward"); // its apply passes tensors only
+        var x = Tensor.ones(2, 4);
+        rejects("apply", () -> forward.apply(x), "Layer.forward(Tensor, Activation, double) has 3 parameters, got 1 arguments");
+        rejects("Layer.forward(Tensor, Activation, double)", () -> forward.apply(x, x, x), "argument 1 is a Tensor, but that parameter is Activation");
     }
 }
