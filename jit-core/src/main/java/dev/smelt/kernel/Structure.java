@@ -13,7 +13,11 @@ import java.util.Set;
 final class Structure {
     private Structure() {}
 
-    static boolean equal(Expr a, Expr b) { return equal(a, b, new HashSet<>()); }
+    static boolean equal(Expr a, Expr b) {
+        if (a == b) return true;
+        if (a.getClass() != b.getClass() || !sameAttributes(a, b)) return false;
+        return Expr.isLeaf(a) ? a.equals(b) : equal(a, b, new HashSet<>());
+    }
 
     static int hash(Expr expr) { return hash(expr, new IdentityHashMap<>()); }
 
