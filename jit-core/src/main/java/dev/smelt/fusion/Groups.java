@@ -41,7 +41,11 @@ final class Groups {
             var loop = Loop.of(signature);
             var cone = coneOf.apply(root);
             var buffers = cone.buffers();
-            var pointwise = Cones.pointwiseBuffers(root, realized);
+            // Only a root joining the kernel that writes what it reads needs these: found on demand.
+            var pointwise = new java.util.function.Supplier<Set<Node>>() {
+                Set<Node> found;
+                public Set<Node> get() { return found != null ? found : (found = Cones.pointwiseBuffers(root, realized)); }
+            };
             int size = cone.operations();
             Node matmul = matmulOf(root, cone);
             int last = lastWriter(buffers, groupOf);
@@ -86,9 +90,9 @@ final class Groups {
 
     /// Whether each buffer that kernel `g` writes is read at the root's own point, so that kernel
     /// `g` computes that value for the root in the same loop instead of reading it back.
-    private static boolean readsAtItsPoint(int g, List<Node> buffers, Map<Node, Integer> groupOf, Set<Node> pointwise) {
+    private static boolean readsAtItsPoint(int g, List<Node> buffers, Map<Node, Integer> groupOf, java.util.function.Supplier<Set<Node>> pointwise) {
         for (Node buffer : buffers)
-            if (groupOf.getOrDefault(buffer, -1) == g && !pointwise.contains(buffer)) return false;
+            if (groupOf.getOrDefault(buffer, -1) == g && !pointwise.get().contains(buffer)) return false;
         return true;
     }
 

@@ -21,6 +21,7 @@ final class Mapping {
     private final int[] flat; // non-null: only the flat position is known, as flat[d] per axis d, plus flatOffset
     private final int flatOffset;
     private final int kernelRank;
+    private int hash; // 0 until computed: lowering keys its memo on mappings
 
     private Mapping(int kernelRank, Shape shape, int[][] coef, int[] offset, int[] flat, int flatOffset) {
         this.kernelRank = kernelRank;
@@ -145,7 +146,8 @@ final class Mapping {
 
     @Override
     public int hashCode() {
-        return ((shape.hashCode() * 31 + Arrays.deepHashCode(coef)) * 31 + Arrays.hashCode(offset)) * 31 + Arrays.hashCode(flat) + flatOffset;
+        if (hash == 0) hash = ((shape.hashCode() * 31 + Arrays.deepHashCode(coef)) * 31 + Arrays.hashCode(offset)) * 31 + Arrays.hashCode(flat) + flatOffset;
+        return hash;
     }
 
     boolean sameAs(Mapping expected) {

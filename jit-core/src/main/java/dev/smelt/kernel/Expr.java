@@ -28,8 +28,8 @@ public sealed interface Expr {
         exprs.forEach(expr -> walk(expr, visit, seen));
     }
 
-    /// A set of nodes by identity, sized for a kernel's expressions so that it seldom grows.
-    static java.util.Set<Expr> visited() { return java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>(256)); }
+    /// A set of nodes by identity.
+    static java.util.Set<Expr> visited() { return java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>(64)); }
 
     private static void walk(Expr expr, java.util.function.Consumer<Expr> visit, java.util.Set<Expr> seen) {
         if (!seen.add(expr)) return;
