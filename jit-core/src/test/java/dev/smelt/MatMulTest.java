@@ -115,6 +115,25 @@ class MatMulTest {
         return out;
     }
 
+    /// A value shaped like the matmul's loop `[M, N, K]` beside its epilogue (random program seed
+    /// 35200 of the stress run): with K = 1 it is an epilogue value in keepDims form, written once
+    /// per `[m, n]`; with K > 1 it is not the product's at all and gets a kernel of its own.
+    @Test
+    void aValueShapedLikeTheProductsLoopBesideItsEpilogueMatchesTheInterpreter() {
+        var generator = new Generator(35200);
+        for (int k : new int[] {1, 2}) {
+            Tensor a = Tensor.randn(generator, DType.F64, 4, k), b = Tensor.randn(generator, DType.F64, k, k);
+            Jit.FunctionN program = args -> {
+                Tensor c = args.get(0).matmul(args.get(1));
+                return java.util.List.of(c.unsqueeze(-1).expand(4, k, k).exp(), c.sin());
+            };
+            var expected = Jit.trace(program, java.util.List.of(a, b)).interpret(a, b);
+            var actual = Jit.compile(program, 2).applyAll(a, b);
+            for (int i = 0; i < 2; i++)
+                assertClose(actual.get(i), DType.F64, expected.get(i).shape().dims().stream().mapToInt(Integer::intValue).toArray(), 1e-12, expected.get(i).toDoubleArray());
+        }
+    }
+
     // Element [batch…, row, column], the flat batch number unravelled over the leading axes.
     private static double at(Tensor x, int[] index, int batch, int row, int column) {
         for (int axis = x.rank() - 3; axis >= 0; axis--) {

@@ -20,13 +20,6 @@ final class MatMulLaunch {
     /// A kernel and the buffers its outputs write, in the kernel's order.
     record Converted(MatMulKernel kernel, List<Integer> outputBuffers) {}
 
-    /// Whether the pointwise consumer `root` of `matmul` is computed in the matmul's epilogue
-    /// (bias add, activation, residual add, scaling: whatever the planner fuses into the row kernel).
-    /// Always: the epilogue runs on each block of results while it is in cache, so it costs its
-    /// arithmetic only, where a kernel of its own would also write the product and read it back.
-    /// [#decision] prices both for `explain()`.
-    static boolean epilogueJoins(Node.MatMul matmul, Node root) { return true; }
-
     /// The decision for one matmul launch: its epilogue fused, priced against the product written
     /// out and the same epilogue run as a kernel of its own.
     static dev.smelt.kernel.Decision decision(String kernelName, String matmulLabel, List<String> fused, MatMulKernel kernel, Machine machine) {

@@ -99,9 +99,8 @@ final class ScheduleBuilder {
     Signature signature(Node root) {
         if (root instanceof Node.Reduce r && !r.axes().isEmpty() || root instanceof Node.MatMul) return Signature.of(root);
         for (Node candidate : cone(root).reductions()) {
-            if (candidate instanceof Node.MatMul matmul && !MatMulLaunch.epilogueJoins(matmul, root)) continue;
             Signature rows = Signature.of(candidate);
-            if (root.shape().equals(rows.operand()) || rows.rowMapping(root.shape()) != null) return rows;
+            if (rows.isRow() && rows.atEveryPoint(root.shape()) || rows.rowMapping(root.shape()) != null) return rows;
         }
         return Signature.pointwise(root.shape());
     }
@@ -118,7 +117,7 @@ final class ScheduleBuilder {
         var outputBuffers = new ArrayList<Integer>();
         for (Node root : group.roots()) {
             Mapping mapping = rootMapping(group.signature(), root);
-            boolean perRow = group.signature().isRow() && !root.shape().equals(group.signature().operand());
+            boolean perRow = !group.signature().atEveryPoint(root.shape());
             Expr value = group.concat() == null ? lowering.root(root, mapping) : lowering.lower(root, mapping);
             Node target = group.concat() == null ? root : group.concat();
             outputs.add(new Kernel.Output(value, target.shape().size(), targetMap(group, root, mapping), perRow));
@@ -155,7 +154,7 @@ final class ScheduleBuilder {
     }
 
     private static Mapping rootMapping(Signature signature, Node root) {
-        if (!signature.isRow() || root.shape().equals(signature.operand())) return signature.operandMapping();
+        if (signature.atEveryPoint(root.shape())) return signature.operandMapping();
         return signature.rowMapping(root.shape());
     }
 

@@ -9,15 +9,19 @@ import java.util.List;
 /// The loop structure of a kernel. Pointwise: the space is a value's shape. A row kernel is anchored
 /// by a reduction over `axes` of a value of shape `reduced` (or a matmul, whose virtual operand is
 /// `[batch…, M, N, K]` reduced over K): its space lists the kept axes, then the reduced ones.
-record Signature(Shape space, int reducedRank, Shape operand, int[] kernelAxisOf) {
+/// `product`: the anchor is a matmul, whose operand exists only as the loop, so every value its
+/// kernel writes is a row value (the epilogue, once per `[m, n]`).
+record Signature(Shape space, int reducedRank, Shape operand, int[] kernelAxisOf, boolean product) {
     static Signature pointwise(Shape shape) {
         int[] identity = new int[shape.rank()];
         for (int axis = 0; axis < identity.length; axis++) identity[axis] = axis;
-        return new Signature(shape, 0, shape, identity);
+        return new Signature(shape, 0, shape, identity, false);
     }
 
     /// The rows of `reduce(x, axes)`: kept axes of `operand` first, then the reduced ones.
-    static Signature rows(Shape operand, List<Integer> axes) {
+    static Signature rows(Shape operand, List<Integer> axes) { return rows(operand, axes, false); }
+
+    private static Signature rows(Shape operand, List<Integer> axes, boolean product) {
         var dims = new ArrayList<Integer>();
         int[] kernelAxisOf = new int[operand.rank()];
         for (int pass = 0; pass < 2; pass++)
@@ -26,13 +30,13 @@ record Signature(Shape space, int reducedRank, Shape operand, int[] kernelAxisOf
                     kernelAxisOf[axis] = dims.size();
                     dims.add(operand.dim(axis));
                 }
-        return new Signature(new Shape(dims), axes.size(), operand, kernelAxisOf);
+        return new Signature(new Shape(dims), axes.size(), operand, kernelAxisOf, product);
     }
 
     static Signature of(Node anchor) {
         return switch (anchor) {
             case Node.Reduce r -> rows(r.x().shape(), r.axes());
-            case Node.MatMul m -> rows(matmulSpace(m), List.of(m.shape().rank()));
+            case Node.MatMul m -> rows(matmulSpace(m), List.of(m.shape().rank()), true);
             default -> pointwise(anchor.shape());
         };
     }
@@ -46,6 +50,9 @@ record Signature(Shape space, int reducedRank, Shape operand, int[] kernelAxisOf
     }
 
     boolean isRow() { return reducedRank > 0; }
+
+    /// Whether a root of `shape` is computed at every point of the loop (else once per row).
+    boolean atEveryPoint(Shape shape) { return !isRow() || !product && shape.equals(operand); }
 
     /// The mapping from kernel points to the anchor operand's indices.
     Mapping operandMapping() { return Mapping.axes(operand, kernelAxisOf, space.rank()); }
