@@ -57,6 +57,8 @@ public final class FusionPlanner {
         var decisions = new ArrayList<Decision>();
         var labels = labels(graph);
         Realization.initial(graph, options.mode(), realized, decisions, labels);
+        // Once: every node realized later only shrinks the cones the cut has bounded.
+        KernelBudget.cut(graph, options.budget(), realized, decisions, labels);
         var attempt = attempt(graph, realized, labels, options, decisions, null);
         if (options.mode() != FusionMode.COST_MODEL) return finish(attempt, decisions, recomputed(attempt, labels, options.mode(), Map.of()));
         Map<Node, Double> priced = new IdentityHashMap<>();
@@ -92,7 +94,6 @@ public final class FusionPlanner {
     /// One plan for a fixed set of realized nodes, realizing more (and noting why in `decisions`)
     /// where lowering demands it. With `prices`, a trial: only its cost is wanted.
     private static ScheduleBuilder.Attempt attempt(Graph graph, Set<Node> realized, Map<Node, String> labels, Options options, List<Decision> decisions, KernelPrices prices) {
-        Realization.withinBudget(graph, options.budget(), realized, decisions, labels);
         while (true) {
             var attempt = new ScheduleBuilder(graph, realized, labels, options, prices).build();
             if (attempt.demands().isEmpty()) return attempt;

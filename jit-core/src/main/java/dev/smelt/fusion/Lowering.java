@@ -127,7 +127,7 @@ final class Lowering {
     }
 
     /// Counts `node` among the kernel's operations; false when that exceeds the budget.
-    /// ([Realization#withinBudget] has cut the graph so that this does not happen.)
+    /// ([KernelBudget] has cut the graph so that this does not happen.)
     private boolean count(Node node) {
         return switch (node) {
             // A node reached twice is computed once (shared); the budget counts it once.

@@ -41,31 +41,6 @@ final class Realization {
         if (!(node instanceof Node.Input)) decide(node, "a matmul operand is read many times", realized, decisions, labels);
     }
 
-    /// Realizes what keeps each kernel root's inline operations within `budget`: walking each root's
-    /// cone depth first, operands in order (the order lowering reaches them), the operations met
-    /// after the first `budget` get buffers of their own and become roots, walked in their turn.
-    /// One pass, consumers first, each root's walk bounded by its cone: linear in the graph, where
-    /// re-planning after each cut would be quadratic in a long chain.
-    static void withinBudget(Graph graph, int budget, Set<Node> realized, List<Decision> decisions, Map<Node, String> labels) {
-        List<Node> nodes = graph.nodes();
-        for (int i = nodes.size() - 1; i >= 0; i--) {
-            Node root = nodes.get(i);
-            if (!realized.contains(root) || root instanceof Node.Input || root instanceof Node.Concat) continue;
-            Set<Node> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-            int operations = isOperation(root) ? 1 : 0;
-            var pending = new java.util.ArrayDeque<Node>(root.inputs().reversed());
-            while (!pending.isEmpty()) {
-                Node node = pending.pop();
-                if (realized.contains(node) || node instanceof Node.Input || !seen.add(node)) continue;
-                if (isOperation(node) && ++operations > budget) {
-                    decide(node, "the kernel would exceed " + budget + " operations", realized, decisions, labels);
-                    continue;
-                }
-                node.inputs().reversed().forEach(pending::push);
-            }
-        }
-    }
-
     /// What eager mode runs as a kernel of its own: everything but inputs, constants and views.
     static boolean isOperation(Node node) {
         return switch (node) {
@@ -74,7 +49,7 @@ final class Realization {
         };
     }
 
-    private static void decide(Node node, String reason, Set<Node> realized, List<Decision> decisions, Map<Node, String> labels) {
+    static void decide(Node node, String reason, Set<Node> realized, List<Decision> decisions, Map<Node, String> labels) {
         if (realized.add(node)) decisions.add(Decision.rule(labels.get(node), "materialise", reason));
     }
 }

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.fusion;
+
+import dev.smelt.ir.Graph;
+import dev.smelt.ir.Node;
+import dev.smelt.kernel.Decision;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/// Cuts the graph so that no kernel computes more than `budget` operations (the limit that keeps
+/// generated methods under HotSpot's 8,000 bytes for JIT compilation). In one pass, operands
+/// before users, each node's cone is the set of operations it would compute inline: itself and
+/// its unrealized operands' cones, each operation once however often it is read. When that set
+/// outgrows the budget, the operand with the largest cone gets a buffer of its own, then the next,
+/// until it fits. A chain is cut every `budget` operations, and a chain that reads each value
+/// twice (`y·sigmoid(y)`) every `budget / 2` levels, not at every value below the cut. A cone
+/// never holds more than `budget + 1` nodes and is dropped once its last user is done: linear in
+/// the graph.
+final class KernelBudget {
+    private KernelBudget() {}
+
+    static void cut(Graph graph, int budget, Set<Node> realized, List<Decision> decisions, Map<Node, String> labels) {
+        List<Node> nodes = graph.nodes();
+        Map<Node, Integer> usersLeft = new IdentityHashMap<>();
+        for (Node node : nodes) for (Node operand : distinct(node.inputs())) usersLeft.merge(operand, 1, Integer::sum);
+        Map<Node, Set<Node>> cones = new IdentityHashMap<>();
+        for (Node node : nodes) {
+            if (node instanceof Node.Input) continue;
+            var inline = new ArrayList<Node>();
+            for (Node operand : distinct(node.inputs())) if (cones.containsKey(operand) && !realized.contains(operand)) inline.add(operand);
+            Set<Node> cone = union(node, inline, cones);
+            inline.sort(Comparator.comparingInt((Node operand) -> cones.get(operand).size()).reversed());
+            for (int i = 0; cone.size() > budget && i < inline.size(); i++) {
+                Realization.decide(inline.get(i), "the kernel would exceed " + budget + " operations", realized, decisions, labels);
+                cone = union(node, inline.subList(i + 1, inline.size()), cones);
+            }
+            cones.put(node, cone);
+            for (Node operand : distinct(node.inputs())) if (usersLeft.merge(operand, -1, Integer::sum) == 0) cones.remove(operand);
+        }
+    }
+
+    /// `node`'s own operation (if it is one) and the cones of its `inline` operands.
+    private static Set<Node> union(Node node, List<Node> inline, Map<Node, Set<Node>> cones) {
+        Set<Node> cone = Collections.newSetFromMap(new IdentityHashMap<>());
+        if (Realization.isOperation(node)) cone.add(node);
+        for (Node operand : inline) cone.addAll(cones.get(operand));
+        return cone;
+    }
+
+    private static List<Node> distinct(List<Node> operands) {
+        if (operands.size() < 2) return operands;
+        var distinct = new ArrayList<Node>();
+        for (Node operand : operands) if (distinct.stream().noneMatch(d -> d == operand)) distinct.add(operand);
+        return distinct;
+    }
+}
