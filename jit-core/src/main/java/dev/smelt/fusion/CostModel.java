@@ -150,8 +150,11 @@ public final class CostModel {
     }
 
     /// The spill penalty of a body at one point: each value over the register budget is stored and reloaded.
-    static double spills(Bodies.Body body, Machine machine) {
-        int excess = Pressure.peak(body) - machine.vectorRegisters();
+    static double spills(Bodies.Body body, Machine machine) { return spills(Pressure.peak(body), machine); }
+
+    /// The spill penalty at one point of a body that needs `peak` registers.
+    static double spills(int peak, Machine machine) {
+        int excess = peak - machine.vectorRegisters();
         return excess > 0 ? excess * SPILL_NS : 0;
     }
 

@@ -2,53 +2,79 @@
 package dev.smelt.fusion;
 
 import dev.smelt.kernel.Expr;
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /// How many vector registers a loop body needs at its worst moment, estimated from live ranges
 /// over the order generated code evaluates it in: loop invariants (broadcast constants and
 /// finished reductions, which the JIT hoists into registers) live throughout; each shared value
 /// lives from its computation, before the stores, to its last use; and each expression needs the
 /// registers of its Sethi–Ullman number, operands evaluated left to right.
+///
+/// The shared values are either [Expr.Shared] nodes (a kernel as generated) or, before [Sharing]
+/// has rewritten a body, the nodes it will share: the planner prices a body without building it.
 final class Pressure {
     private Pressure() {}
 
-    static int peak(Bodies.Body body) {
-        List<Expr.Shared> shared = Expr.sharedValues(body.values());
+    /// A body whose shared values are its [Expr.Shared] nodes.
+    static int peak(Bodies.Body body) { return peak(body.values(), body.accumulators(), expr -> expr instanceof Expr.Shared); }
+
+    /// A body whose nodes in `shared` will each be computed once, before the stores, into a register.
+    static int peak(List<Expr> values, int accumulators, Predicate<Expr> shared) {
+        var order = new ArrayList<Expr>();
+        collect(values, shared, order);
         // The steps in order: each shared value's computation, then each stored value.
-        var steps = new java.util.ArrayList<Expr>();
-        shared.forEach(s -> steps.add(s.value()));
-        steps.addAll(body.values());
-        Map<Integer, Integer> lastUse = new HashMap<>();
+        var steps = new ArrayList<Expr>(order);
+        steps.addAll(values);
+        Map<Expr, Integer> lastUse = new IdentityHashMap<>();
         // One set for all steps: below a step, only shared values are read by several steps, and
         // the walk stops at them.
         var seen = Expr.visited();
         for (int step = 0; step < steps.size(); step++) {
             int at = step;
-            references(steps.get(step), seen, id -> lastUse.put(id, at));
+            Expr computed = steps.get(step);
+            if (step >= order.size() && shared.test(computed)) lastUse.put(computed, at); // a stored value read from its register
+            else references(computed, shared, seen, value -> lastUse.put(value, at));
         }
         int[] endsAt = new int[steps.size()];
-        for (var s : shared) if (lastUse.containsKey(s.id())) endsAt[lastUse.get(s.id())]++;
-        int invariants = invariants(body.values()) + body.accumulators();
-        Map<Expr, Integer> needs = new java.util.IdentityHashMap<>();
+        for (var value : order) if (lastUse.containsKey(value)) endsAt[lastUse.get(value)]++;
+        int invariants = invariants(values) + accumulators;
+        Map<Expr, Integer> needs = new IdentityHashMap<>();
         int live = 0, peak = 0;
         for (int step = 0; step < steps.size(); step++) {
-            peak = Math.max(peak, invariants + live + need(steps.get(step), needs));
-            if (step < shared.size() && lastUse.containsKey(shared.get(step).id())) live++;
+            Expr computed = steps.get(step);
+            int need = step >= order.size() && shared.test(computed) ? 0 : operation(computed, shared, needs);
+            peak = Math.max(peak, invariants + live + need);
+            if (step < order.size() && lastUse.containsKey(order.get(step))) live++;
             live -= endsAt[step];
         }
         return peak;
     }
 
-    /// Calls `found` with each shared value `expr` reads directly (not those inside them).
-    private static void references(Expr expr, Set<Expr> seen, java.util.function.IntConsumer found) {
-        var pending = new java.util.ArrayDeque<Expr>(List.of(expr));
+    /// The shared values of `values`, each after the shared values it reads: the order in which
+    /// a loop body computes them.
+    private static void collect(List<Expr> values, Predicate<Expr> shared, List<Expr> order) {
+        var seen = Expr.visited();
+        for (Expr value : values) collect(value, shared, order, seen);
+    }
+
+    private static void collect(Expr expr, Predicate<Expr> shared, List<Expr> order, Set<Expr> seen) {
+        if (!seen.add(expr)) return;
+        Expr.operands(expr).forEach(operand -> collect(operand, shared, order, seen));
+        if (shared.test(expr)) order.add(expr);
+    }
+
+    /// Calls `found` with each shared value that computing `step` reads directly (not those inside them).
+    private static void references(Expr step, Predicate<Expr> shared, Set<Expr> seen, java.util.function.Consumer<Expr> found) {
+        var pending = new java.util.ArrayDeque<Expr>(Expr.operands(step));
         while (!pending.isEmpty()) {
             Expr node = pending.pop();
-            if (node instanceof Expr.Shared shared) found.accept(shared.id());
+            if (shared.test(node)) found.accept(node);
             else if (seen.add(node)) Expr.operands(node).forEach(pending::push);
         }
     }
@@ -64,27 +90,33 @@ final class Pressure {
 
     /// Registers to evaluate `expr` when its operands go left to right, each result held while the
     /// next is computed. Values already in registers (invariants, shared values) need none.
-    static int need(Expr expr) { return need(expr, new java.util.IdentityHashMap<>()); }
+    static int need(Expr expr) { return need(expr, node -> node instanceof Expr.Shared, new IdentityHashMap<>()); }
 
-    private static int need(Expr expr, Map<Expr, Integer> known) {
+    private static int need(Expr expr, Predicate<Expr> shared, Map<Expr, Integer> known) {
+        return shared.test(expr) ? 0 : operation(expr, shared, known);
+    }
+
+    /// Registers to compute `expr`'s own operation (a shared value's computation included).
+    private static int operation(Expr expr, Predicate<Expr> shared, Map<Expr, Integer> known) {
         Integer cached = known.get(expr);
         if (cached != null) return cached;
         int need = switch (expr) {
-            case Expr.Constant _, Expr.Accumulated _, Expr.Shared _ -> 0;
+            case Expr.Constant _, Expr.Accumulated _ -> 0;
             case Expr.Load _, Expr.Index _, Expr.Element _ -> 1;
-            case Expr.Unary unary -> Math.max(1, need(unary.x(), known));
-            case Expr.Cast cast -> Math.max(1, need(cast.x(), known));
-            case Expr.Binary binary -> operands(List.of(binary.left(), binary.right()), known);
-            case Expr.Where where -> operands(List.of(where.condition(), where.ifTrue(), where.ifFalse()), known);
+            case Expr.Shared s -> need(s.value(), shared, known);
+            case Expr.Unary unary -> Math.max(1, need(unary.x(), shared, known));
+            case Expr.Cast cast -> Math.max(1, need(cast.x(), shared, known));
+            case Expr.Binary binary -> operands(List.of(binary.left(), binary.right()), shared, known);
+            case Expr.Where where -> operands(List.of(where.condition(), where.ifTrue(), where.ifFalse()), shared, known);
         };
         known.put(expr, need);
         return need;
     }
 
-    private static int operands(List<Expr> operands, Map<Expr, Integer> known) {
+    private static int operands(List<Expr> operands, Predicate<Expr> shared, Map<Expr, Integer> known) {
         int held = 0, peak = 1;
         for (Expr operand : operands) {
-            int need = need(operand, known);
+            int need = need(operand, shared, known);
             peak = Math.max(peak, held + need);
             if (need > 0) held++;
         }

@@ -36,10 +36,13 @@ final class Sharing {
         this.kernelName = kernelName;
     }
 
-    /// `kernelName` null: a trial plan, which needs the kernel and its spills but no decisions.
+    /// `kernelName` null: a trial plan, which needs only the kernel's cost. Its kernel is then the
+    /// one given, unshared: it costs the same arithmetic (each distinct node once), and the
+    /// spills are priced as if shared.
     static Result apply(Kernel kernel, FusionMode mode, Machine machine, String kernelName) {
         if (mode == FusionMode.NONE) return new Result(kernel, List.of(), 0);
-        return new Sharing(mode, machine, kernelName).run(kernel);
+        var result = new Sharing(mode, machine, kernelName).run(kernel);
+        return kernelName == null ? new Result(kernel, List.of(), result.spillsLeft()) : result;
     }
 
     private Result run(Kernel kernel) {
@@ -63,6 +66,7 @@ final class Sharing {
             }
             spillsLeft += (perRow ? kernel.workItems() : points) * decided.spills();
         }
+        if (kernelName == null) return new Result(kernel, decisions, spillsLeft);
         var shared = renumber(new Kernel(kernel.space(), kernel.reducedRank(), kernel.inputs(), reductions, outputs));
         return new Result(shared, decisions, spillsLeft);
     }
@@ -91,10 +95,11 @@ final class Sharing {
         var order = new ArrayList<Expr>();
         Map<Expr, Integer> uses = uses(body.values(), order);
         List<Expr> chosen = order.stream().filter(node -> uses.get(node) > 1 && !Expr.isLeaf(node)).toList();
-        if (chosen.isEmpty()) return new Decided(body, CostModel.spills(body, machine));
-        var shared = rewrite(body, chosen);
-        double spills = CostModel.spills(shared, machine);
-        if (kernelName == null) return new Decided(shared, spills);
+        var chosenSet = java.util.Collections.<Expr>newSetFromMap(new IdentityHashMap<>());
+        chosenSet.addAll(chosen);
+        double spills = CostModel.spills(Pressure.peak(body.values(), body.accumulators(), chosenSet::contains), machine);
+        if (chosen.isEmpty() || kernelName == null) return new Decided(body, spills);
+        var shared = rewrite(body, chosenSet);
         if (mode == FusionMode.GREEDY) {
             chosen.forEach(value -> decisions.add(new Decision(subject(value), "keep in a register", Double.NaN, Double.NaN, "greedy fusion keeps every repeated value")));
             return new Decided(shared, spills);
@@ -105,11 +110,9 @@ final class Sharing {
         // (FusionBench.wide measured it: 0.49 ms recomputing, 0.48 ms sharing, 0.29 ms split.) What
         // still spills is left to the planner, which splits the kernel.
         double keptCost = CostModel.arithmetic(shared.values()) + spills;
-        var boundary = java.util.Collections.<Expr>newSetFromMap(new IdentityHashMap<>());
-        boundary.addAll(chosen);
         for (Expr value : chosen) {
             int count = uses.get(value);
-            double recomputed = keptCost + (count - 1) * inline(value, boundary);
+            double recomputed = keptCost + (count - 1) * inline(value, chosenSet);
             decisions.add(new Decision(subject(value), "keep in a register", keptCost, recomputed,
                     "computed once per point instead of %d times (per point)".formatted(count)));
         }
@@ -144,9 +147,7 @@ final class Sharing {
         return total[0];
     }
 
-    private Bodies.Body rewrite(Bodies.Body body, List<Expr> shared) {
-        var chosen = java.util.Collections.<Expr>newSetFromMap(new IdentityHashMap<>());
-        chosen.addAll(shared);
+    private Bodies.Body rewrite(Bodies.Body body, java.util.Set<Expr> chosen) {
         var wrap = Rewrite.bottomUp((original, rebuilt) ->
                 chosen.contains(original) ? new Expr.Shared(nextId++, rebuilt) : rebuilt);
         return new Bodies.Body(body.values().stream().map(wrap).toList(), body.perRow(), body.accumulators());
