@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
 /// [#listing] prints it as the Java it stands for, so a failing seed reads as code.
 ///
 /// Values are numbered in order: the arguments (`a0`, `a1`, …), then one per step (`v3`, `v4`, …).
-record Program(long seed, List<Argument> arguments, List<Constant> constants, List<Step> steps, List<Integer> results) {
+public record Program(long seed, List<Argument> arguments, List<Constant> constants, List<Step> steps, List<Integer> results) {
     public Program {
         arguments = List.copyOf(arguments);
         constants = List.copyOf(constants);
@@ -136,8 +136,11 @@ record Program(long seed, List<Argument> arguments, List<Constant> constants, Li
 
     private static final Map<String, Method> METHODS = new ConcurrentHashMap<>();
 
+    /// The number of arguments.
+    public int arity() { return arguments.size(); }
+
     /// The program's results for `arguments`: eager on concrete tensors, recorded inside a trace.
-    List<Tensor> apply(List<Tensor> arguments) {
+    public List<Tensor> apply(List<Tensor> arguments) {
         var values = new ArrayList<Tensor>(arguments);
         for (Step step : steps) values.add(step.apply(values));
         return results.stream().map(values::get).toList();
@@ -154,13 +157,13 @@ record Program(long seed, List<Argument> arguments, List<Constant> constants, Li
     }
 
     /// Fresh arguments: data set `set` of this program (0 for the first call, 1 for "new data", …).
-    List<Tensor> data(int set) {
+    public List<Tensor> data(int set) {
         var random = random(seed, 1 + set);
         return arguments.stream().map(argument -> argument.tensor(random)).toList();
     }
 
     /// The program as a Java lambda, ready to paste into a test.
-    String listing() {
+    public String listing() {
         var names = new ArrayList<String>();
         for (int i = 0; i < arguments.size(); i++) names.add("a" + i);
         for (int i = 0; i < steps.size(); i++) names.add("v" + (arguments.size() + i));

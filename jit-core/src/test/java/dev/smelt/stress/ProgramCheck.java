@@ -5,8 +5,6 @@ import dev.smelt.Compiled;
 import dev.smelt.Jit;
 import dev.smelt.Tensor;
 import dev.smelt.Traced;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -45,7 +43,7 @@ final class ProgramCheck {
             expected = Reference.of(traced, data);
             renewed = Reference.of(traced, fresh);
         } catch (RuntimeException | Error e) {
-            return new Outcome(program, List.of("tracing or interpreting threw " + trace(e)), "", false);
+            return new Outcome(program, List.of("tracing or interpreting threw " + SeedRunner.describe(e)), "", false);
         }
         Tensor[] first = data.toArray(Tensor[]::new), second = fresh.toArray(Tensor[]::new);
         Compiled compiled = Jit.compile(program::apply, first.length);
@@ -71,7 +69,7 @@ final class ProgramCheck {
             String mismatch = expected.mismatch(run.get());
             if (mismatch != null) problems.add(mode + ": " + mismatch);
         } catch (RuntimeException | Error e) {
-            problems.add(mode + " threw " + trace(e));
+            problems.add(mode + " threw " + SeedRunner.describe(e));
         }
     }
 
@@ -82,12 +80,5 @@ final class ProgramCheck {
         var outputs = new ArrayList<Tensor>();
         for (int o = 0; o < expected.shapes().size(); o++) outputs.add(Argument.data(random, expected.dtypes().get(o), expected.shapes().get(o)));
         return outputs;
-    }
-
-    /// The exception with its stack, cut after 25 frames.
-    static String trace(Throwable e) {
-        var text = new StringWriter();
-        e.printStackTrace(new PrintWriter(text));
-        return text.toString().lines().limit(25).reduce((a, b) -> a + "\n      " + b).orElse("");
     }
 }

@@ -26,7 +26,7 @@ import java.util.function.Predicate;
 /// partners for binary calls are found among the values (broadcasting when shapes allow), made
 /// from the operand (a slice, a reduction with keepDims, a transpose) or read from the closure
 /// as a constant, which tracing turns into an extra input.
-final class ProgramGenerator {
+public final class ProgramGenerator {
     final Random random;
     final Scale scale;
     private final List<Tensor> pool = new ArrayList<>();
@@ -36,7 +36,7 @@ final class ProgramGenerator {
     private final Family family;
 
     /// Which calls a program may use: all of them, or those with derivatives almost everywhere.
-    enum Family { ALL, DIFFERENTIABLE }
+    public enum Family { ALL, DIFFERENTIABLE }
 
     private ProgramGenerator(Random random, Scale scale, Family family) {
         this.random = random;
@@ -44,9 +44,9 @@ final class ProgramGenerator {
         this.family = family;
     }
 
-    static Program generate(long seed, Scale scale) { return generate(seed, scale, Family.ALL); }
+    public static Program generate(long seed, Scale scale) { return generate(seed, scale, Family.ALL); }
 
-    static Program generate(long seed, Scale scale, Family family) {
+    public static Program generate(long seed, Scale scale, Family family) {
         var random = Program.random(seed, 0);
         Scale chosen = scale.pick(random);
         List<Argument> arguments = chosen.arguments(random, family);
@@ -142,7 +142,8 @@ final class ProgramGenerator {
     /// differentiated): read from the closure.
     /// It is made on another thread: inside the trace bound to this one, even making a tensor records.
     Constant constant(DType dtype, Shape shape) {
-        var values = new Argument(dtype, shape, new Argument.Layout.Dense(), family == Family.DIFFERENTIABLE);
+        boolean smooth = family == Family.DIFFERENTIABLE; // f64 throughout: f32 rounding would swamp central differences
+        var values = new Argument(smooth ? DType.F64 : dtype, shape, new Argument.Layout.Dense(), smooth);
         var data = new Random(random.nextLong());
         var constant = new Constant("c" + constants.size(), CompletableFuture.supplyAsync(() -> values.tensor(data)).join());
         constants.add(constant);

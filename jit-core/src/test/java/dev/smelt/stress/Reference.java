@@ -14,11 +14,11 @@ import java.util.concurrent.atomic.AtomicLong;
 /// interpreter). Compiled and eager results must be within twice the bound of the reference
 /// (both may be that far from the exact value); elements the bound cannot cover (a comparison
 /// within error, a cast near a boundary, a value near overflow) are counted, not compared.
-record Reference(List<Shape> shapes, List<DType> dtypes, List<double[]> values, List<double[]> bounds) {
+public record Reference(List<Shape> shapes, List<DType> dtypes, List<double[]> values, List<double[]> bounds) {
     /// Elements compared, and elements left out as unstable, over every check in this JVM.
     static final AtomicLong COMPARED = new AtomicLong(), UNSTABLE = new AtomicLong();
 
-    static Reference of(Traced traced, List<Tensor> arguments) {
+    public static Reference of(Traced traced, List<Tensor> arguments) {
         Tensor[] args = arguments.toArray(Tensor[]::new);
         List<Tensor> results = traced.interpret(args);
         var errors = new Traced(GraphTolerance.bounds(traced.graph()), traced.arguments(), traced.captures()).interpret(args);
@@ -27,7 +27,7 @@ record Reference(List<Shape> shapes, List<DType> dtypes, List<double[]> values, 
     }
 
     /// How `actual` differs from the reference (the first element out of bounds), or null when it does not.
-    String mismatch(List<Tensor> actual) {
+    public String mismatch(List<Tensor> actual) {
         if (actual.size() != values.size()) return "%d results, the reference has %d".formatted(actual.size(), values.size());
         for (int o = 0; o < values.size(); o++) {
             Tensor result = actual.get(o);

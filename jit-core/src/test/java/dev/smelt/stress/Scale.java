@@ -15,13 +15,13 @@ import java.util.Random;
 /// large (from 2^14, where kernels get a vector variant, up to a few million elements, up to 5
 /// calls). Gradient programs are [#tiny]: central differences evaluate the program twice per
 /// input element.
-record Scale(int maxElements, int maxSteps, long maxFlops, double largeShare, int largeElements) {
+public record Scale(int maxElements, int maxSteps, long maxFlops, double largeShare, int largeElements) {
     static final int SMALL_ELEMENTS = 4096;
 
     /// Small programs, and with chance `largeShare` a large one of up to `largeElements` per value.
     static Scale mixed(double largeShare, int largeElements) { return new Scale(SMALL_ELEMENTS, 12, 1 << 18, largeShare, largeElements); }
 
-    static Scale tiny() { return new Scale(48, 8, 1 << 12, 0, 0); }
+    public static Scale tiny() { return new Scale(48, 10, 1 << 12, 0, 0); }
 
     boolean isLarge() { return maxElements > SMALL_ELEMENTS; }
 

@@ -67,7 +67,7 @@ public final class SeedRunner {
         try {
             return check.run(seed);
         } catch (Exception | Error e) {
-            return "seed %d (rerun alone with -Dsmelt.stress.seed=%d): the check threw %s".formatted(seed, seed, ProgramCheck.trace(e));
+            return "seed %d (rerun alone with -Dsmelt.stress.seed=%d): the check threw %s".formatted(seed, seed, describe(e));
         }
     }
 
@@ -91,6 +91,13 @@ public final class SeedRunner {
                 System.out.printf("%s: %,d of %,d seeds in %d s, %d failed%n", name, finished.get(), total, TimeUnit.NANOSECONDS.toSeconds(now - start), failures.size());
             }
         }
+    }
+
+    /// The exception with its stack, cut after 25 lines, indented to sit under a report's first line.
+    public static String describe(Throwable e) {
+        var text = new java.io.StringWriter();
+        e.printStackTrace(new java.io.PrintWriter(text));
+        return text.toString().lines().limit(25).reduce((a, b) -> a + "\n      " + b).orElse("");
     }
 
     private static String stack(Thread thread) {
