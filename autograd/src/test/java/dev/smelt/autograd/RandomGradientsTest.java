@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 /// backward graph, within the bound `GraphTolerance` derives from its ops (a program may compute
 /// parts in f32, from masks), and central differences of the forward ([DifferenceCheck]);
 /// `valueAndGrad`'s value must match the interpreted forward likewise. The
-/// default build runs `smelt.stress.gradients` = 60 programs, the `stress` profile 20,000; rerun
+/// default build runs `smelt.stress.gradients` = 1,000 programs, the `stress` profile 20,000; rerun
 /// one with `-Dsmelt.stress.seed=<seed>`.
 class RandomGradientsTest {
     /// Elements per argument compared with central differences: each costs two forward runs.
@@ -36,7 +36,7 @@ class RandomGradientsTest {
 
     @Test
     void gradientsOfRandomProgramsMatchCentralDifferences() {
-        var summary = SeedRunner.run("RandomGradientsTest", Settings.seeds("gradients", 60), Settings.integer("threads", 1), RandomGradientsTest::check);
+        var summary = SeedRunner.run("RandomGradientsTest", Settings.seeds("gradients", 1000), Settings.integer("threads", 1), RandomGradientsTest::check);
         long compared = DifferenceCheck.COMPARED.get(), kinks = DifferenceCheck.KINKS.get(), notFinite = DifferenceCheck.NOT_FINITE.get();
         System.out.printf("RandomGradientsTest: %,d programs in %.1f s, %.1f/s (%,d with a value that is not finite skipped); %,d elements"
                 + " compared with central differences, %,d at a kink, %,d not finite; %d failed%n", summary.seedsRun(), summary.millis() / 1000.0,

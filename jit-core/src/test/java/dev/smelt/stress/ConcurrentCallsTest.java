@@ -30,8 +30,8 @@ class ConcurrentCallsTest {
 
     @Test
     void eightThreadsCallingSharedFunctionsMatchTheInterpreter() throws InterruptedException {
-        int functionCount = Settings.integer("concurrentFunctions", 3), perFunction = Settings.integer("concurrentPrograms", 10);
-        int calls = Settings.integer("concurrentCalls", 100);
+        int functionCount = Settings.integer("concurrentFunctions", 3), perFunction = Settings.integer("concurrentPrograms", 12);
+        int calls = Settings.integer("concurrentCalls", 200);
         long first = Long.getLong("smelt.stress.firstSeed", 0);
         var functions = new ArrayList<Map<String, Case>>();
         for (int f = 0; f < functionCount; f++) functions.add(cases(first + 100_000L * f, perFunction));

@@ -9,8 +9,11 @@ package dev.smelt.stress;
 /// | --- | --- | --- |
 /// | `seed` | run only this seed (of every random test), printing its program | all seeds |
 /// | `firstSeed` | the first seed of each range | 0 |
-/// | `programs`, `gradients` | random programs, random gradient checks | 200, 60 |
-/// | `largeShare`, `largeElements` | share of large programs, their elements per value | 0.01, 3·2^20 |
+/// | `programs`, `gradients` | random programs, random gradient checks | 1,500, 1,000 |
+/// | `largeShare`, `largeElements` | share of large programs, their elements per value | 0.004, 3·2^20 |
+/// | `concurrentFunctions`, `concurrentPrograms`, `concurrentCalls` | functions shared by 8 threads, programs each serves, calls per thread | 3, 12, 200 |
+/// | `compilations` | compilations under a 64 MiB metaspace (`stress` profile only) | 30,000 |
+/// | `trainingSteps` | steps of the long training run (`stress` profile only) | 2,000 |
 /// | `threads` | threads checking seeds side by side | 1 |
 /// | `timeoutSeconds` | a seed still running after this is reported as hung | 300 |
 public final class Settings {
@@ -35,5 +38,5 @@ public final class Settings {
         return value == null ? defaultValue : Double.parseDouble(value);
     }
 
-    static Scale programScale() { return Scale.mixed(decimal("largeShare", 0.01), integer("largeElements", 3 << 20)); }
+    static Scale programScale() { return Scale.mixed(decimal("largeShare", 0.004), integer("largeElements", 3 << 20)); }
 }
