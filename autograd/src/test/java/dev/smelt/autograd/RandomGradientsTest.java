@@ -37,12 +37,13 @@ class RandomGradientsTest {
     @Test
     void gradientsOfRandomProgramsMatchCentralDifferences() {
         var summary = SeedRunner.run("RandomGradientsTest", Settings.seeds("gradients", 1000), Settings.integer("threads", 1), RandomGradientsTest::check);
-        long compared = DifferenceCheck.COMPARED.get(), kinks = DifferenceCheck.KINKS.get(), notFinite = DifferenceCheck.NOT_FINITE.get();
-        System.out.printf("RandomGradientsTest: %,d programs in %.1f s, %.1f/s (%,d with a value that is not finite skipped); %,d elements"
-                + " compared with central differences, %,d at a kink, %,d not finite; %d failed%n", summary.seedsRun(), summary.millis() / 1000.0,
-                summary.perSecond(), SKIPPED.get(), compared, kinks, notFinite, summary.failures().size());
+        long compared = DifferenceCheck.COMPARED.get(), kinks = DifferenceCheck.KINKS.get(), unresolved = DifferenceCheck.UNRESOLVED.get();
+        long notFinite = DifferenceCheck.NOT_FINITE.get();
+        System.out.printf("RandomGradientsTest: %,d programs in %.1f s, %.1f/s (%,d with a value that is not finite or past 2^32 skipped); %,d elements"
+                + " compared with central differences, %,d at a kink, %,d not resolved by the step, %,d not finite; %d failed%n", summary.seedsRun(),
+                summary.millis() / 1000.0, summary.perSecond(), SKIPPED.get(), compared, kinks, unresolved, notFinite, summary.failures().size());
         if (!summary.failures().isEmpty()) fail(summary.firstFailures(3));
-        assertTrue(compared > 10 * (kinks + notFinite), "a check that skips most elements would pass anything");
+        assertTrue(compared > 10 * (kinks + unresolved + notFinite), "a check that skips most elements would pass anything");
     }
 
     static String check(long seed) {
@@ -51,7 +52,7 @@ class RandomGradientsTest {
         Tensor[] args = arguments.toArray(Tensor[]::new);
         Traced forward = Jit.trace(program::apply, arguments);
         double loss = forward.interpret(args).getFirst().item();
-        if (!everyValueFinite(forward, args)) {
+        if (!everyValueModerate(forward, args)) {
             SKIPPED.incrementAndGet();
             return null;
         }
@@ -84,14 +85,18 @@ class RandomGradientsTest {
         return DifferenceCheck.compare(forward, arguments, wrt, gradients, loss, random, SAMPLE);
     }
 
-    /// Whether every floating value the forward computes is finite. A NaN or ∞ on the way has no
-    /// derivative to check even when the loss is finite: `pow(NaN, 0)` is 1, but the chain rule
-    /// multiplies 0 by the NaN (as PyTorch and JAX do), while the differences of a constant are 0.
-    private static boolean everyValueFinite(Traced forward, Tensor[] args) {
+    /// Whether every floating value the forward computes is finite and within ±2^32. A NaN or ∞ on
+    /// the way has no derivative to check even when the loss is finite: `pow(NaN, 0)` is 1, but the
+    /// chain rule multiplies 0 by the NaN (as PyTorch and JAX do), while the differences of a
+    /// constant are 0. Past 2^32 a value's own rounding starts to dominate what a periodic function
+    /// of it computes: nested exponentials reach 1.4e23, whose ulp is 1.7e7, so `sin` of it is
+    /// noise and its vjp, `cos(v)·v'` with v' = 1e25, is noise of that size (seed 1762 of the first
+    /// version of this test).
+    private static boolean everyValueModerate(Traced forward, Tensor[] args) {
         Graph graph = forward.graph();
         var values = graph.nodes().stream().filter(node -> node.dtype().isFloating()).toList();
         var everything = new Traced(new Graph(graph.inputs(), values), forward.arguments(), forward.captures()).interpret(args);
-        return everything.stream().allMatch(value -> java.util.Arrays.stream(value.toDoubleArray()).allMatch(Double::isFinite));
+        return everything.stream().allMatch(value -> java.util.Arrays.stream(value.toDoubleArray()).allMatch(v -> Math.abs(v) <= 0x1p32));
     }
 
     /// A random non-empty subset of the arguments, ascending.
