@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /// Random programs over the public API, each compiled and run every way a user can
 /// ([ProgramCheck]) and compared with the reference interpreter. The default build runs
-/// `smelt.stress.programs` = 1,500 of them; the `stress` profile runs 100,000. A failure prints the
+/// `smelt.stress.programs` = 1,000 of them; the `stress` profile runs 100,000. A failure prints the
 /// seed, what differed in which call mode, the program as Java and its graph as IR; rerun it
 /// alone with `-Dsmelt.stress.seed=<seed>`.
 class RandomProgramsTest {
@@ -19,7 +19,7 @@ class RandomProgramsTest {
         var large = new AtomicLong();
         var vector = new AtomicLong();
         var knownFailures = new AtomicLong();
-        var summary = SeedRunner.run("RandomProgramsTest", Settings.seeds("programs", 1500), Settings.integer("threads", 1), seed -> {
+        var summary = SeedRunner.run("RandomProgramsTest", Settings.seeds("programs", 1000), Settings.integer("threads", 1), seed -> {
             Program program = ProgramGenerator.generate(seed, scale);
             var outcome = ProgramCheck.check(program);
             if (program.arguments().stream().anyMatch(argument -> argument.shape().size() > Scale.SMALL_ELEMENTS)) large.incrementAndGet();

@@ -9,7 +9,7 @@ package dev.smelt.stress;
 /// | --- | --- | --- |
 /// | `seed` | run only this seed (of every random test), printing its program | all seeds |
 /// | `firstSeed` | the first seed of each range | 0 |
-/// | `programs`, `gradients` | random programs, random gradient checks | 1,500, 1,000 |
+/// | `programs`, `gradients` | random programs, random gradient checks | 1,000, 1,000 |
 /// | `largeShare`, `largeElements` | share of large programs, their elements per value | 0.004, 3·2^20 |
 /// | `concurrentFunctions`, `concurrentPrograms`, `concurrentCalls` | functions shared by 8 threads, programs each serves, calls per thread | 3, 12, 200 |
 /// | `compilations` | compilations under a 64 MiB metaspace (`stress` profile only) | 30,000 |
