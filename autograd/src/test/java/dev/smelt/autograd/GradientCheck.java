@@ -48,22 +48,32 @@ final class GradientCheck {
             Tensor argument = arguments.get(wrt[w]);
             double[] values = argument.toDoubleArray(), gradient = gradients.get(w).toDoubleArray();
             for (int e = 0; e < values.length; e++) {
-                double h = 1e-6 * Math.max(1, Math.abs(values[e]));
+                double h = step(values[e]);
                 double plus = loss(forward, arguments, wrt[w], values, e, values[e] + h);
                 double minus = loss(forward, arguments, wrt[w], values, e, values[e] - h);
                 double numeric = (plus - minus) / (2 * h);
-                double tolerance = 1e-5 * Math.max(1, Math.abs(numeric)) + 1e-9 * Math.max(Math.abs(plus), Math.abs(minus));
-                if (!(Math.abs(numeric - gradient[e]) <= tolerance))
+                if (!(Math.abs(numeric - gradient[e]) <= tolerance(numeric, plus, minus)))
                     fail("%s: argument %d, element %d (x = %s): vjp gives %s, central differences %s".formatted(name, wrt[w], e, values[e], gradient[e], numeric));
             }
         }
     }
 
-    private static double loss(Traced forward, List<Tensor> arguments, int index, double[] values, int element, double value) {
+    /// The step of the central difference at `x`: relative for large `x`, so `x ± h` differ from `x`.
+    static double step(double x) { return 1e-6 * Math.max(1, Math.abs(x)); }
+
+    /// How far a vjp may be from the central difference `numeric = (plus - minus) / 2h`: 1e-5
+    /// relative (the truncation error h²f‴/6), plus 1e-9 of the loss for its rounding, which the
+    /// division by 2h magnifies.
+    static double tolerance(double numeric, double plus, double minus) {
+        return 1e-5 * Math.max(1, Math.abs(numeric)) + 1e-9 * Math.max(Math.abs(plus), Math.abs(minus));
+    }
+
+    static double loss(Traced forward, List<Tensor> arguments, int index, double[] values, int element, double value) {
         double[] moved = values.clone();
         moved[element] = value;
         var args = new ArrayList<>(arguments);
-        args.set(index, Tensor.of(moved, arguments.get(index).shape().toArray()));
+        int[] shape = arguments.get(index).shape().toArray();
+        args.set(index, shape.length == 0 ? Tensor.of(moved).reshape() : Tensor.of(moved, shape)); // Tensor.of with no dims makes a vector
         return forward.interpret(args.toArray(Tensor[]::new)).getFirst().toDoubleArray()[0];
     }
 

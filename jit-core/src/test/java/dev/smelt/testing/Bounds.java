@@ -32,8 +32,9 @@ final class Bounds {
             case SIGN -> constant(0, x.shape());
         };
         Node propagated = times(derivative, ex);
-        if (u.op() == UnaryOp.SIGN) propagated = unstableIf(both(positive(ex), compare(BinaryOp.LE, abs(x), ex)), zero(x.shape()));
-        return finite(add(propagated, GraphTolerance.local(u, GraphTolerance.localUlps(u.op()))));
+        if (u.op() == UnaryOp.SIGN) propagated = unstableIf(both(positive(ex), within(abs(x), ex)), zero(x.shape()));
+        Node rounding = add(GraphTolerance.local(u, GraphTolerance.localUlps(u.op())), GraphTolerance.floor(u, Tolerance.of(u.op(), u.dtype())));
+        return finite(add(propagated, rounding));
     }
 
     // factor / low where low > 0, else unbounded.
@@ -47,7 +48,7 @@ final class Bounds {
         Node sum = add(ea, eb);
         if (b.op().isComparison()) {
             Node gap = abs(sub(f64(b.left()), f64(b.right())));
-            return unstableIf(both(positive(sum), compare(BinaryOp.LE, gap, sum)), zero(shape));
+            return unstableIf(both(positive(sum), within(gap, sum)), zero(shape));
         }
         if (b.dtype() == DType.I32) return exactUnless(sum);
         Node a = abs(b.left()), c = abs(b.right());
@@ -60,7 +61,9 @@ final class Bounds {
             case EQ, NE, LT, LE, GT, GE -> throw new IllegalStateException("comparisons are handled above");
         };
         double ulps = b.op() == BinaryOp.POW ? 2 : b.op() == BinaryOp.MAXIMUM || b.op() == BinaryOp.MINIMUM ? 0 : 0.5;
-        return finite(add(propagated, GraphTolerance.local(b, ulps)));
+        Node rounding = GraphTolerance.local(b, ulps);
+        if (b.op() == BinaryOp.POW) rounding = add(rounding, GraphTolerance.floor(b, Tolerance.pow(b.dtype())));
+        return finite(add(propagated, rounding));
     }
 
     // |a/c − (a±ea)/(c±ec)| ≤ (|a|·ec + |c|·ea) / (|c|·(|c| − ec)), unbounded when c may be 0.
@@ -78,10 +81,10 @@ final class Bounds {
         if (to.isFloating()) return finite(add(ex, GraphTolerance.local(c, from == DType.F32 && to == DType.F64 ? 0 : 0.5)));
         if (!from.isFloating()) return ex;
         Node x = f64(c.x());
-        if (to == DType.BOOL) return unstableIf(both(positive(ex), compare(BinaryOp.LE, abs(x), ex)), zero(shape));
+        if (to == DType.BOOL) return unstableIf(both(positive(ex), within(abs(x), ex)), zero(shape));
         Node truncated = f64(new Node.Cast(c.x(), DType.I32));
         Node below = abs(sub(x, truncated)), above = sub(constant(1, shape), below);
-        return unstableIf(both(positive(ex), compare(BinaryOp.GE, ex, new Node.Binary(BinaryOp.MINIMUM, below, above))), zero(shape));
+        return unstableIf(both(positive(ex), within(new Node.Binary(BinaryOp.MINIMUM, below, above), ex)), zero(shape));
     }
 
     static Node ofReduce(Node.Reduce r, Node ex) {
@@ -92,7 +95,11 @@ final class Bounds {
         int count = 1;
         for (int axis : r.axes()) count *= r.x().shape().dim(axis);
         return finite(switch (r.op()) {
-            case SUM -> add(add(reduce(ReduceOp.SUM, ex, r.axes()), scale(reduce(ReduceOp.SUM, abs(r.x()), r.axes()), count * ulp(r.dtype()))), GraphTolerance.local(r, 0.5));
+            case SUM -> {
+                Node magnitudes = reduce(ReduceOp.SUM, abs(r.x()), r.axes());
+                Node bound = add(add(reduce(ReduceOp.SUM, ex, r.axes()), scale(magnitudes, count * ulp(r.dtype()))), GraphTolerance.local(r, 0.5));
+                yield unstableIf(partialSumsMayOverflow(magnitudes, r.dtype()), bound);
+            }
             case PROD -> unstableIf(positive(worst), GraphTolerance.local(r, count));
             case MAX, MIN -> worst;
             case ARGMAX, ARGMIN -> throw new IllegalStateException("arg-reductions are handled above");
@@ -103,7 +110,7 @@ final class Bounds {
     private static Node argument(Node.Reduce r, Node ex, Node worst) {
         Node x = f64(r.x());
         Node extreme = reduce(r.op() == ReduceOp.ARGMAX ? ReduceOp.MAX : ReduceOp.MIN, x, r.axes());
-        Node near = compare(BinaryOp.LE, abs(sub(x, broadcast(extreme, x.shape()))), scale(broadcast(worst, x.shape()), 2));
+        Node near = within(abs(sub(x, broadcast(extreme, x.shape()))), scale(broadcast(worst, x.shape()), 2));
         Node contenders = reduce(ReduceOp.SUM, f64(near), r.axes());
         return unstableIf(both(positive(worst), compare(BinaryOp.GT, contenders, constant(1, contenders.shape()))), zero(r.shape()));
     }
@@ -116,7 +123,8 @@ final class Bounds {
         // Each product may also underflow (fl(a·b) = a·b(1+δ) + η, |η| ≤ the smallest subnormal),
         // and an FMA, which rounds a·b + c once, keeps the sign of a product that underflows to 0.
         Node underflow = constant(k * tiny(m.dtype()), m.shape());
-        return finite(add(add(add(propagated, reassociation), underflow), GraphTolerance.local(m, 0.5)));
+        Node bound = finite(add(add(add(propagated, reassociation), underflow), GraphTolerance.local(m, 0.5)));
+        return unstableIf(partialSumsMayOverflow(product(m, a, b), m.dtype()), bound);
     }
 
     private static double tiny(DType dtype) { return dtype == DType.F32 ? Float.MIN_VALUE : Double.MIN_VALUE; }

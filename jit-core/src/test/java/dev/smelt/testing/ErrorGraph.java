@@ -46,6 +46,23 @@ final class ErrorGraph {
 
     static Node positive(Node e) { return compare(BinaryOp.GT, e, zero(e.shape())); }
 
+    /// `distance ≤ error`, and true wherever `error` is unbounded: a value with unbounded error may
+    /// be anything in another evaluation order, NaN or ±∞ included, so even a NaN distance is
+    /// within it (f64 `MAX·(-53) + MAX·2.4` is NaN by plain adds and -∞ with an FMA).
+    static Node within(Node distance, Node error) {
+        Shape shape = error.shape();
+        Node unbounded = compare(BinaryOp.EQ, error, constant(INF, shape));
+        return where(unbounded, new Node.Constant(1, shape, DType.BOOL), compare(BinaryOp.LE, distance, error));
+    }
+
+    /// Where a sum whose terms have magnitudes summing to `magnitudes` may overflow on the way in
+    /// `dtype` (the reference adds in double): an order that meets +∞ before -∞ gives +∞ or NaN
+    /// where the exact sum is finite or -∞.
+    static Node partialSumsMayOverflow(Node magnitudes, DType dtype) {
+        double largest = dtype == DType.F32 ? Float.MAX_VALUE : Double.MAX_VALUE;
+        return compare(BinaryOp.GT, magnitudes, constant(largest, magnitudes.shape()));
+    }
+
     /// `d·e`, but 0 where `e` is 0 even if the derivative bound `d` is infinite or NaN.
     static Node times(Node derivative, Node e) {
         return where(positive(e), mul(derivative, e), zero(e.shape()));

@@ -81,6 +81,17 @@ public final class GraphTolerance {
         return where(special, zero(shape), where(nan, zero(shape), unstableIf(nearOverflow, error)));
     }
 
+    /// The absolute floor [Tolerance] measured for the vector form of an op, where its result may be
+    /// 0 against the reference's subnormal (`exp`, `sigmoid` and the like reach the subnormals through
+    /// an overflowing intermediate): 0 where the result is ±∞ or NaN, which must match exactly.
+    static Node floor(Node value, Tolerance.Bound bound) {
+        Shape shape = value.shape();
+        if (bound.absolute() == 0 || !value.dtype().isFloating()) return zero(shape);
+        Node magnitude = abs(value);
+        Node finite = compare(BinaryOp.LT, magnitude, constant(INF, shape));  // false for ∞ and NaN
+        return where(finite, constant(bound.absolute(), shape), zero(shape));
+    }
+
     /// Result of comparing compiled `actual` with `expected` under `bound`, or null when they agree.
     public static String mismatch(double expected, double actual, double bound) {
         if (Double.isNaN(bound) || bound == ErrorGraph.INF) return null;

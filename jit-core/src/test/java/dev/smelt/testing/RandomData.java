@@ -46,6 +46,10 @@ public final class RandomData {
         };
     }
 
+    /// `size` values of `dtype` drawn as [#buffers] draws each buffer (one profile and special-value
+    /// rate per call), for tests that build tensors rather than kernel buffers.
+    public static Storage values(Random random, DType dtype, int size) { return Storage.wrapArray(fill(random, dtype, size)); }
+
     private static Object fill(Random random, DType dtype, int size) {
         var storage = Storage.allocate(dtype, size);
         int profile = random.nextInt(5);

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.autograd;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.smelt.Jit;
+import dev.smelt.Tensor;
+import dev.smelt.Traced;
+import dev.smelt.ir.Graph;
+import dev.smelt.stress.Program;
+import dev.smelt.stress.ProgramGenerator;
+import dev.smelt.stress.Reference;
+import dev.smelt.stress.Scale;
+import dev.smelt.stress.SeedRunner;
+import dev.smelt.stress.Settings;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/// Random f64 programs (the `stress` generator's differentiable family: smooth functions, their
+/// domains kept, reductions, views, matmuls, composites, a few kinks) differentiated through the
+/// public API, `Autograd.grad` for even seeds and `valueAndGrad` for odd ones, with respect to a
+/// random subset of the arguments. Each gradient must match the interpreter running the same
+/// backward graph, within the bound `GraphTolerance` derives from its ops (a program may compute
+/// parts in f32, from masks), and central differences of the forward ([DifferenceCheck]);
+/// `valueAndGrad`'s value must match the interpreted forward likewise. The
+/// default build runs `smelt.stress.gradients` = 1,000 programs, the `stress` profile 20,000; rerun
+/// one with `-Dsmelt.stress.seed=<seed>`.
+class RandomGradientsTest {
+    /// Elements per argument compared with central differences: each costs two forward runs.
+    private static final int SAMPLE = 12;
+    private static final AtomicLong SKIPPED = new AtomicLong();
+
+    @Test
+    void gradientsOfRandomProgramsMatchCentralDifferences() {
+        var summary = SeedRunner.run("RandomGradientsTest", Settings.seeds("gradients", 1000), Settings.integer("threads", 1), RandomGradientsTest::check);
+        long compared = DifferenceCheck.COMPARED.get(), kinks = DifferenceCheck.KINKS.get(), unresolved = DifferenceCheck.UNRESOLVED.get();
+        long notFinite = DifferenceCheck.NOT_FINITE.get();
+        System.out.printf("RandomGradientsTest: %,d programs in %.1f s, %.1f/s (%,d with a value that is not finite or past 2^32 skipped); %,d elements"
+                + " compared with central differences, %,d at a kink, %,d not resolved by the step, %,d not finite; %d failed%n", summary.seedsRun(),
+                summary.millis() / 1000.0, summary.perSecond(), SKIPPED.get(), compared, kinks, unresolved, notFinite, summary.failures().size());
+        if (!summary.failures().isEmpty()) fail(summary.firstFailures(3));
+        assertTrue(compared > 10 * (kinks + unresolved + notFinite), "a check that skips most elements would pass anything");
+    }
+
+    static String check(long seed) {
+        Program program = ProgramGenerator.generate(seed, Scale.tiny(), ProgramGenerator.Family.DIFFERENTIABLE);
+        List<Tensor> arguments = program.data(0);
+        Tensor[] args = arguments.toArray(Tensor[]::new);
+        Traced forward = Jit.trace(program::apply, arguments);
+        double loss = forward.interpret(args).getFirst().item();
+        if (!everyValueModerate(forward, args)) {
+            SKIPPED.incrementAndGet();
+            return null;
+        }
+        var random = new Random(seed);
+        int[] wrt = wrt(random, program.arity());
+        String problem;
+        try {
+            problem = problem(program, forward, arguments, wrt, loss, random, seed % 2 == 0);
+        } catch (RuntimeException | Error e) {
+            problem = e instanceof AssertionError ? e.getMessage() : "threw " + SeedRunner.describe(e);
+        }
+        if (Settings.singleSeed()) System.out.println(program.listing() + forward);
+        if (problem == null) return null;
+        return "seed %d (rerun alone with -Dsmelt.stress.seed=%d), gradients with respect to %s:%n  %s%n%s%s".formatted(seed, seed,
+                java.util.Arrays.toString(wrt), problem, program.listing(), forward);
+    }
+
+    private static String problem(Program program, Traced forward, List<Tensor> arguments, int[] wrt, double loss, Random random, boolean grad) {
+        Tensor[] args = arguments.toArray(Tensor[]::new);
+        List<Tensor> gradients;
+        if (grad) gradients = Autograd.grad(program::apply, program.arity(), wrt).applyAll(args);
+        else {
+            var result = Autograd.valueAndGrad(program::apply, program.arity(), wrt).apply(args);
+            String mismatch = Reference.of(forward, arguments).mismatch(List.of(result.value()));
+            if (mismatch != null) return "valueAndGrad's value against the interpreted forward: " + mismatch;
+            gradients = result.gradients();
+        }
+        String mismatch = Reference.of(Autograd.withGradients(forward, wrt, false), arguments).mismatch(gradients);
+        if (mismatch != null) return (grad ? "grad" : "valueAndGrad") + " against the interpreted backward graph: " + mismatch;
+        return DifferenceCheck.compare(forward, arguments, wrt, gradients, loss, random, SAMPLE);
+    }
+
+    /// Whether every floating value the forward computes is finite and within ±2^32. A NaN or ∞ on
+    /// the way has no derivative to check even when the loss is finite: `pow(NaN, 0)` is 1, but the
+    /// chain rule multiplies 0 by the NaN (as PyTorch and JAX do), while the differences of a
+    /// constant are 0. Past 2^32 a value's own rounding starts to dominate what a periodic function
+    /// of it computes: nested exponentials reach 1.4e23, whose ulp is 1.7e7, so `sin` of it is
+    /// noise and its vjp, `cos(v)·v'` with v' = 1e25, is noise of that size (seed 1762 of the first
+    /// version of this test).
+    private static boolean everyValueModerate(Traced forward, Tensor[] args) {
+        Graph graph = forward.graph();
+        var values = graph.nodes().stream().filter(node -> node.dtype().isFloating()).toList();
+        var everything = new Traced(new Graph(graph.inputs(), values), forward.arguments(), forward.captures()).interpret(args);
+        return everything.stream().allMatch(value -> java.util.Arrays.stream(value.toDoubleArray()).allMatch(v -> Math.abs(v) <= 0x1p32));
+    }
+
+    /// A random non-empty subset of the arguments, ascending.
+    private static int[] wrt(Random random, int arity) {
+        var chosen = new ArrayList<Integer>();
+        for (int i = 0; i < arity; i++) if (random.nextBoolean()) chosen.add(i);
+        if (chosen.isEmpty()) chosen.add(random.nextInt(arity));
+        return chosen.stream().mapToInt(Integer::intValue).toArray();
+    }
+}
