@@ -88,9 +88,9 @@ public final class CostModel {
     /// The time of `kernel` on `machine`: max(memory, compute + spills) + one launch.
     public static double kernelTime(Kernel kernel, Machine machine) { return kernelTime(kernel, machine, Double.NaN); }
 
-    /// [#kernelTime(Kernel, Machine)] when the spills of its loop bodies, over all their runs, are
-    /// known already ([Sharing] weighs them), or NaN.
-    static double kernelTime(Kernel kernel, Machine machine, double spillTime) {
+    /// [#kernelTime(Kernel, Machine)] when the compute time of its loop bodies (arithmetic and
+    /// spills, over all their runs) is known already ([Sharing] measures it), or NaN.
+    static double kernelTime(Kernel kernel, Machine machine, double computeTime) {
         double memory = 0;
         int inner = kernel.space().rank() - 1;
         boolean columns = ColumnReads.vectorised(kernel, machine);
@@ -101,14 +101,16 @@ public final class CostModel {
         }
         for (var output : kernel.outputs())
             memory += (double) (output.perRow() ? kernel.workItems() : kernel.space().count()) * output.dtype().bytes() * WRITE_NS_PER_BYTE;
-        double compute = Double.isNaN(spillTime) ? 0 : spillTime;
-        long points = kernel.space().count();
-        for (var body : Bodies.of(kernel)) {
-            long runs = body.perRow() ? kernel.workItems() : points;
-            compute += runs * (arithmetic(body.values()) + (Double.isNaN(spillTime) ? spills(body, machine) : 0));
+        double compute = computeTime;
+        if (Double.isNaN(compute)) {
+            compute = 0;
+            for (var body : Bodies.of(kernel)) compute += runs(kernel, body) * (arithmetic(body.values()) + spills(body, machine));
         }
         return Math.max(memory, compute) + LAUNCH_NS;
     }
+
+    /// How many times a body runs: once per point, or once per row.
+    static long runs(Kernel kernel, Bodies.Body body) { return body.perRow() ? kernel.workItems() : kernel.space().count(); }
 
     /// The arithmetic of one loop body at one point: each distinct operation once. (Sharing keeps
     /// every value read twice in a register, so that is what generated code computes.)

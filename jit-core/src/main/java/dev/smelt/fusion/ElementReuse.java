@@ -25,9 +25,10 @@ final class ElementReuse {
         var rewritten = new ArrayList<Kernel.Reduction>();
         var reusable = new java.util.BitSet();
         for (int k = 0; k < reductions.size(); k++) if (reusable(reductions.get(k), kernel.rowLength())) reusable.set(k);
+        var hashes = dev.smelt.kernel.Structure.hashes();
         for (int k = 0; k < reductions.size(); k++)
-            rewritten.add(new Kernel.Reduction(reductions.get(k).op(), reuse(reductions, reusable, k).apply(reductions.get(k).value())));
-        var full = reuse(reductions, reusable, reductions.size());
+            rewritten.add(new Kernel.Reduction(reductions.get(k).op(), reuse(reductions, reusable, k, hashes).apply(reductions.get(k).value())));
+        var full = reuse(reductions, reusable, reductions.size(), hashes);
         var outputs = kernel.outputs().stream().map(output -> output.perRow() ? output
                 : new Kernel.Output(full.apply(output.value()), output.size(), output.map(), false)).toList();
         if (rewritten.equals(reductions) && outputs.equals(kernel.outputs())) return kernel;
@@ -36,10 +37,14 @@ final class ElementReuse {
 
     /// Replaces each largest subtree equal to the value of a reusable reduction before `limit` by
     /// that reduction's element.
-    private static Rewrite reuse(List<Kernel.Reduction> reductions, java.util.BitSet reusable, int limit) {
+    /// (Structural hashes, each node's computed once, rule out most pairs before comparing them.)
+    private static Rewrite reuse(List<Kernel.Reduction> reductions, java.util.BitSet reusable, int limit, java.util.function.ToIntFunction<Expr> hashes) {
         return Rewrite.topDown(expr -> {
-            for (int k = 0; k < limit; k++)
-                if (reusable.get(k) && reductions.get(k).value().equals(expr)) return new Expr.Element(k, expr.dtype());
+            for (int k = 0; k < limit; k++) {
+                Expr value = reductions.get(k).value();
+                if (reusable.get(k) && (value == expr || hashes.applyAsInt(value) == hashes.applyAsInt(expr) && value.equals(expr)))
+                    return new Expr.Element(k, expr.dtype());
+            }
             return null;
         });
     }

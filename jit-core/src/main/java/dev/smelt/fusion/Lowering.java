@@ -32,7 +32,8 @@ final class Lowering {
     private final List<Kernel.Reduction> reductions = new ArrayList<>();
     private final List<Realize> demands = new ArrayList<>();
     private final Map<Node, Integer> absorbed = new IdentityHashMap<>();
-    private final Set<Node> fused = new java.util.LinkedHashSet<>();
+    private final Set<Node> fusedOnce = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    private final List<Node> fused = new ArrayList<>();
     /// Each node's value per mapping, built once: a node read along many paths is one expression
     /// node, so lowering is linear in the graph (see [Expr]).
     private final Map<Computed, Expr> computed = new java.util.HashMap<>();
@@ -132,7 +133,7 @@ final class Lowering {
         return switch (node) {
             // A node reached twice is computed once (shared); the budget counts it once.
             case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Iota _ ->
-                    !(fused.add(node) && counting && ++operations > budget);
+                    !(fusedOnce.add(node) && fused.add(node) && counting && ++operations > budget);
             case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _ -> true;
         };
     }

@@ -22,12 +22,17 @@ final class Pressure {
     private Pressure() {}
 
     /// A body whose shared values are its [Expr.Shared] nodes.
-    static int peak(Bodies.Body body) { return peak(body.values(), body.accumulators(), expr -> expr instanceof Expr.Shared); }
+    static int peak(Bodies.Body body) { return measure(body.values(), body.accumulators(), expr -> expr instanceof Expr.Shared).peak(); }
+
+    /// A body's registers at its worst moment and its arithmetic per point ([CostModel#arithmetic]),
+    /// from one walk.
+    record Measure(int peak, double arithmetic) {}
 
     /// A body whose nodes in `shared` will each be computed once, before the stores, into a register.
-    static int peak(List<Expr> values, int accumulators, Predicate<Expr> shared) {
+    static Measure measure(List<Expr> values, int accumulators, Predicate<Expr> shared) {
         var order = new ArrayList<Expr>();
-        collect(values, shared, order);
+        var invariants = new HashSet<Expr>();
+        double arithmetic = collect(values, shared, order, invariants);
         // The steps in order: each shared value's computation, then each stored value.
         var steps = new ArrayList<Expr>(order);
         steps.addAll(values);
@@ -43,30 +48,37 @@ final class Pressure {
         }
         int[] endsAt = new int[steps.size()];
         for (var value : order) if (lastUse.containsKey(value)) endsAt[lastUse.get(value)]++;
-        int invariants = invariants(values) + accumulators;
+        int held = invariants.size() + accumulators;
         Map<Expr, Integer> needs = new IdentityHashMap<>();
         int live = 0, peak = 0;
         for (int step = 0; step < steps.size(); step++) {
             Expr computed = steps.get(step);
             int need = step >= order.size() && shared.test(computed) ? 0 : operation(computed, shared, needs);
-            peak = Math.max(peak, invariants + live + need);
+            peak = Math.max(peak, held + live + need);
             if (step < order.size() && lastUse.containsKey(order.get(step))) live++;
             live -= endsAt[step];
         }
-        return peak;
+        return new Measure(peak, arithmetic);
     }
 
-    /// The shared values of `values`, each after the shared values it reads: the order in which
-    /// a loop body computes them.
-    private static void collect(List<Expr> values, Predicate<Expr> shared, List<Expr> order) {
+    /// Adds the shared values of `values` to `order`, each after the shared values it reads (the
+    /// order in which a loop body computes them), and the distinct constants and finished
+    /// reductions to `invariants` (each a broadcast register for the whole loop); returns the
+    /// arithmetic of each distinct node.
+    private static double collect(List<Expr> values, Predicate<Expr> shared, List<Expr> order, Set<Expr> invariants) {
         var seen = Expr.visited();
-        for (Expr value : values) collect(value, shared, order, seen);
+        double arithmetic = 0;
+        for (Expr value : values) arithmetic += collect(value, shared, order, invariants, seen);
+        return arithmetic;
     }
 
-    private static void collect(Expr expr, Predicate<Expr> shared, List<Expr> order, Set<Expr> seen) {
-        if (!seen.add(expr)) return;
-        Expr.operands(expr).forEach(operand -> collect(operand, shared, order, seen));
+    private static double collect(Expr expr, Predicate<Expr> shared, List<Expr> order, Set<Expr> invariants, Set<Expr> seen) {
+        if (!seen.add(expr)) return 0;
+        double arithmetic = CostModel.operation(expr);
+        for (Expr operand : Expr.operands(expr)) arithmetic += collect(operand, shared, order, invariants, seen);
         if (shared.test(expr)) order.add(expr);
+        if (expr instanceof Expr.Constant || expr instanceof Expr.Accumulated) invariants.add(expr);
+        return arithmetic;
     }
 
     /// Calls `found` with each shared value that computing `step` reads directly (not those inside them).
@@ -77,15 +89,6 @@ final class Pressure {
             if (shared.test(node)) found.accept(node);
             else if (seen.add(node)) Expr.operands(node).forEach(pending::push);
         }
-    }
-
-    /// Distinct constants and finished reductions: each a broadcast register for the whole loop.
-    private static int invariants(List<Expr> values) {
-        Set<Expr> seen = new HashSet<>();
-        Expr.walk(values, node -> {
-            if (node instanceof Expr.Constant || node instanceof Expr.Accumulated) seen.add(node);
-        });
-        return seen.size();
     }
 
     /// Registers to evaluate `expr` when its operands go left to right, each result held while the

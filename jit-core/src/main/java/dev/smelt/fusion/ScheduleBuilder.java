@@ -143,7 +143,7 @@ final class ScheduleBuilder {
         var converted = matmul.isEmpty() ? null : MatMulLaunch.of(kernel, matmul.get(), realized.contains(matmul.get()), outputBuffers, demands);
         if (demands.size() > demanded) return null;
         if (converted == null) {
-            double time = options.mode() == FusionMode.NONE ? CostModel.time(kernel, options.machine()) : CostModel.kernelTime(kernel, options.machine(), sharing.spillsLeft());
+            double time = options.mode() == FusionMode.NONE ? CostModel.time(kernel, options.machine()) : CostModel.kernelTime(kernel, options.machine(), sharing.computeTime());
             return new Launched(new Schedule.Launch(kernel, bound, fused, category(group, lowering)), time, lowering.claimed());
         }
         bound = new ArrayList<>(lowering.inputBuffers());

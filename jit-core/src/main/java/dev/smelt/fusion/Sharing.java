@@ -20,7 +20,9 @@ import java.util.Map;
 /// the kernel instead.
 final class Sharing {
     /// The kernel with its shared values, the decisions, and the spill cost per point still left.
-    record Result(Kernel kernel, List<Decision> decisions, double spillsLeft) {}
+    /// `spillsLeft`: the spill penalty of all the kernel's bodies over all their runs; `computeTime`:
+    /// that and their arithmetic ([CostModel#kernelTime]).
+    record Result(Kernel kernel, List<Decision> decisions, double spillsLeft, double computeTime) {}
 
     private final FusionMode mode;
     private final Machine machine;
@@ -40,19 +42,19 @@ final class Sharing {
     /// one given, unshared: it costs the same arithmetic (each distinct node once), and the
     /// spills are priced as if shared.
     static Result apply(Kernel kernel, FusionMode mode, Machine machine, String kernelName) {
-        if (mode == FusionMode.NONE) return new Result(kernel, List.of(), 0);
-        var result = new Sharing(mode, machine, kernelName).run(kernel);
-        return kernelName == null ? new Result(kernel, List.of(), result.spillsLeft()) : result;
+        if (mode == FusionMode.NONE) return new Result(kernel, List.of(), 0, Double.NaN);
+        return new Sharing(mode, machine, kernelName).run(kernel);
     }
 
     private Result run(Kernel kernel) {
         var reductions = new ArrayList<Kernel.Reduction>();
-        double spillsLeft = 0;
+        double spillsLeft = 0, computeTime = 0;
         long points = kernel.space().count();
         for (var reduction : kernel.reductions()) {
             var decided = decide(new Bodies.Body(List.of(reduction.value()), false, 1));
             reductions.add(new Kernel.Reduction(reduction.op(), decided.body().values().getFirst()));
             spillsLeft += points * decided.spills();
+            computeTime += points * (decided.spills() + decided.arithmetic());
         }
         var outputs = new ArrayList<>(kernel.outputs());
         for (boolean perRow : new boolean[] {false, true}) {
@@ -64,11 +66,13 @@ final class Sharing {
                 var old = outputs.get(indices.get(j));
                 outputs.set(indices.get(j), new Kernel.Output(decided.body().values().get(j), old.size(), old.map(), old.perRow()));
             }
-            spillsLeft += (perRow ? kernel.workItems() : points) * decided.spills();
+            long runs = perRow ? kernel.workItems() : points;
+            spillsLeft += runs * decided.spills();
+            computeTime += runs * (decided.spills() + decided.arithmetic());
         }
-        if (kernelName == null) return new Result(kernel, decisions, spillsLeft);
+        if (kernelName == null) return new Result(kernel, decisions, spillsLeft, computeTime);
         var shared = renumber(new Kernel(kernel.space(), kernel.reducedRank(), kernel.inputs(), reductions, outputs));
-        return new Result(shared, decisions, spillsLeft);
+        return new Result(shared, decisions, spillsLeft, computeTime);
     }
 
     /// Shared ids 0, 1, 2… in order of first use, so the kernel's text and locals do not depend on
@@ -87,8 +91,9 @@ final class Sharing {
         return new Kernel(kernel.space(), kernel.reducedRank(), kernel.inputs(), reductions, outputs);
     }
 
-    /// A body with its repeated values shared, and the spill cost per point it still pays.
-    private record Decided(Bodies.Body body, double spills) {}
+    /// A body with its repeated values shared, the spill cost per point it still pays, and its
+    /// arithmetic per point.
+    private record Decided(Bodies.Body body, double spills, double arithmetic) {}
 
     /// The body with its repeated values shared as decided.
     private Decided decide(Bodies.Body body) {
@@ -97,33 +102,34 @@ final class Sharing {
         List<Expr> chosen = order.stream().filter(node -> uses.get(node) > 1 && !Expr.isLeaf(node)).toList();
         var chosenSet = java.util.Collections.<Expr>newSetFromMap(new IdentityHashMap<>());
         chosenSet.addAll(chosen);
-        double spills = CostModel.spills(Pressure.peak(body.values(), body.accumulators(), chosenSet::contains), machine);
-        if (chosen.isEmpty() || kernelName == null) return new Decided(body, spills);
+        var measure = Pressure.measure(body.values(), body.accumulators(), chosenSet::contains);
+        double spills = CostModel.spills(measure.peak(), machine), arithmetic = measure.arithmetic();
+        if (chosen.isEmpty() || kernelName == null) return new Decided(body, spills, arithmetic);
         var shared = rewrite(body, chosenSet);
         if (mode == FusionMode.GREEDY) {
             chosen.forEach(value -> decisions.add(new Decision(subject(value), "keep in a register", Double.NaN, Double.NaN, "greedy fusion keeps every repeated value")));
-            return new Decided(shared, spills);
+            return new Decided(shared, spills, arithmetic);
         }
         // HotSpot's C2 commons identical pure operations of a loop body (global value numbering), so
         // recomputing a value at each use would compile to the same code as sharing it: it cannot
         // relieve register pressure, and recomputing is priced as its extra arithmetic alone.
         // (FusionBench.wide measured it: 0.49 ms recomputing, 0.48 ms sharing, 0.29 ms split.) What
         // still spills is left to the planner, which splits the kernel.
-        double keptCost = CostModel.arithmetic(shared.values()) + spills;
+        double keptCost = arithmetic + spills;
         for (Expr value : chosen) {
             int count = uses.get(value);
             double recomputed = keptCost + (count - 1) * inline(value, chosenSet);
             decisions.add(new Decision(subject(value), "keep in a register", keptCost, recomputed,
                     "computed once per point instead of %d times (per point)".formatted(count)));
         }
-        return new Decided(shared, spills);
+        return new Decided(shared, spills, arithmetic);
     }
 
     /// How many times generated code reads each distinct node of `values` (by identity) when every
     /// node read more than once is computed once: one per root it is, and one per operand slot of
     /// each node that reads it. Adds the nodes to `order`, parents before their operands.
     private static Map<Expr, Integer> uses(List<Expr> values, List<Expr> order) {
-        Map<Expr, Integer> counts = new IdentityHashMap<>(256);
+        Map<Expr, Integer> counts = new IdentityHashMap<>();
         values.forEach(value -> counts.merge(value, 1, Integer::sum));
         Expr.walk(values, node -> {
             order.add(node);

@@ -10,8 +10,14 @@ import java.util.Set;
 /// Structural equality and hashing of [Expr]s in time linear in their DAGs. A record's generated
 /// `equals` and `hashCode` walk the tree an expression unfolds to, which doubles with every level
 /// that reuses a value; here each pair of nodes is compared, and each node hashed, once.
-final class Structure {
+public final class Structure {
     private Structure() {}
+
+    /// Structural hashes remembered across calls: for comparing many nodes of one kernel.
+    public static java.util.function.ToIntFunction<Expr> hashes() {
+        Map<Expr, Integer> known = new IdentityHashMap<>();
+        return expr -> hash(expr, known);
+    }
 
     static boolean equal(Expr a, Expr b) {
         if (a == b) return true;
