@@ -98,12 +98,27 @@ public final class FusionPlanner {
             var attempt = new ScheduleBuilder(graph, realized, labels, options, prices).build();
             if (attempt.demands().isEmpty()) return attempt;
             Set<Node> demanded = Collections.newSetFromMap(new IdentityHashMap<>());
-            for (Realize demand : attempt.demands()) {
+            for (Realize demand : chosen(attempt.demands())) {
                 if (!demanded.add(demand.node())) continue;
                 if (!realized.add(demand.node())) throw new IllegalStateException("planning did not converge at " + labels.get(demand.node()));
                 decisions.add(Decision.rule(labels.get(demand.node()), "materialise", demand.reason()));
             }
         }
+    }
+
+    /// The demands met before planning again: every claimed reduction, and the first demand that
+    /// depends on a kernel's loop (the one lowering met first, as one demand per attempt would).
+    private static List<Realize> chosen(List<Realize> demands) {
+        var chosen = new ArrayList<Realize>();
+        boolean loopChosen = false;
+        for (Realize demand : demands) {
+            if (demand.kind() == Realize.Kind.LOOP) {
+                if (loopChosen) continue;
+                loopChosen = true;
+            }
+            chosen.add(demand);
+        }
+        return chosen;
     }
 
     /// Nodes worth pricing as materialised: those computed by several kernels, then the nodes of

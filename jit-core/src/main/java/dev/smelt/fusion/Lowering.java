@@ -139,8 +139,10 @@ final class Lowering {
     }
 
     /// Notes that `node` needs a buffer and stands in for its value: the kernel will not be built.
-    private Expr demand(Node node, String reason) {
-        demands.add(new Realize(node, reason));
+    private Expr demand(Node node, String reason) { return demand(node, Realize.Kind.LOOP, reason); }
+
+    private Expr demand(Node node, Realize.Kind kind, String reason) {
+        demands.add(new Realize(node, kind, reason));
         return new Expr.Constant(0, node.dtype());
     }
 
@@ -172,7 +174,7 @@ final class Lowering {
         if (!own.key().equals(signature.key()) || !own.operand().equals(signature.operand()) || perRow == null || !mapping.sameAs(perRow))
             return demand(reduction, "its rows do not line up with this kernel's loop");
         var owner = owners.putIfAbsent(reduction, group);
-        if (owner != null && owner != group) return demand(reduction, "two kernels would each compute it");
+        if (owner != null && owner != group) return demand(reduction, Realize.Kind.CLAIMED, "two kernels would each compute it");
         Integer known = absorbed.get(reduction);
         if (known != null) return new Expr.Accumulated(known, reductions.get(known).dtype());
         var folded = fold(reduction);

@@ -50,7 +50,7 @@ final class MatMulLaunch {
         int accumulator = accumulatorOutput(kernel, matmul);
         if (accumulator < 0) {
             if (matmulRealized) return null;
-            demands.add(new Realize(matmul, "its epilogue writes no dense " + matmul.dtype() + " buffer to accumulate the product in"));
+            demands.add(new Realize(matmul, Realize.Kind.LOOP, "its epilogue writes no dense " + matmul.dtype() + " buffer to accumulate the product in"));
             return null;
         }
         var outputs = new ArrayList<>(kernel.outputs());
