@@ -33,6 +33,10 @@ final class Dispatch {
         var graph = local.finish(List.of(output));
         // No elements, nothing to compute: no kernel, whose loops a [0, 2^31-1] space would overflow.
         if (output.shape().count() == 0) return new Tensor(Storage.allocate(output.dtype(), 0), output.shape(), output.shape().contiguousStrides(), 0);
+        // A constant (full, zeros, scalar, a hyper-parameter) is filled in place: a kernel per value
+        // would define a class per distinct learning rate or bias correction.
+        if (output instanceof Node.Constant constant)
+            return new Tensor(Storage.filled(constant.dtype(), output.shape().size(), constant.value()), output.shape(), output.shape().contiguousStrides(), 0);
         var storages = local.sources().stream().map(source -> dense((Tensor) source)).toList();
         Storage result = Compiler.eager(graph, storages);
         return new Tensor(result, output.shape(), output.shape().contiguousStrides(), 0);

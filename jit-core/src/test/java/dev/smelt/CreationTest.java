@@ -175,4 +175,20 @@ class CreationTest {
         double mean = mean(values);
         return Arrays.stream(values).map(v -> (v - mean) * (v - mean)).sum() / (values.length - 1);
     }
+
+    /// A constant fills its array directly: a kernel per value would define a class for every
+    /// distinct learning rate or bias correction a training loop passes. Signed zeros, NaN and
+    /// every dtype keep their values.
+    @Test
+    void constantsFillTheirArraysWithoutGeneratingKernels() {
+        int kernels = dev.smelt.runtime.KernelCache.size();
+        for (int i = 0; i < 50; i++) assertEquals(i * 0.25, Tensor.full(i * 0.25, 3, 2).get(2, 1), 0);
+        assertEquals(kernels, dev.smelt.runtime.KernelCache.size());
+        assertEquals(Double.doubleToRawLongBits(-0.0), Double.doubleToRawLongBits(Tensor.full(DType.F64, -0.0, 2).get(1)));
+        assertEquals(Float.floatToRawIntBits(-0f), Float.floatToRawIntBits((float) Tensor.full(-0.0, 2).get(1)));
+        assertTrue(Double.isNaN(Tensor.full(Double.NaN, 3).get(2)));
+        assertArrayEquals(new int[] {7, 7}, Tensor.full(DType.I32, 7, 2).toIntArray());
+        assertArrayEquals(new boolean[] {true, true}, Tensor.full(DType.BOOL, 1, 2).toBooleanArray());
+        assertArrayEquals(new float[] {0, 0, 0}, Tensor.zeros(3).toFloatArray());
+    }
 }

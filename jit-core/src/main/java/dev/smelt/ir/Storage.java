@@ -20,6 +20,19 @@ public final class Storage {
 
     /// A zero-filled backing array of `size` elements, without the storage around it (a compiled
     /// call's result, wrapped once it is written).
+    /// `size` elements of `value`, already rounded to `dtype` (a constant's value).
+    public static Storage filled(DType dtype, int size, double value) {
+        Object array = newArray(dtype, size);
+        if (value != 0 || Double.doubleToRawLongBits(value) != 0)
+            switch (dtype) {
+                case F32 -> java.util.Arrays.fill((float[]) array, (float) value);
+                case F64 -> java.util.Arrays.fill((double[]) array, value);
+                case I32 -> java.util.Arrays.fill((int[]) array, (int) value);
+                case BOOL -> java.util.Arrays.fill((byte[]) array, (byte) (value != 0 ? 1 : 0));
+            }
+        return new Storage(dtype, array, size);
+    }
+
     public static Object newArray(DType dtype, int size) {
         return switch (dtype) {
             case BOOL -> new byte[size];
