@@ -4,9 +4,13 @@ package dev.smelt.runtime;
 import dev.smelt.ir.Storage;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelFunction;
+import java.lang.ref.WeakReference;
 import java.lang.reflect.Array;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /// Serves a kernel with its scalar variant while the vector variant warms up in the background,
@@ -14,75 +18,126 @@ import java.util.function.Supplier;
 /// kernel's first call on 1M floats took about 700 ms here); plain loops do not box, so the
 /// scalar variant is fast from the first call, and the user never pays for the warm-up.
 ///
-/// The warm-up runs the vector variant on a slice of rows against scratch outputs (reading the
-/// first call's inputs, which is harmless) until a call is faster than the scalar variant on the
-/// same slice, or gives up after [#WARM_UP_LIMIT_NANOS] and keeps the scalar variant.
+/// A warm-up runs both variants on a slice of rows, alternately, against scratch outputs, until
+/// the vector variant is the faster (then it takes over) or a round of [#ROUND_NANOS] passes. A lost round
+/// is no verdict, since on a busy machine C2 may not have compiled the vector code yet: the
+/// kernel tries again after a back-off that doubles from [#FIRST_BACK_OFF_NANOS] to
+/// [#LAST_BACK_OFF_NANOS], for as long as it is called. Warm-ups are bounded: a few wait in a
+/// queue (a kernel that finds it full tries again on a later call), and a waiting warm-up holds
+/// its inputs weakly, so it keeps no array alive that the program dropped.
+///
+/// `-Dsmelt.tier=scalar` or `=vector` fixes every tiered kernel's variant, for debugging.
 public final class TieredKernel implements KernelFunction {
     /// Rows worth about this many elements are run per warm-up call: enough for the loop to be
     /// compiled on its own (OSR), small enough that warm-up costs milliseconds.
     static final int WARM_UP_ELEMENTS = 1 << 12;
-    static final long WARM_UP_LIMIT_NANOS = 3_000_000_000L;
+    static final long ROUND_NANOS = 3_000_000_000L;
+    static final long FIRST_BACK_OFF_NANOS = 1_000_000_000L, LAST_BACK_OFF_NANOS = 32_000_000_000L;
+    /// Warm-ups that may wait for the warming thread at once.
+    static final int QUEUE = 4;
+    static final String FORCED = System.getProperty("smelt.tier", "auto");
 
-    private static final ExecutorService WARMER = Executors.newSingleThreadExecutor(runnable -> {
+    private static final ThreadPoolExecutor WARMER = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUE), runnable -> {
         var thread = new Thread(runnable, "smelt-kernel-warm-up");
         thread.setDaemon(true);
-        thread.setPriority(Thread.MIN_PRIORITY);
         return thread;
     });
 
     private final Kernel kernel;
     private final KernelFunction scalar;
     private final Supplier<KernelFunction> vector;
+    private final long firstBackOff, round;
+    private final AtomicBoolean warming = new AtomicBoolean();
     private volatile KernelFunction active;
-    private volatile boolean warming;
-    private volatile String tier = "scalar (vector variant warming up)";
+    private volatile KernelFunction candidate;
+    private volatile long nextTry = System.nanoTime();
+    private volatile int lost;
+    private volatile String tier;
 
     public TieredKernel(Kernel kernel, KernelFunction scalar, Supplier<KernelFunction> vector) {
+        this(kernel, scalar, vector, FORCED, FIRST_BACK_OFF_NANOS, ROUND_NANOS);
+    }
+
+    /// `forced`: "scalar", "vector" or "auto"; `firstBackOff` and `round` in nanoseconds.
+    TieredKernel(Kernel kernel, KernelFunction scalar, Supplier<KernelFunction> vector, String forced, long firstBackOff, long round) {
         this.kernel = kernel;
         this.scalar = scalar;
         this.vector = vector;
-        this.active = scalar;
+        this.firstBackOff = firstBackOff;
+        this.round = round;
+        this.active = forced.equals("vector") ? vector.get() : scalar;
+        this.tier = switch (forced) {
+            case "vector" -> "vector (forced by -Dsmelt.tier=vector)";
+            case "scalar" -> "scalar (forced by -Dsmelt.tier=scalar)";
+            default -> "scalar (vector variant warming up)";
+        };
+        if (!forced.equals("auto")) warming.set(true); // never warms up
     }
 
-    /// Which variant runs now, for `explain()`.
+    /// Which variant runs now and why, for `explain()`.
     public String tier() { return tier; }
 
     @Override
     public void run(Object[] buffers, int start, int end) {
         KernelFunction current = active;
         current.run(buffers, start, end);
-        if (current == scalar && !warming) startWarmUp(buffers, end);
+        if (current == scalar && !warming.get() && System.nanoTime() - nextTry >= 0 && warming.compareAndSet(false, true)) startWarmUp(buffers, end);
     }
 
-    private synchronized void startWarmUp(Object[] buffers, int end) {
-        if (warming) return;
-        warming = true;
-        Object[] inputs = buffers.clone();
-        WARMER.execute(() -> warmUp(inputs, end));
-    }
-
-    // Outputs sized as the first call's and rows within its range: `kernel` may stand for kernels
-    // of any row count (RowExtent), so its own sizes are not the call's.
-    private void warmUp(Object[] firstCall, int end) {
+    // The inputs weakly, the outputs by length: a waiting warm-up keeps no array alive.
+    private void startWarmUp(Object[] buffers, int end) {
+        int inputs = kernel.inputs().size();
+        var held = new WeakReference<?>[inputs];
+        for (int i = 0; i < inputs; i++) held[i] = new WeakReference<>(buffers[i]);
+        int[] outputLengths = new int[buffers.length - inputs];
+        for (int i = 0; i < outputLengths.length; i++) outputLengths[i] = Array.getLength(buffers[inputs + i]);
         try {
-            KernelFunction candidate = vector.get();
-            Object[] buffers = firstCall.clone();
-            for (int i = kernel.inputs().size(); i < buffers.length; i++)
-                buffers[i] = Storage.newArray(kernel.outputs().get(i - kernel.inputs().size()).dtype(), Array.getLength(firstCall[i]));
-            int rows = Math.max(1, Math.min(end, WARM_UP_ELEMENTS / Math.max(1, kernel.rowLength())));
-            long scalarNanos = time(scalar, buffers, rows, 200);
-            long deadline = System.nanoTime() + WARM_UP_LIMIT_NANOS;
-            while (System.nanoTime() < deadline) {
-                if (time(candidate, buffers, rows, 50) < scalarNanos) {
-                    active = candidate;
-                    tier = "vector";
-                    return;
-                }
-            }
-            tier = "scalar (the vector variant was not faster after warm-up)";
+            WARMER.execute(() -> warmUp(held, outputLengths, end));
+        } catch (RejectedExecutionException full) {
+            nextTry = System.nanoTime() + firstBackOff / 10;
+            warming.set(false);
+        }
+    }
+
+    private void warmUp(WeakReference<?>[] held, int[] outputLengths, int end) {
+        try {
+            Object[] buffers = buffers(held, outputLengths);
+            if (buffers != null && faster(buffers, end)) return;
         } catch (RuntimeException | LinkageError e) {
             tier = "scalar (vector variant failed: " + e + ")";
+            return; // warming stays set: a variant that fails is not tried again
         }
+        long backOff = Math.min(LAST_BACK_OFF_NANOS, firstBackOff << Math.min(lost, 30));
+        lost++;
+        nextTry = System.nanoTime() + backOff;
+        tier = "scalar (the vector variant was not faster yet; trying again in %d s)".formatted(Math.max(1, backOff / 1_000_000_000L));
+        warming.set(false);
+    }
+
+    // The first call's inputs, if the program still holds them, and fresh outputs of its sizes.
+    private Object[] buffers(WeakReference<?>[] held, int[] outputLengths) {
+        Object[] buffers = new Object[held.length + outputLengths.length];
+        for (int i = 0; i < held.length; i++)
+            if ((buffers[i] = held[i].get()) == null) return null;
+        for (int i = 0; i < outputLengths.length; i++)
+            buffers[held.length + i] = Storage.newArray(kernel.outputs().get(i).dtype(), outputLengths[i]);
+        return buffers;
+    }
+
+    // Both variants on the first rows, alternately, until the vector one is the faster or the round ends.
+    private boolean faster(Object[] buffers, int end) {
+        if (candidate == null) candidate = vector.get();
+        int rows = Math.max(1, Math.min(end, WARM_UP_ELEMENTS / Math.max(1, kernel.rowLength())));
+        long deadline = System.nanoTime() + round;
+        while (System.nanoTime() - deadline < 0) {
+            long scalarNanos = time(scalar, buffers, rows, 20), vectorNanos = time(candidate, buffers, rows, 20);
+            if (vectorNanos < scalarNanos) {
+                active = candidate;
+                tier = "vector";
+                return true;
+            }
+        }
+        return false;
     }
 
     // The fastest of `calls` calls on the first `rows` rows.

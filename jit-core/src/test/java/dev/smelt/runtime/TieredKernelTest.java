@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.smelt.ir.DType;
+import dev.smelt.ir.Shape;
+import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.IndexMap;
+import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.KernelFunction;
+import java.lang.ref.WeakReference;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/// The tiering policy with stand-in variants: a lost comparison is tried again after a back-off
+/// (the vector variant is slow until "C2" compiles it, here its 2,000th call), a waiting warm-up
+/// holds its inputs weakly, and a forced tier never warms up.
+class TieredKernelTest {
+    private static final Shape SPACE = new Shape(List.of(64, 64));
+    private static final Kernel COPY = new Kernel(SPACE, 0, List.of(new Kernel.Input(DType.F32, 4096, IndexMap.contiguous(SPACE))), List.of(),
+            List.of(new Kernel.Output(new Expr.Load(0, DType.F32), 4096, IndexMap.contiguous(SPACE), false)));
+
+    /// A copy of rows [start, end) that takes about `micros` per call.
+    private static KernelFunction copy(java.util.function.IntSupplier micros) {
+        return (buffers, start, end) -> {
+            long until = System.nanoTime() + micros.getAsInt() * 1_000L;
+            System.arraycopy(buffers[0], start * 64, buffers[1], start * 64, (end - start) * 64);
+            while (System.nanoTime() < until) Thread.onSpinWait();
+        };
+    }
+
+    @Test
+    void aLostComparisonIsTriedAgainUntilTheVectorVariantTakesOver() throws InterruptedException {
+        var vectorCalls = new AtomicInteger();
+        var tiered = new TieredKernel(COPY, copy(() -> 20), () -> copy(() -> vectorCalls.incrementAndGet() < 2_000 ? 60 : 1),
+                "auto", 20_000_000L, 30_000_000L);
+        float[] in = new float[4096], out = new float[4096];
+        in[4095] = 7;
+        boolean sawBackOff = false;
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (!tiered.tier().equals("vector") && System.nanoTime() < deadline) {
+            tiered.run(new Object[] {in, out}, 0, 64);
+            sawBackOff |= tiered.tier().contains("trying again");
+            Thread.sleep(1);
+        }
+        assertEquals("vector", tiered.tier());
+        assertTrue(sawBackOff, "the first rounds, while the vector variant was slow, should have been lost");
+        tiered.run(new Object[] {in, out}, 0, 64);
+        assertEquals(7, out[4095]);
+    }
+
+    /// Warm-ups waiting for the warming thread keep no array alive that the program dropped.
+    @Test
+    void aWaitingWarmUpHoldsItsInputsWeakly() throws InterruptedException {
+        var busy = new CountDownLatch(1);
+        var blocker = new TieredKernel(COPY, copy(() -> 0), () -> { await(busy); return copy(() -> 0); }, "auto", 1_000_000_000L, 1_000_000L);
+        float[] held = new float[4096]; // the blocking warm-up's input, alive until it has run
+        blocker.run(new Object[] {held, new float[4096]}, 0, 64);
+        var waiting = new TieredKernel(COPY, copy(() -> 0), () -> copy(() -> 0), "auto", 1_000_000_000L, 1_000_000L);
+        float[] input = new float[4096];
+        var dropped = new WeakReference<>(input);
+        waiting.run(new Object[] {input, new float[4096]}, 0, 64);
+        input = null;
+        for (int i = 0; i < 50 && dropped.get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        busy.countDown();
+        assertNull(dropped.get(), "a queued warm-up kept its input alive");
+        assertEquals(4096, held.length);
+    }
+
+    @Test
+    void aForcedTierNeverWarmsUp() {
+        var vectorLoads = new AtomicInteger();
+        var scalar = new TieredKernel(COPY, copy(() -> 0), () -> { vectorLoads.incrementAndGet(); return copy(() -> 0); }, "scalar", 1, 1);
+        float[] out = new float[4096];
+        for (int i = 0; i < 100; i++) scalar.run(new Object[] {new float[4096], out}, 0, 64);
+        assertEquals(0, vectorLoads.get());
+        assertTrue(scalar.tier().contains("forced"), scalar.tier());
+        var vector = new TieredKernel(COPY, copy(() -> 0), () -> { vectorLoads.incrementAndGet(); return copy(() -> 0); }, "vector", 1, 1);
+        assertEquals(1, vectorLoads.get());
+        assertTrue(vector.tier().startsWith("vector"), vector.tier());
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
