@@ -75,6 +75,24 @@ class TieredKernelTest {
         assertEquals(4096, held.length);
     }
 
+    /// New large kernels, one after another, each on a fresh 4 MB input the program then drops: the
+    /// warm-ups must not keep the inputs (400 of them ran a 1 GB heap out of memory before).
+    @Test
+    void manyNewLargeKernelsKeepNoInputAlive() {
+        var runtime = Runtime.getRuntime();
+        long heap = 0;
+        for (int k = 0; k < 80; k++) {
+            var x = dev.smelt.Tensor.randn(new dev.smelt.Generator(k), 1 << 20);
+            double c = 1 + k * 1e-3; // a new constant: a new kernel, with a warm-up of its own
+            dev.smelt.Jit.compile((dev.smelt.Tensor t) -> t.mul(c).sin().add(c)).apply(x);
+            if (k == 79) {
+                System.gc();
+                heap = runtime.totalMemory() - runtime.freeMemory();
+            }
+        }
+        assertTrue(heap < 160L << 20, "heap after GC %d MB after 80 kernels on 4 MB inputs".formatted(heap >> 20));
+    }
+
     @Test
     void aForcedTierNeverWarmsUp() {
         var vectorLoads = new AtomicInteger();
