@@ -212,7 +212,7 @@ final class ColumnEmitter {
             vector.emit(new Expr.Accumulated(k, reduction.dtype()));
             code.store(Type.getType(Object.class), lanesOfRows);
             vector.computeShared(values);
-            vector.foldValues(k, lanesOfRows);
+            vector.folds.foldValues(k, lanesOfRows);
             vector.loadTemp(lanesOfRows);
             store.run();
         }));

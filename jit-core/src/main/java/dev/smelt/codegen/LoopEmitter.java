@@ -126,18 +126,18 @@ final class LoopEmitter {
         boolean vectorized = vectorLoop() && vectorizable(plan.whyScalar(kernel, space, k));
         int lanes = layout.vectorAccumulators().get(k), second = layout.secondAccumulators().get(k);
         if (vectorized) {
-            vector.initAccumulator(reduction, lanes);
-            vector.initAccumulator(reduction, second);
+            vector.folds.initAccumulator(reduction, lanes);
+            vector.folds.initAccumulator(reduction, second);
         }
         var values = List.of(reduction.value());
         overRow(LoopSpace.reductionBuffers(kernel, k), values, new Body(() -> { scalar.computeShared(values); scalarFold(k); },
-                vectorized ? () -> { vector.computeShared(values); vector.fold(k, lanes); } : null,
-                vectorized ? () -> { vector.computeShared(values); vector.fold(k, second); } : null));
+                vectorized ? () -> { vector.computeShared(values); vector.folds.fold(k, lanes); } : null,
+                vectorized ? () -> { vector.computeShared(values); vector.folds.fold(k, second); } : null));
         if (vectorized) {
-            vector.combineAccumulators(reduction, lanes, second);
+            vector.folds.combineAccumulators(reduction, lanes, second);
             // acc = acc + (double) vacc.reduceLanes(ADD)
             code.load(accumulator, layout.accumulators().get(k));
-            vector.reduceLanes(reduction, lanes);
+            vector.folds.reduceLanes(reduction, lanes);
             if (accumulator != Code.scalarType(reduction.dtype())) code.op(F2D);
             combine(reduction.op(), accumulator);
             code.store(accumulator, layout.accumulators().get(k));

@@ -5,7 +5,6 @@ import static org.objectweb.asm.Opcodes.*;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
-import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.UnaryOp;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
@@ -32,6 +31,8 @@ final class VectorEmitter {
     private final VectorMath math;
     private final List<Integer> rowResults;
     final Code code;
+    /// The folds of reductions into vector accumulators.
+    final VectorFolds folds;
     private int temps;
 
     VectorEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout, VectorPlan plan, ScalarEmitter scalar,
@@ -54,6 +55,7 @@ final class VectorEmitter {
         this.className = className;
         this.strideMaps = strideMaps;
         this.math = new VectorMath(this);
+        this.folds = new VectorFolds(this, kernel, scalar);
     }
 
     void emit(Expr expr) {
@@ -269,89 +271,6 @@ final class VectorEmitter {
             VectorApi.of(from).castShape().invoke(code.mv);
             code.mv.visitTypeInsn(CHECKCAST, Type.getInternalName(VectorApi.of(to).vector()));
         }
-    }
-
-    // vacc = XVector.broadcast(SPECIES_X, identity)
-    // keyed: vacc = OrderKeys.maxKeys(FloatVector.broadcast(SPECIES_F32, -∞))   (all MIN_VALUE)
-    void initAccumulator(Kernel.Reduction reduction, int slot) {
-        pushConstant(reduction.dtype(), reduction.op().identity());
-        if (keyed(reduction)) orderKeys(reduction).keys().invoke(code.mv);
-        code.store(Type.getType(Object.class), slot);
-    }
-
-    // vacc = vacc.add(<value>)  /  .mul
-    // keyed (max, min over floats): vacc = vacc.max(OrderKeys.maxKeys(<value>))
-    // kept: v = <value>; v.intoArray(element<k>, elementLine + j); vacc = vacc.add(v)
-    //       (or v.intoArray(out<i>, line<i> + j) when output i keeps the values, ElementHome)
-    void fold(int k, int slot) {
-        fold(k, slot, keyed(kernel.reductions().get(k)));
-    }
-
-    // vacc = vacc.add(<value>)  /  .mul  /  .max  /  .min, for a ColumnPlan's accumulator of a tile
-    // of rows, which is read and stored at every point: there keys would cost two conversions
-    void foldValues(int k, int slot) {
-        fold(k, slot, false);
-    }
-
-    private void fold(int k, int slot, boolean keyed) {
-        var reduction = kernel.reductions().get(k);
-        var methods = VectorApi.of(reduction.dtype());
-        loadTemp(slot);
-        emit(reduction.value());
-        if (scalar.keeps(k)) {
-            code.op(DUP);
-            scalar.pushElementPlace(k);
-            methods.intoArray().invoke(code.mv);
-        }
-        if (keyed) orderKeys(reduction).keys().invoke(code.mv);
-        combiner(reduction, keyed).invoke(code.mv);
-        code.store(Type.getType(Object.class), slot);
-    }
-
-    // vacc = vacc.add(vacc2)   (the two chains of a loop unrolled by two, before their lanes are reduced)
-    void combineAccumulators(Kernel.Reduction reduction, int slot, int second) {
-        loadTemp(slot);
-        loadTemp(second);
-        combiner(reduction, keyed(reduction)).invoke(code.mv);
-        code.store(Type.getType(Object.class), slot);
-    }
-
-    // .add / .mul / .max / .min: how a reduction folds a vector into its accumulator
-    private static MethodRef combiner(Kernel.Reduction reduction, boolean keyed) {
-        if (keyed) return orderKeys(reduction).keyVector().max();
-        var methods = VectorApi.of(reduction.dtype());
-        return switch (reduction.op()) {
-            case SUM -> methods.add();
-            case PROD -> methods.mul();
-            case MAX -> methods.max();
-            case MIN -> methods.min();
-            case ARGMAX, ARGMIN -> throw new IllegalStateException("arg-reductions run scalar");
-        };
-    }
-
-    // vacc.reduceLanes(ADD)
-    // keyed: OrderKeys.fromMaxKey(vacc.reduceLanes(MAX))
-    void reduceLanes(Kernel.Reduction reduction, int slot) {
-        loadTemp(slot);
-        if (keyed(reduction)) {
-            var keys = orderKeys(reduction);
-            VectorApi.associative(ReduceOp.MAX).get(code.mv);
-            keys.keyVector().reduceLanes().invoke(code.mv);
-            keys.value().invoke(code.mv);
-            return;
-        }
-        VectorApi.associative(reduction.op()).get(code.mv);
-        VectorApi.of(reduction.dtype()).reduceLanes().invoke(code.mv);
-    }
-
-    /// Whether a reduction folds [OrderKeys] instead of its values: `max` and `min` over `f32` and
-    /// `f64`, whose `FloatVector.max` costs five more instructions than an integer `max`.
-    private static boolean keyed(Kernel.Reduction reduction) {
-        return (reduction.op() == ReduceOp.MAX || reduction.op() == ReduceOp.MIN) && reduction.dtype().isFloating();
-    }
-
-    private static JavaApi.OrderKeyRefs orderKeys(Kernel.Reduction reduction) {
-        return JavaApi.orderKeys(reduction.op(), reduction.dtype());
     }
 
     /// Pushes the generated class's species for `dtype`.
