@@ -41,17 +41,12 @@ final class Groups {
             var loop = Loop.of(signature);
             var cone = coneOf.apply(root);
             var buffers = cone.buffers();
-            // Only a root joining the kernel that writes what it reads needs these: found on demand.
-            var pointwise = new java.util.function.Supplier<Set<Node>>() {
-                Set<Node> found;
-                public Set<Node> get() { return found != null ? found : (found = Cones.pointwiseBuffers(root, realized)); }
-            };
             int size = cone.operations();
             Node matmul = matmulOf(root, cone);
             int last = lastWriter(buffers, groupOf);
             int joined = -1;
             for (int g : multiOutput ? from(byLoop.getOrDefault(loop, List.of()), last) : List.<Integer>of())
-                if (sizes.get(g) + size <= budget && matmuls.get(g) == matmul && (g > last || readsAtItsPoint(g, buffers, groupOf, pointwise))) {
+                if (sizes.get(g) + size <= budget && matmuls.get(g) == matmul && (g > last || readsAtItsPoint(g, root, realized, buffers, groupOf))) {
                     joined = g;
                     break;
                 }
@@ -89,10 +84,12 @@ final class Groups {
     }
 
     /// Whether each buffer that kernel `g` writes is read at the root's own point, so that kernel
-    /// `g` computes that value for the root in the same loop instead of reading it back.
-    private static boolean readsAtItsPoint(int g, List<Node> buffers, Map<Node, Integer> groupOf, java.util.function.Supplier<Set<Node>> pointwise) {
+    /// `g` computes that value for the root in the same loop instead of reading it back. (Asked
+    /// only of the last kernel the root reads from, at most once per root.)
+    private static boolean readsAtItsPoint(int g, Node root, Set<Node> realized, List<Node> buffers, Map<Node, Integer> groupOf) {
+        Set<Node> pointwise = Cones.pointwiseBuffers(root, realized);
         for (Node buffer : buffers)
-            if (groupOf.getOrDefault(buffer, -1) == g && !pointwise.get().contains(buffer)) return false;
+            if (groupOf.getOrDefault(buffer, -1) == g && !pointwise.contains(buffer)) return false;
         return true;
     }
 

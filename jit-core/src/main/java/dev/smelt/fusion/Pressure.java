@@ -93,8 +93,6 @@ final class Pressure {
 
     /// Registers to evaluate `expr` when its operands go left to right, each result held while the
     /// next is computed. Values already in registers (invariants, shared values) need none.
-    static int need(Expr expr) { return need(expr, node -> node instanceof Expr.Shared, new IdentityHashMap<>()); }
-
     private static int need(Expr expr, Predicate<Expr> shared, Map<Expr, Integer> known) {
         return shared.test(expr) ? 0 : operation(expr, shared, known);
     }

@@ -31,6 +31,8 @@ final class Sharing {
     /// different parts shared in each), and [#renumber] makes them dense in order of first use.
     private int nextId;
     private final List<Decision> decisions = new ArrayList<>();
+    /// Over every body and all its runs: the spill penalty, and that with the arithmetic.
+    private double spillsLeft, computeTime;
 
     private Sharing(FusionMode mode, Machine machine, String kernelName) {
         this.mode = mode;
@@ -48,27 +50,20 @@ final class Sharing {
 
     private Result run(Kernel kernel) {
         var reductions = new ArrayList<Kernel.Reduction>();
-        double spillsLeft = 0, computeTime = 0;
-        long points = kernel.space().count();
         for (var reduction : kernel.reductions()) {
-            var decided = decide(new Bodies.Body(List.of(reduction.value()), false, 1));
+            var decided = decide(kernel, new Bodies.Body(List.of(reduction.value()), false, 1));
             reductions.add(new Kernel.Reduction(reduction.op(), decided.body().values().getFirst()));
-            spillsLeft += points * decided.spills();
-            computeTime += points * (decided.spills() + decided.arithmetic());
         }
         var outputs = new ArrayList<>(kernel.outputs());
         for (boolean perRow : new boolean[] {false, true}) {
             var indices = new ArrayList<Integer>();
             for (int i = 0; i < outputs.size(); i++) if (outputs.get(i).perRow() == perRow) indices.add(i);
             if (indices.isEmpty()) continue;
-            var decided = decide(new Bodies.Body(indices.stream().map(i -> outputs.get(i).value()).toList(), perRow, 0));
+            var decided = decide(kernel, new Bodies.Body(indices.stream().map(i -> outputs.get(i).value()).toList(), perRow, 0));
             for (int j = 0; j < indices.size(); j++) {
                 var old = outputs.get(indices.get(j));
                 outputs.set(indices.get(j), new Kernel.Output(decided.body().values().get(j), old.size(), old.map(), old.perRow()));
             }
-            long runs = perRow ? kernel.workItems() : points;
-            spillsLeft += runs * decided.spills();
-            computeTime += runs * (decided.spills() + decided.arithmetic());
         }
         if (kernelName == null) return new Result(kernel, decisions, spillsLeft, computeTime);
         var shared = renumber(new Kernel(kernel.space(), kernel.reducedRank(), kernel.inputs(), reductions, outputs));
@@ -95,7 +90,15 @@ final class Sharing {
     /// arithmetic per point.
     private record Decided(Bodies.Body body, double spills, double arithmetic) {}
 
-    /// The body with its repeated values shared as decided.
+    /// The body with its repeated values shared as decided; its cost is added to the kernel's.
+    private Decided decide(Kernel kernel, Bodies.Body body) {
+        var decided = decide(body);
+        long runs = CostModel.runs(kernel, body);
+        spillsLeft += runs * decided.spills();
+        computeTime += runs * (decided.spills() + decided.arithmetic());
+        return decided;
+    }
+
     private Decided decide(Bodies.Body body) {
         var order = new ArrayList<Expr>();
         Map<Expr, Integer> uses = uses(body.values(), order);
