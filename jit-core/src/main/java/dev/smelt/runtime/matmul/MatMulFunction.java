@@ -52,12 +52,18 @@ public final class MatMulFunction implements KernelFunction {
     /// `tiles` gives the micro-kernel (of shape `tile`) to use for each block; `epilogue` runs
     /// [MatMulKernel#epilogue], or is null for a plain product.
     public MatMulFunction(MatMulKernel kernel, MicroKernelShape tile, Supplier<MicroKernel> tiles, KernelFunction epilogue) {
-        this(kernel, tile, tiles, epilogue, Blocking.of(tile, kernel.rows(), kernel.columns(), kernel.depth()), tinyWhenWarm(kernel),
-                MicroKernels.of(kernel.dtype())::vectorPacking);
+        this(kernel, tile, tiles, epilogue, Blocking.of(tile, kernel.rows(), kernel.columns(), kernel.depth()));
     }
 
-    private static BooleanSupplier tinyWhenWarm(MatMulKernel kernel) {
-        if ((long) kernel.rows() * kernel.columns() * kernel.depth() > TINY_WORK) return () -> false;
+    private MatMulFunction(MatMulKernel kernel, MicroKernelShape tile, Supplier<MicroKernel> tiles, KernelFunction epilogue, Blocking blocking) {
+        this(kernel, tile, tiles, epilogue, blocking, tinyWhenWarm(kernel, blocking), MicroKernels.of(kernel.dtype())::vectorPacking);
+    }
+
+    /// Only a product whose K is one block of the packed path may take [TinyProduct]: one chain of
+    /// FMAs from 0 per element, as the tiles compute a block, so both give the same bits and a
+    /// product does not change when the tiny path becomes warm.
+    private static BooleanSupplier tinyWhenWarm(MatMulKernel kernel, Blocking blocking) {
+        if ((long) kernel.rows() * kernel.columns() * kernel.depth() > TINY_WORK || kernel.depth() > blocking.depth()) return () -> false;
         var tiles = MicroKernels.of(kernel.dtype());
         tiles.tiny(); // starts its warm-up now, before the first call
         return tiles::tiny;

@@ -8,7 +8,9 @@ import dev.smelt.ir.DType;
 /// The micro-kernel in plain Java, for the same packed layout as the generated one: fast from the
 /// first call (no Vector API boxing before C2), so it runs while the vector tile warms up. Four
 /// columns at a time in four local sums: four independent chains of adds, about three times the
-/// speed of adding each product into C in memory.
+/// speed of adding each product into C in memory. Each sum is the vector tile's chain of FMAs from
+/// 0 over the block's steps of K, then added to C: the same bits, so a product does not change when
+/// the vector tile takes over.
 record ScalarTile(MicroKernelShape shape) implements MicroKernel {
     @Override
     public void run(Object a, int aOffset, Object b, int bOffset, int depth, Object c, int cOffset, int ldc, boolean accumulate) {
@@ -24,10 +26,10 @@ record ScalarTile(MicroKernelShape shape) implements MicroKernel {
                 float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
                 for (int p = 0, ai = aOffset + r, bi = bOffset + j; p < depth; p++, ai += rows, bi += columns) {
                     float x = a[ai];
-                    s0 += x * b[bi];
-                    s1 += x * b[bi + 1];
-                    s2 += x * b[bi + 2];
-                    s3 += x * b[bi + 3];
+                    s0 = Math.fma(x, b[bi], s0);
+                    s1 = Math.fma(x, b[bi + 1], s1);
+                    s2 = Math.fma(x, b[bi + 2], s2);
+                    s3 = Math.fma(x, b[bi + 3], s3);
                 }
                 c[row + j] = accumulate ? c[row + j] + s0 : s0;
                 c[row + j + 1] = accumulate ? c[row + j + 1] + s1 : s1;
@@ -36,7 +38,7 @@ record ScalarTile(MicroKernelShape shape) implements MicroKernel {
             }
             for (; j < columns; j++) {
                 float sum = 0;
-                for (int p = 0; p < depth; p++) sum += a[aOffset + p * rows + r] * b[bOffset + p * columns + j];
+                for (int p = 0; p < depth; p++) sum = Math.fma(a[aOffset + p * rows + r], b[bOffset + p * columns + j], sum);
                 c[row + j] = accumulate ? c[row + j] + sum : sum;
             }
         }
@@ -50,10 +52,10 @@ record ScalarTile(MicroKernelShape shape) implements MicroKernel {
                 double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
                 for (int p = 0, ai = aOffset + r, bi = bOffset + j; p < depth; p++, ai += rows, bi += columns) {
                     double x = a[ai];
-                    s0 += x * b[bi];
-                    s1 += x * b[bi + 1];
-                    s2 += x * b[bi + 2];
-                    s3 += x * b[bi + 3];
+                    s0 = Math.fma(x, b[bi], s0);
+                    s1 = Math.fma(x, b[bi + 1], s1);
+                    s2 = Math.fma(x, b[bi + 2], s2);
+                    s3 = Math.fma(x, b[bi + 3], s3);
                 }
                 c[row + j] = accumulate ? c[row + j] + s0 : s0;
                 c[row + j + 1] = accumulate ? c[row + j + 1] + s1 : s1;
@@ -62,7 +64,7 @@ record ScalarTile(MicroKernelShape shape) implements MicroKernel {
             }
             for (; j < columns; j++) {
                 double sum = 0;
-                for (int p = 0; p < depth; p++) sum += a[aOffset + p * rows + r] * b[bOffset + p * columns + j];
+                for (int p = 0; p < depth; p++) sum = Math.fma(a[aOffset + p * rows + r], b[bOffset + p * columns + j], sum);
                 c[row + j] = accumulate ? c[row + j] + sum : sum;
             }
         }

@@ -74,6 +74,44 @@ class MatMulFunctionTest {
         check(seed, problem, schedule, direct(MicroKernelShape.of(dtypeOf(problem.graph()))), "tiny product");
     }
 
+    /// A product switches paths while a program runs (the scalar tile until the vector tile is warm,
+    /// packing until the tiny product is), so every path must give the same bits: one chain of FMAs
+    /// from 0 per element and block of K. Inputs are not moderated: products that overflow and
+    /// infinities that meet must give the same NaN or infinity on every path.
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void everyPathGivesTheSameBits(long seed) {
+        var problem = problem(seed, random -> 1 + random.nextInt(40));
+        Schedule schedule = FusionPlanner.plan(problem.graph());
+        var shape = MicroKernelShape.of(dtypeOf(problem.graph()));
+        MicroKernel vector = KernelLoader.load(VectorOnly.verified(MicroKernelEmitter.emit(shape)), MicroKernel.class), scalar = new ScalarTile(shape);
+        var inputs = RandomGraphs.inputs(seed, problem.graph());
+        var fromScalar = new Program(schedule, machineBlocking(shape, scalar, false), new Executor(3, 0)).run(inputs);
+        var fromVector = new Program(schedule, machineBlocking(shape, vector, false), new Executor(3, 0)).run(inputs);
+        var fromTiny = new Program(schedule, machineBlocking(shape, vector, true), new Executor(3, 0)).run(inputs);
+        for (int o = 0; o < fromScalar.size(); o++)
+            for (int i = 0; i < fromScalar.get(o).size(); i++) {
+                double a = fromScalar.get(o).get(i), b = fromVector.get(o).get(i), c = fromTiny.get(o).get(i);
+                if (!same(a, b) || !same(a, c))
+                    fail("seed %d (%s): output %d element %d: scalar tile %s, vector tile %s, tiny product %s%n%s%s".formatted(seed, problem.description(),
+                            o, i, a, b, c, problem.graph(), schedule));
+            }
+    }
+
+    private static boolean same(double a, double b) { return Double.isNaN(a) ? Double.isNaN(b) : Double.doubleToRawLongBits(a) == Double.doubleToRawLongBits(b); }
+
+    // The machine's blocking with `tile`, taking the tiny product when `tiny` and K is one block (as the library does).
+    private static Function<KernelForm, KernelFunction> machineBlocking(MicroKernelShape shape, MicroKernel tile, boolean tiny) {
+        return kernel -> switch (kernel) {
+            case MatMulKernel m -> {
+                var blocking = Blocking.of(shape, m.rows(), m.columns(), m.depth());
+                boolean takesTiny = tiny && m.depth() <= blocking.depth();
+                yield new MatMulFunction(m, shape, () -> tile, m.plain() ? null : VectorOnly.compile(m.epilogue()), blocking, () -> takesTiny, () -> false);
+            }
+            default -> VectorOnly.compile(kernel);
+        };
+    }
+
     // Blocks of 3 steps of K, two tiles of rows and one of columns; the vector tile packs with
     // vector copies, the scalar one with scalar loops, as each runs in the library.
     private static Function<KernelForm, KernelFunction> tiny(MicroKernelShape shape, MicroKernel tile) {
