@@ -69,10 +69,11 @@ final class ColumnEmitter {
         this.columns = plan.columns();
         this.layout = layout;
         this.lanes = vectorPlan.lanes();
-        this.rowLoops = new LoopEmitter(code, kernel, space, layout, new ScalarEmitter(code, kernel, space, layout), null, vectorPlan, new ArrayList<>());
+        var order = SumOrder.of(vectorPlan, plan);
+        this.rowLoops = new LoopEmitter(code, kernel, space, layout, new ScalarEmitter(code, kernel, space, layout), null, vectorPlan, order, new ArrayList<>());
         var scalar = new ScalarEmitter(code, kernel, columns, layout);
         this.vector = new VectorEmitter(code, kernel, columns, layout, vectorPlan, scalar, className, strideMaps, layout.vectorAccumulators());
-        this.columnLoops = new LoopEmitter(code, kernel, columns, layout, scalar, vector, vectorPlan, new ArrayList<>());
+        this.columnLoops = new LoopEmitter(code, kernel, columns, layout, scalar, vector, vectorPlan, order, new ArrayList<>());
     }
 
     // <arrays>; <element and accumulator arrays>; for (row = start; row < end; ) <segment>; return

@@ -5,6 +5,7 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.UnaryOp;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
@@ -32,6 +33,37 @@ final class JavaApi {
     static final MethodRef POW_INT_LANES = MethodRef.of(Lanes.class, "pow", IntVector.class, IntVector.class);
     static final MethodRef GELU_ERF_FLOAT_LANES = MethodRef.of(Lanes.class, "geluErf", FloatVector.class);
     static final MethodRef GELU_ERF_DOUBLE_LANES = MethodRef.of(Lanes.class, "geluErf", DoubleVector.class);
+    static final MethodRef POW_FLOAT_LANES = MethodRef.of(Lanes.class, "pow", FloatVector.class, FloatVector.class);
+    static final MethodRef POW_DOUBLE_LANES = MethodRef.of(Lanes.class, "pow", DoubleVector.class, DoubleVector.class);
+    static final MethodRef LANES_FLOAT = MethodRef.of(Lanes.class, "apply", FloatVector.class, UnaryOp.class);
+    static final MethodRef LANES_DOUBLE = MethodRef.of(Lanes.class, "apply", DoubleVector.class, UnaryOp.class);
+    static final MethodRef LOG_LANES = MethodRef.of(LaneMath.class, "log", FloatVector.class);
+    static final MethodRef TANH_LANES = MethodRef.of(LaneMath.class, "tanh", FloatVector.class);
+    static final MethodRef PAST_LIMIT = MethodRef.of(Lanes.class, "pastLimit", FloatVector.class, FloatVector.class, UnaryOp.class, float.class);
+
+    static final MethodRef FILL_FLOAT = MethodRef.of(java.util.Arrays.class, "fill", float[].class, float.class);
+    static final MethodRef FILL_DOUBLE = MethodRef.of(java.util.Arrays.class, "fill", double[].class, double.class);
+    private static final MethodRef SUM_FLOAT_LANES = MethodRef.of(Lanes.class, "sum", float[].class);
+    private static final MethodRef SUM_DOUBLE_LANES = MethodRef.of(Lanes.class, "sum", double[].class);
+
+    /// [Lanes#sum] of a reduction's lanes of `dtype` (`f32` or `f64`), in an array (scalar code).
+    static MethodRef lanesTotal(DType dtype) { return dtype == DType.F32 ? SUM_FLOAT_LANES : SUM_DOUBLE_LANES; }
+
+    /// The [InlineMath] form of `op` on `dtype`, or null where the scalar kernel calls `Math`'s
+    /// (see [#function]): `f32` `exp`, `sin`, `cos` and the composites vector kernels build from
+    /// them, and the composites of `f64`, which vector kernels build in another order than the
+    /// operators' definitions.
+    static MethodRef inline(UnaryOp op, DType dtype) { return (dtype == DType.F32 ? INLINE_F32 : INLINE_F64).get(op); }
+
+    private static final Map<UnaryOp, MethodRef> INLINE_F32 = new EnumMap<>(UnaryOp.class), INLINE_F64 = new EnumMap<>(UnaryOp.class);
+    static {
+        var onlyF32 = List.of(UnaryOp.EXP, UnaryOp.SIN, UnaryOp.COS, UnaryOp.LOG, UnaryOp.TANH);
+        for (var op : List.of(UnaryOp.EXP, UnaryOp.SIN, UnaryOp.COS, UnaryOp.LOG, UnaryOp.TANH, UnaryOp.SIGMOID, UnaryOp.SILU, UnaryOp.GELU_TANH, UnaryOp.SOFTPLUS)) {
+            String name = op == UnaryOp.GELU_TANH ? "geluTanh" : op.name().toLowerCase(java.util.Locale.ROOT);
+            INLINE_F32.put(op, MethodRef.of(InlineMath.class, name, float.class));
+            if (!onlyF32.contains(op)) INLINE_F64.put(op, MethodRef.of(InlineMath.class, name, double.class));
+        }
+    }
 
     /// What a `max` or `min` reduction over `f32` or `f64` vectors calls ([OrderKeys]): the keys of a
     /// vector, the key vector's methods (`IntVector` for `f32`), and the value of a reduced key.

@@ -34,6 +34,7 @@ final class KernelClass {
     private final Kernel kernel;
     private final LoopSpace space;
     private final VectorPlan plan;
+    private final SumOrder order;
     private final ColumnPlan columns;
     private final String className;
     private final boolean split;
@@ -47,12 +48,10 @@ final class KernelClass {
     private String largest = "run";
     private int largestSize, runSize;
 
-    KernelClass(Kernel kernel, LoopSpace space, VectorPlan plan, String className, boolean split) {
-        this(kernel, space, plan, null, className, split);
-    }
-
-    /// With `columns`, an inline `run` is a column reduction's ([ColumnEmitter]).
-    KernelClass(Kernel kernel, LoopSpace space, VectorPlan plan, ColumnPlan columns, String className, boolean split) {
+    /// With `columns`, an inline `run` is a column reduction's ([ColumnEmitter]). `plan` is null
+    /// for a scalar class; `order` is the vector variant's either way.
+    KernelClass(Kernel kernel, LoopSpace space, VectorPlan plan, SumOrder order, ColumnPlan columns, String className, boolean split) {
+        this.order = order;
         this.columns = columns;
         this.kernel = kernel;
         this.space = space;
@@ -86,7 +85,7 @@ final class KernelClass {
         var scalar = new ScalarEmitter(code, kernel, space, layout);
         var vector = plan == null ? null : new VectorEmitter(code, kernel, space, layout, plan, scalar, className, strideMaps);
         code.line(1);
-        body.accept(new Method(code, layout, new LoopEmitter(code, kernel, space, layout, scalar, vector, plan, fallbacks)));
+        body.accept(new Method(code, layout, new LoopEmitter(code, kernel, space, layout, scalar, vector, plan, order, fallbacks)));
         int size = code.size();
         mv.visitMaxs(0, 0);
         mv.visitEnd();
@@ -101,6 +100,7 @@ final class KernelClass {
     private void inlineRun(Method m) {
         m.loops().loadArrays(usedBuffers());
         m.loops().allocateElements();
+        m.loops().allocateLanes(IntStream.range(0, kernel.reductions().size()).boxed().toList());
         if (kernel.reducedRank() == 0) m.loops().points(fullOutputs());
         else m.loops().rows(() -> {
             m.loops().rowIndices(m.layout().row());
@@ -159,6 +159,7 @@ final class KernelClass {
             helper("reduce" + k, k, type, m -> {
                 m.loops().loadArrays(LoopSpace.reductionBuffers(kernel, reduction));
                 m.loops().rowIndices(m.layout().start());
+                m.loops().allocateLanes(List.of(reduction));
                 m.loops().reduction(reduction);
                 m.code().load(type, m.layout().results().get(reduction));
                 m.code().op(type.getOpcode(IRETURN));

@@ -38,7 +38,8 @@ import java.util.List;
 ///                 out0[line0 + j] = candidate;
 ///                 acc1 += candidate;
 ///             }
-///             float r1 = (float) (acc1 + lanes1.reduceLanes(ADD));
+///             float r1 = (float) (acc1 + Lanes.sum(lanes1, second1)); // the lanes in one fixed order (SumOrder);
+///                                                            // second1: the other chain of the loop unrolled by two
 ///             for (j = 0; j < innerBound; j += 16)           // out0 = div(e1, r1), in place, in cache
 ///                 FloatVector.fromArray(SPECIES_F32, out0, line0 + j).div(FloatVector.broadcast(SPECIES_F32, r1)).intoArray(out0, line0 + j);
 ///             for (; j < innerEnd; j++) out0[line0 + j] = out0[line0 + j] / r1;
@@ -57,12 +58,13 @@ import java.util.List;
 /// Buffer `b`'s element at a point is `line<b> + j * stride`: `fromArray` for stride 1, a broadcast
 /// of one scalar for stride 0, a gather with a constant index map (`STRIDE_s`) otherwise.
 ///
-/// [Variant#SCALAR] is the same class without the vector loops and is bit-exact to the
-/// `KernelInterpreter`: scalar accumulators of `f32` sums and products are `double`, as the
-/// interpreter's are. [Variant#VECTOR] differs from it only where the Vector API does: the
-/// transcendentals (a few ulps) and sums, whose vector lanes add in the dtype (`float` for `f32`)
-/// and in another order (error below `n·u·Σ|x|`); the scalar tail still adds in double.
-/// [VectorPlan] says which loops stay scalar; [GeneratedKernel#scalarFallbacks] lists them.
+/// [Variant#SCALAR] is the same class without the vector loops, and computes the bits the vector
+/// variant does, so that a [dev.smelt.runtime.TieredKernel] may switch between them: the inline
+/// `f32` transcendentals one value at a time ([InlineMath]), the others through `Math` in both
+/// ([Lanes]), and each floating-point sum in the vector loop's order ([SumOrder]). Both differ from
+/// the `KernelInterpreter` within each operator's documented bound (`testing/Tolerance`) and a sum's
+/// reassociation bound (`n·u·Σ|x|`). [VectorPlan] says which loops stay scalar;
+/// [GeneratedKernel#scalarFallbacks] lists them.
 ///
 /// An output may share its array with an input only element for element (an in-place update at
 /// the same positions): each point's outputs are written in order, as the interpreter does, but a
@@ -70,7 +72,8 @@ import java.util.List;
 ///
 /// A reduction over strided axes whose neighbouring rows are contiguous (`sum(x, 0)`) runs LANES
 /// rows at once instead, one lane per row: [ColumnPlan], [ColumnEmitter]. Such a `run` is not split;
-/// over the limit, the kernel takes the loops above.
+/// over the limit, the kernel has no vector variant (row loops would add in another order than the
+/// scalar twin, which adds each row in sequence as the column lanes do).
 ///
 /// A method over [#METHOD_LIMIT] bytes is first split: `run` then calls one static helper per
 /// reduction and per output, passing them the element arrays ([KernelClass]). If a helper is still
@@ -93,11 +96,18 @@ public final class KernelEmitter {
         String className = PACKAGE + "/Kernel$" + hash(text) + (variant == Variant.SCALAR ? "$Scalar" : "$Vector");
         String sourceFile = "kernel-" + hash(text) + ".ir";
         var space = LoopSpace.of(kernel);
-        var plan = variant == Variant.VECTOR ? VectorPlan.of(kernel, lanes) : null;
-        var columns = ColumnPlan.of(kernel, space, plan);
-        var written = columns == null ? null : new KernelClass(kernel, space, plan, columns, className, false).write(sourceFile);
-        if (written == null || written.largestSize() > METHOD_LIMIT) written = new KernelClass(kernel, space, plan, className, false).write(sourceFile);
-        if (written.largestSize() > METHOD_LIMIT) written = new KernelClass(kernel, space, plan, className, true).write(sourceFile);
+        var twin = VectorPlan.of(kernel, lanes);
+        var plan = variant == Variant.VECTOR ? twin : null;
+        var columns = ColumnPlan.of(kernel, space, twin);
+        var order = SumOrder.of(twin, columns);
+        KernelClass.Written written;
+        if (plan != null && columns != null) {
+            // no row loops instead: the scalar twin adds up each row in sequence, as the column lanes do
+            written = new KernelClass(kernel, space, plan, order, columns, className, false).write(sourceFile);
+        } else {
+            written = new KernelClass(kernel, space, plan, order, null, className, false).write(sourceFile);
+            if (written.largestSize() > METHOD_LIMIT) written = new KernelClass(kernel, space, plan, order, null, className, true).write(sourceFile);
+        }
         if (written.largestSize() > METHOD_LIMIT) throw new KernelTooLargeException(written.largest(), written.largestSize(), METHOD_LIMIT);
         var fallbacks = variant == Variant.VECTOR && plan == null ? List.of("every loop: no vector species of %d lanes for this kernel's widest dtype".formatted(lanes)) : written.fallbacks();
         return new GeneratedKernel(className.replace('/', '.'), written.bytes(), written.runSize(), variant, fallbacks, text);

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.codegen;
 
-import dev.smelt.ir.DType;
-import dev.smelt.ir.ReduceOp;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
 import java.util.ArrayList;
@@ -22,7 +20,10 @@ import org.objectweb.asm.Type;
 /// @param arrays      each buffer's typed array (`float[] in0 = (float[]) buffers[0]`)
 /// @param lines       each buffer's position at index 0 of the current line of the inner axis
 /// @param axes        the index along each [LoopSpace] axis; the inner one is the loop counter `j`
-/// @param accumulators each reduction's running value (for `argmax`/`argmin`: the best value)
+/// @param accumulators each reduction's running value (for `argmax`/`argmin`: the best value), two
+///                    slots wide whatever its type ([SumOrder#accumulator])
+/// @param laneArrays  each reduction's array of lanes, where scalar code folds a sum the vector
+///                    variant adds in lanes ([SumOrder])
 /// @param bestIndices each arg-reduction's index of the best value
 /// @param results     each reduction's finished value, read by [dev.smelt.kernel.Expr.Accumulated]
 /// @param vectorAccumulators each reduction's lanes of partial results in a vector loop; in a
@@ -39,7 +40,7 @@ import org.objectweb.asm.Type;
 record KernelLayout(int buffers, int start, int end, List<Integer> elements, int row, int rest, int innerEnd, int innerBound,
                     int elementLine, int accumulatorLine, List<Integer> arrays, List<Integer> lines, List<Integer> axes, List<Integer> accumulators,
                     List<Integer> bestIndices, List<Integer> results, List<Integer> vectorAccumulators,
-                    List<Integer> secondAccumulators, int candidate, List<Integer> shared, int firstTemp) {
+                    List<Integer> secondAccumulators, List<Integer> laneArrays, int candidate, List<Integer> shared, int firstTemp) {
 
     static KernelLayout of(Kernel kernel, LoopSpace space, boolean instance, int resultParameters) {
         var slots = new int[] {instance ? 1 : 0};
@@ -55,32 +56,22 @@ record KernelLayout(int buffers, int start, int end, List<Integer> elements, int
         var arrays = repeat(slots, kernel.bufferCount(), 1);
         var lines = repeat(slots, kernel.bufferCount(), 1);
         var axes = repeat(slots, space.rank(), 1);
-        var accumulators = new ArrayList<Integer>();
-        for (var reduction : reductions) accumulators.add(take(slots, width(accumulatorType(reduction))));
+        var accumulators = repeat(slots, reductions.size(), 2);
         var bestIndices = repeat(slots, reductions.size(), 1);
         for (int k = resultParameters; k < reductions.size(); k++) results.add(take(slots, width(Code.scalarType(reductions.get(k).dtype()))));
         var vectorAccumulators = repeat(slots, reductions.size(), 1);
         var secondAccumulators = repeat(slots, reductions.size(), 1);
+        var laneArrays = repeat(slots, reductions.size(), 1);
         int candidate = take(slots, 2);
         var shared = repeat(slots, sharedCount(kernel), 2);
         return new KernelLayout(buffers, start, end, List.copyOf(elements), row, rest, innerEnd, innerBound, elementLine, accumulatorLine, arrays, lines, axes,
-                List.copyOf(accumulators), bestIndices, List.copyOf(results), vectorAccumulators, secondAccumulators, candidate, shared, slots[0]);
+                accumulators, bestIndices, List.copyOf(results), vectorAccumulators, secondAccumulators, laneArrays, candidate, shared, slots[0]);
     }
 
     private static int sharedCount(Kernel kernel) {
         int count = 0;
         for (var shared : Expr.sharedValues(kernel.expressions().toList())) count = Math.max(count, shared.id() + 1);
         return count;
-    }
-
-    /// The JVM type a reduction folds in: `double` for `f32` sums and products, which is what the
-    /// interpreter does and keeps scalar kernels bit-exact; the best value for arg-reductions;
-    /// otherwise the reduction's own dtype (`max`/`min` are exact in any precision).
-    static Type accumulatorType(Kernel.Reduction reduction) {
-        var op = reduction.op();
-        if (op.isArg()) return Code.scalarType(reduction.value().dtype());
-        boolean widened = reduction.dtype() == DType.F32 && (op == ReduceOp.SUM || op == ReduceOp.PROD);
-        return widened ? Type.DOUBLE_TYPE : Code.scalarType(reduction.dtype());
     }
 
     int array(int buffer) { return arrays.get(buffer); }

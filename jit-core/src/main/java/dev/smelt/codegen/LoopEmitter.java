@@ -27,11 +27,15 @@ final class LoopEmitter {
     private final ScalarEmitter scalar;
     private final VectorEmitter vector;
     private final VectorPlan plan;
+    private final SumOrder order;
     private final List<String> fallbacks;
+    private final ScalarFolds folds;
 
     LoopEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout, ScalarEmitter scalar, VectorEmitter vector,
-                VectorPlan plan, List<String> fallbacks) {
+                VectorPlan plan, SumOrder order, List<String> fallbacks) {
         this.fallbacks = fallbacks;
+        this.order = order;
+        this.folds = new ScalarFolds(code, kernel, space, layout, scalar, order);
         this.code = code;
         this.kernel = kernel;
         this.space = space;
@@ -60,6 +64,11 @@ final class LoopEmitter {
             code.newArray(kernel.reductions().get(k).value().dtype());
             code.store(Type.getType(Object.class), layout.elements().get(k));
         }
+    }
+
+    // float[] lanes0 = new float[2 * LANES]; …   for each of `reductions` that scalar code sums in lanes (SumOrder)
+    void allocateLanes(List<Integer> reductions) {
+        if (vector == null) folds.allocateLanes(reductions);
     }
 
     // for (row = start; row < end; row++) <body>
@@ -114,35 +123,42 @@ final class LoopEmitter {
     /// `r<k> = <op>(<value>)`: folds the row, vector lanes first when the plan allows, then the
     /// scalar tail, then finishes: `r0 = (float) acc` for an `f32` sum, the index for `argmax`.
     /// When an [dev.smelt.kernel.Expr.Element] reads the reduction, each point's value is also
-    /// stored in its element array.
+    /// stored in its element array. A sum in lanes ([SumOrder]) ends alike in both variants:
+    /// ```
+    /// acc = acc + (double) Lanes.sum(vacc, vacc2);   // vector code
+    /// acc = acc + (double) Lanes.sum(lanes0);         // scalar code, which folded into lanes0
+    /// ```
     void reduction(int k) {
         var reduction = kernel.reductions().get(k);
         code.line(2 + kernel.inputs().size() + k);
-        var accumulator = KernelLayout.accumulatorType(reduction);
+        var accumulator = order.accumulator(reduction);
         code.pushConstant(dtypeOf(accumulator), reduction.op().isArg() ? 0 : reduction.op().identity());
         code.store(accumulator, layout.accumulators().get(k));
         code.pushInt(0);
         code.storeInt(layout.bestIndices().get(k));
         boolean vectorized = vectorLoop() && vectorizable(plan.whyScalar(kernel, space, k));
+        boolean striped = order.striped(kernel, space, k);
+        boolean floatingSum = reduction.op() == ReduceOp.SUM && reduction.dtype().isFloating();
+        if (vector != null && striped != (vectorized && floatingSum)) throw new IllegalStateException("r%d: the sum order does not follow the vector loop".formatted(k));
         int lanes = layout.vectorAccumulators().get(k), second = layout.secondAccumulators().get(k);
         if (vectorized) {
             vector.folds.initAccumulator(reduction, lanes);
             vector.folds.initAccumulator(reduction, second);
-        }
+        } else if (striped) folds.fillLanes(k);
         var values = List.of(reduction.value());
-        overRow(LoopSpace.reductionBuffers(kernel, k), values, new Body(() -> { scalar.computeShared(values); scalarFold(k); },
+        overRow(LoopSpace.reductionBuffers(kernel, k), values, new Body(() -> { scalar.computeShared(values); folds.fold(k, striped && !vectorized); },
                 vectorized ? () -> { vector.computeShared(values); vector.folds.fold(k, lanes); } : null,
                 vectorized ? () -> { vector.computeShared(values); vector.folds.fold(k, second); } : null));
-        if (vectorized) {
+        if (vectorized && !striped) {
+            // acc = Math.max(acc, vacc.max(vacc2).reduceLanes(MAX))
             vector.folds.combineAccumulators(reduction, lanes, second);
-            // acc = acc + (double) vacc.reduceLanes(ADD)
             code.load(accumulator, layout.accumulators().get(k));
             vector.folds.reduceLanes(reduction, lanes);
-            if (accumulator != Code.scalarType(reduction.dtype())) code.op(F2D);
-            combine(reduction.op(), accumulator);
+            folds.combine(reduction.op(), accumulator);
             code.store(accumulator, layout.accumulators().get(k));
         }
-        finish(k, reduction, accumulator);
+        if (striped) folds.addLanes(k, vectorized ? () -> vector.folds.sumLanes(reduction, lanes, second, plan.lanes()) : null);
+        folds.finish(k);
     }
 
     // out<i>[…] = <value> at every point of the row
@@ -247,54 +263,6 @@ final class LoopEmitter {
             code.forLoop(j, () -> code.loadInt(layout.innerBound()), plan.lanes(), body.vector());
         }
         code.forLoop(j, () -> code.loadInt(layout.innerEnd()), 1, body.scalar());
-    }
-
-    // acc = acc + (double) <value>  /  Math.max(acc, <value>)  /  the arg-reduction update
-    // kept: candidate = <value>; element<k>[elementLine + j] = candidate; acc = acc + (double) candidate
-    private void scalarFold(int k) {
-        var reduction = kernel.reductions().get(k);
-        var accumulator = KernelLayout.accumulatorType(reduction);
-        var valueType = Code.scalarType(reduction.value().dtype());
-        int slot = layout.accumulators().get(k);
-        if (reduction.op().isArg()) {
-            scalar.emit(reduction.value());
-            code.store(accumulator, layout.candidate());
-            ArgUpdate.emit(code, layout.candidate(), layout.axis(space.inner()), reduction.op(), accumulator, slot, layout.bestIndices().get(k));
-            return;
-        }
-        boolean kept = scalar.keeps(k);
-        if (kept) {
-            scalar.emit(reduction.value());
-            code.store(valueType, layout.candidate());
-            scalar.storeElement(k, () -> code.load(valueType, layout.candidate()));
-        }
-        code.load(accumulator, slot);
-        if (kept) code.load(valueType, layout.candidate());
-        else scalar.emit(reduction.value());
-        if (accumulator != valueType) code.op(F2D);
-        combine(reduction.op(), accumulator);
-        code.store(accumulator, slot);
-    }
-
-    private void combine(ReduceOp op, Type accumulator) {
-        switch (op) {
-            case SUM -> code.op(accumulator.getOpcode(IADD));
-            case PROD -> code.op(accumulator.getOpcode(IMUL));
-            case MAX -> scalar.maximum(accumulator);
-            case MIN -> scalar.minimum(accumulator);
-            case ARGMAX, ARGMIN -> throw new IllegalStateException("arg-reductions keep an index");
-        }
-    }
-
-    // r<k> = (float) acc   /   r<k> = bestIndex
-    private void finish(int k, Kernel.Reduction reduction, Type accumulator) {
-        var result = Code.scalarType(reduction.dtype());
-        if (reduction.op().isArg()) code.loadInt(layout.bestIndices().get(k));
-        else {
-            code.load(accumulator, layout.accumulators().get(k));
-            if (accumulator != result) code.op(D2F);
-        }
-        code.store(result, layout.results().get(k));
     }
 
     // line<b> = offset<b> + i0 * stride<b,0> + …   (every axis but the inner one)

@@ -13,10 +13,12 @@ import java.util.List;
 import org.objectweb.asm.Type;
 
 /// Emits a kernel expression's value at the current point of the loops: one method per [Expr] kind,
-/// each leaving one value of [Code#scalarType] on the stack. The arithmetic is the interpreter's:
-/// `f32` operators that IEEE rounds exactly (`+ - * /`, `sqrt`, `max`) run in `float`, whose result
-/// equals the double result rounded once; the others widen to double, call the definition and round
-/// once (`(float) Math.exp((double) x)`). Scalar kernels are therefore bit-exact.
+/// each leaving one value of [Code#scalarType] on the stack. The arithmetic is the vector twin's,
+/// value by value, so a tiered kernel gives the same bits whichever variant runs: `f32` operators
+/// that IEEE rounds exactly (`+ - * /`, `sqrt`, `max`) run in `float`; `f32` `exp`, `sin`, `cos`
+/// and the composites built on them call [InlineMath], the scalar form of the vector kernels'
+/// inline code; the other transcendentals widen to double, call `Math` and round once
+/// (`(float) Math.log((double) x)`), as [Lanes] does in vector kernels.
 ///
 /// The current point is `line<b> + j * stride` in buffer `b`, where `j` is the inner axis's counter.
 final class ScalarEmitter {
@@ -161,9 +163,18 @@ final class ScalarEmitter {
             case RECIPROCAL -> { code.pushConstant(dtypeOf(type), 1); emit(x); code.op(type.getOpcode(IDIV)); } // 1 / x
             case SQUARE -> { emit(x); code.op(type.getSize() == 2 ? DUP2 : DUP); code.op(type.getOpcode(IMUL)); } // x * x
             case RELU -> { emit(x); code.pushConstant(dtypeOf(type), 0); maximum(type); }                      // Math.max(x, 0f)
-            case RSQRT -> { code.op(DCONST_1); emitWidened(x, type); JavaApi.SQRT.invoke(code.mv); code.op(DDIV); narrow(type); } // (float) (1 / Math.sqrt(x))
-            case EXP, EXPM1, LOG, LOG1P, SQRT, SIN, COS, TANH, SIGMOID, GELU_TANH, GELU_ERF, SILU, SOFTPLUS, SIGN ->
-                    { emitWidened(x, type); JavaApi.function(op).invoke(code.mv); narrow(type); }          // (float) Math.exp((double) x)
+            case RSQRT -> {                                                                                    // 1f / (float) Math.sqrt((double) x)
+                code.pushConstant(dtypeOf(type), 1);
+                emitWidened(x, type);
+                JavaApi.SQRT.invoke(code.mv);
+                narrow(type);
+                code.op(type.getOpcode(IDIV));
+            }
+            case EXP, EXPM1, LOG, LOG1P, SQRT, SIN, COS, TANH, SIGMOID, GELU_TANH, GELU_ERF, SILU, SOFTPLUS, SIGN -> {
+                var inline = JavaApi.inline(op, dtypeOf(type));
+                if (inline != null) { emit(x); inline.invoke(code.mv); }                                     // InlineMath.exp(x)
+                else { emitWidened(x, type); JavaApi.function(op).invoke(code.mv); narrow(type); }           // (float) Math.log((double) x)
+            }
         }
     }
 

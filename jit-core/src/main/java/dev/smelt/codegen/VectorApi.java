@@ -14,6 +14,7 @@ import jdk.incubator.vector.Vector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /// Every Vector API member that generated kernels use, in one place, built by reflection (see
@@ -61,6 +62,11 @@ final class VectorApi {
     /// `IntVector.addIndex(1)` turns a broadcast `j` into the lane indices `j, j+1, …`.
     static final MethodRef ADD_INDEX = MethodRef.of(IntVector.class, "addIndex", int.class);
 
+    static final MethodRef SHUFFLE_IOTA = MethodRef.of(VectorShuffle.class, "iota", VectorSpecies.class, int.class, int.class, boolean.class);
+    static final MethodRef FLOAT_REARRANGE = MethodRef.of(FloatVector.class, "rearrange", VectorShuffle.class);
+    static final MethodRef DOUBLE_REARRANGE = MethodRef.of(DoubleVector.class, "rearrange", VectorShuffle.class);
+    static final MethodRef FLOAT_LANE = MethodRef.of(FloatVector.class, "lane", int.class);
+    static final MethodRef DOUBLE_LANE = MethodRef.of(DoubleVector.class, "lane", int.class);
     static final MethodRef LOOP_BOUND = MethodRef.of(VectorSpecies.class, "loopBound", int.class);
     static final MethodRef MASK_ALL = MethodRef.of(VectorSpecies.class, "maskAll", boolean.class);
     static final MethodRef SPECIES_OF = MethodRef.of(VectorSpecies.class, "of", Class.class, VectorShape.class);

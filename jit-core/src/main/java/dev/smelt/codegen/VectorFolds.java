@@ -3,6 +3,7 @@ package dev.smelt.codegen;
 
 import static org.objectweb.asm.Opcodes.DUP;
 
+import dev.smelt.ir.DType;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.kernel.Kernel;
 
@@ -66,6 +67,29 @@ final class VectorFolds {
         vector.storeTemp(slot);
     }
 
+    // v = vacc.add(vacc2); v = v.add(v.rearrange(VectorShuffle.iota(SPECIES, LANES / 2, 1, true))); …
+    // (halves down to 1), v.lane(0): Lanes.sum(vacc, vacc2), inline, since C2 may stop inlining
+    // calls into a large kernel and would then box both vectors for the call
+    void sumLanes(Kernel.Reduction reduction, int slot, int second, int lanes) {
+        var dtype = reduction.dtype();
+        boolean f32 = dtype == DType.F32;
+        vector.loadTemp(slot);
+        vector.loadTemp(second);
+        VectorApi.of(dtype).add().invoke(vector.code.mv);
+        for (int half = lanes / 2; half > 0; half /= 2) {
+            vector.code.op(DUP);
+            vector.pushSpecies(dtype);
+            vector.code.pushInt(half);
+            vector.code.pushInt(1);
+            vector.code.pushInt(1);
+            VectorApi.SHUFFLE_IOTA.invoke(vector.code.mv);
+            (f32 ? VectorApi.FLOAT_REARRANGE : VectorApi.DOUBLE_REARRANGE).invoke(vector.code.mv);
+            VectorApi.of(dtype).add().invoke(vector.code.mv);
+        }
+        vector.code.pushInt(0);
+        (f32 ? VectorApi.FLOAT_LANE : VectorApi.DOUBLE_LANE).invoke(vector.code.mv);
+    }
+
     // .add / .mul / .max / .min: how a reduction folds a vector into its accumulator
     private static MethodRef combiner(Kernel.Reduction reduction, boolean keyed) {
         if (keyed) return orderKeys(reduction).keyVector().max();
@@ -79,7 +103,7 @@ final class VectorFolds {
         };
     }
 
-    // vacc.reduceLanes(ADD)
+    // vacc.reduceLanes(ADD)   (integer sums, exact in any order)
     // keyed: OrderKeys.fromMaxKey(vacc.reduceLanes(MAX))
     void reduceLanes(Kernel.Reduction reduction, int slot) {
         vector.loadTemp(slot);

@@ -2,6 +2,7 @@
 package dev.smelt.codegen;
 
 import static org.objectweb.asm.Opcodes.DUP;
+import static org.objectweb.asm.Opcodes.GETSTATIC;
 import static org.objectweb.asm.Opcodes.DUP2_X1;
 import static org.objectweb.asm.Opcodes.POP2;
 import static org.objectweb.asm.Opcodes.IFNE;
@@ -10,16 +11,19 @@ import static org.objectweb.asm.Opcodes.SWAP;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.UnaryOp;
 import dev.smelt.kernel.Expr;
+import org.objectweb.asm.Type;
 
 /// The lanewise forms of the unary operators and of `pow`, for [VectorEmitter]. Each leaves one
 /// vector of the expression's dtype on the stack; comments show the Java.
 ///
-/// The transcendentals are `lanewise` calls (Intel SVML on x86 once C2 compiles them, within a few
-/// ulps: see the tests' `Tolerance`), except `f32` `exp`, `sin` and `cos`, which are inline ([#exp],
-/// [#sinOrCos]); the composites
-/// are built from them, in forms that avoid
-/// cancellation (`gelu_tanh` as `x·sigmoid(2y)`). `gelu_erf` and `i32` `pow` go lane by lane through
-/// [Lanes], which computes the scalar definition.
+/// Every lane gets the bits the scalar twin computes for it, so that a tiered kernel may switch
+/// variants without its results changing: `f32` `exp`, `sin` and `cos` are inline ([#exp],
+/// [#sinOrCos]) and [InlineMath] is their scalar form; the composites are built from them in the
+/// order `InlineMath` follows, in forms that avoid cancellation (`gelu_tanh` as `x·sigmoid(2y)`);
+/// the other transcendentals, `gelu_erf` and `pow` go lane by lane through [Lanes], which calls
+/// what the scalar kernel calls. (The Vector API's own `lanewise(LOG)` and the like, SVML once C2
+/// compiles them and Java code before, differ from `Math` and from each other by an ulp here and
+/// there.)
 final class VectorMath {
     private final VectorEmitter vector;
     private final Code code;
@@ -41,7 +45,13 @@ final class VectorMath {
             case RECIPROCAL -> { vector.pushConstant(dtype, 1); vector.emit(x); call(methods.div()); }   // 1 / x
             case EXP -> { vector.emit(x); exp(dtype); }
             case SIN, COS -> { vector.emit(x); sinOrCos(dtype, unary.op() == UnaryOp.COS); }
-            case EXPM1, LOG, LOG1P, SQRT, TANH -> { vector.emit(x); vector.lanewise(dtype, unary.op()); } // x.lanewise(LOG)
+            case SQRT -> { vector.emit(x); vector.lanewise(dtype, UnaryOp.SQRT); }                       // x.lanewise(SQRT)
+            case LOG, TANH -> {                                                                          // LaneMath.log(x)   /   f64: Lanes.apply(x, LOG)
+                vector.emit(x);
+                if (dtype == DType.F32) call(unary.op() == UnaryOp.LOG ? JavaApi.LOG_LANES : JavaApi.TANH_LANES);
+                else lanes(dtype, unary.op());
+            }
+            case EXPM1, LOG1P -> { vector.emit(x); lanes(dtype, unary.op()); }                           // Lanes.apply(x, LOG1P)
             case RSQRT -> {                                                                              // 1 / x.sqrt()
                 vector.pushConstant(dtype, 1);
                 vector.emit(x);
@@ -95,11 +105,11 @@ final class VectorMath {
         call(methods.div());
     }
 
-    // exp(t).lanewise(LOG1P).blend(t, t.compare(GT, 20))   (exp: see #exp)
+    // Lanes.apply(exp(t), LOG1P).blend(t, t.compare(GT, 20))   (exp: see #exp)
     private void emitSoftplus(DType dtype, int t) {
         vector.loadTemp(t);
         exp(dtype);
-        vector.lanewise(dtype, UnaryOp.LOG1P);
+        lanes(dtype, UnaryOp.LOG1P);
         vector.loadTemp(t);
         vector.loadTemp(t);
         vector.compareScalar(dtype, VectorApi.GT, 20);
@@ -156,22 +166,22 @@ final class VectorMath {
         call(methods.blendScalar());
     }
 
-    /// `exp` of the vector on the stack. For `f64` the JDK's (`lanewise(EXP)`). For `f32` inline, in
+    /// `exp` of the vector on the stack. For `f64` `Math.exp`'s, lane by lane. For `f32` inline, in
     /// the way of Cephes' `expf` with a polynomial of one degree less (see [#POLYNOMIAL]): SVML's
     /// `exp` is a call, around which C2 spills every live vector register: over 4M floats in L1 (a harness, best of 50), softmax's loop (load, subtract, `exp`,
     /// store, sum) took 2.1 ms with SVML and 0.88 ms inline (0.84 without the range check).
-    /// A vector with a lane outside [-86.9, 86.9] (past it the result may not be a normal float) or
-    /// a NaN takes the JDK's path whole. Against `StrictMath.exp` on every float of that range: at
+    /// A lane outside [-86.9, 86.9] (past it the result may not be a normal float) or a NaN takes
+    /// `Math.exp`, lane by lane. Against `StrictMath.exp` on every float of that range: at
     /// most 1 ulp, and 99.5% correctly rounded (the JDK's SVML `exp` is also within 1 ulp).
     // FloatVector t = x.fma(LOG2E, SHIFT);                       // n + 1.5·2^23: n = round(x / ln 2) in the low bits
     // FloatVector n = t.sub(SHIFT);
     // FloatVector r = n.fma(-LN2_LO, n.fma(-LN2_HI, x));         // x - n·ln 2, in two steps (Cody and Waite)
     // FloatVector e = P6.fma(r, P5).fma(r, P4).fma(r, P3).fma(r, P2).fma(r, 1).fma(r, 1); // e^r, |r| ≤ ln 2 / 2
     // e = e.reinterpretAsInts().add(t.reinterpretAsInts().lanewise(LSHL, 23)).reinterpretAsFloats(); // e^r · 2^n
-    // if (!x.abs().compare(LE, LIMIT).allTrue()) e = x.lanewise(EXP);
+    // if (!x.abs().compare(LE, LIMIT).allTrue()) e = Lanes.pastLimit(x, e, EXP, LIMIT);
     void exp(DType dtype) {
         if (dtype != DType.F32) {
-            vector.lanewise(dtype, UnaryOp.EXP);
+            lanes(dtype, UnaryOp.EXP);
             return;
         }
         vector.withTemps(4, first -> {
@@ -208,17 +218,17 @@ final class VectorMath {
             call(VectorApi.INT.add());
             call(VectorApi.INT_AS_FLOATS);
             vector.storeTemp(e);
-            jdkPastLimit(x, LIMIT, UnaryOp.EXP, e);
+            pastLimit(x, LIMIT, UnaryOp.EXP, e);
         });
     }
 
-    /// `sin` or `cos` of the vector on the stack. For `f64` the JDK's; for `f32` inline, 2.4–2.5× as
+    /// `sin` or `cos` of the vector on the stack. For `f64` `Math`'s, lane by lane; for `f32` inline, 2.4–2.5× as
     /// fast as SVML's call (4M floats, a harness: `sin` 0.91 against 2.24 ms, `cos` 0.99 against
     /// 2.38), within 2 ulps of `StrictMath` where SVML is within 1: x is reduced by the nearest
     /// multiple of π (of π/2, odd, for `cos`) in three FMAs (Cody and Waite, sleef's constants), so
     /// r is in [-π/2, π/2], and `sin r` is an odd polynomial of degree 9 fitted for that range; the
-    /// multiple's parity gives the sign. A vector with a lane outside [-125, 125], or a NaN, takes the
-    /// JDK's path whole. Over every float of that range: `sin` 98.4% and `cos` 94.4% correctly
+    /// multiple's parity gives the sign. A lane outside [-125, 125], or a NaN, takes `Math`'s, lane by
+    /// lane. Over every float of that range: `sin` 98.4% and `cos` 94.4% correctly
     /// rounded, none past 2 ulps (0.005% and 0.012% at 2).
     // FloatVector t = x.fma(INV_PI, SHIFT);                          // n + 1.5·2^23: n = round(x / π)
     // FloatVector q = t.sub(SHIFT);                                   // sin x = (-1)^n sin(x - nπ)
@@ -229,10 +239,10 @@ final class VectorMath {
     // IntVector sign = r.reinterpretAsInts().lanewise(XOR, t.reinterpretAsInts().lanewise(LSHL, 31)  // cos: .lanewise(XOR, MIN_VALUE)
     //         ).lanewise(AND, MIN_VALUE);                                 // sin r has r's sign, -0 too
     // s = s.abs().reinterpretAsInts().lanewise(XOR, sign).reinterpretAsFloats();
-    // if (!x.abs().compare(LE, TRIG_LIMIT).allTrue()) s = x.lanewise(SIN);
+    // if (!x.abs().compare(LE, TRIG_LIMIT).allTrue()) s = Lanes.pastLimit(x, s, SIN, TRIG_LIMIT);
     void sinOrCos(DType dtype, boolean cos) {
         if (dtype != DType.F32) {
-            vector.lanewise(dtype, cos ? UnaryOp.COS : UnaryOp.SIN);
+            lanes(dtype, cos ? UnaryOp.COS : UnaryOp.SIN);
             return;
         }
         vector.withTemps(4, first -> {
@@ -299,13 +309,13 @@ final class VectorMath {
             xorBelow();
             call(VectorApi.INT_AS_FLOATS);
             vector.storeTemp(s);
-            jdkPastLimit(x, TRIG_LIMIT, cos ? UnaryOp.COS : UnaryOp.SIN, s);
+            pastLimit(x, TRIG_LIMIT, cos ? UnaryOp.COS : UnaryOp.SIN, s);
         });
     }
 
-    // if (!x.abs().compare(LE, limit).allTrue()) result = x.lanewise(OP);  then result on the stack:
-    // an inline f32 form hands a vector with a lane past its range, or a NaN, to the JDK whole
-    private void jdkPastLimit(int x, double limit, UnaryOp op, int result) {
+    // if (!x.abs().compare(LE, limit).allTrue()) result = Lanes.pastLimit(x, result, OP, limit);  then
+    // result on the stack: the lanes past an inline f32 form's range, or NaN, take Math's
+    private void pastLimit(int x, float limit, UnaryOp op, int result) {
         var methods = VectorApi.FLOAT;
         vector.loadTemp(x);
         call(methods.abs());
@@ -315,11 +325,24 @@ final class VectorMath {
         call(VectorApi.MASK_ALL_TRUE);
         code.ifThen(IFNE, () -> {
             vector.loadTemp(x);
-            VectorApi.operator(op).get(code.mv);
-            call(methods.unary());
+            vector.loadTemp(result);
+            pushOperator(op);
+            code.mv.visitLdcInsn(limit);
+            call(JavaApi.PAST_LIMIT);
             vector.storeTemp(result);
         });
         vector.loadTemp(result);
+    }
+
+    // Lanes.apply(<vector on the stack>, OP)
+    private void lanes(DType dtype, UnaryOp op) {
+        pushOperator(op);
+        call(dtype == DType.F32 ? JavaApi.LANES_FLOAT : JavaApi.LANES_DOUBLE);
+    }
+
+    // UnaryOp.OP
+    private void pushOperator(UnaryOp op) {
+        code.mv.visitFieldInsn(GETSTATIC, Type.getInternalName(UnaryOp.class), op.name(), Type.getDescriptor(UnaryOp.class));
     }
 
     // t.reinterpretAsInts().lanewise(LSHL, bits): the low bits of a shifted float (n of `x·k + 1.5·2^23`) moved up
@@ -338,53 +361,21 @@ final class VectorMath {
         call(VectorApi.INT.binary());
     }
 
-    private static final double INV_PI = 0.318309886183790671538f;
-    /// π as three floats (sleef's `PI_A2f`, `PI_B2f`, `PI_C2f`): the first has 15 significant bits,
-    /// so n·PI_A is exact for |n| < 2^9 and the first reduction step loses nothing below |x| = 125.
-    private static final double[] PI_PARTS = {3.1414794921875f, 0.00011315941810607910156f, 1.9841872589410058936e-09f};
-    /// `sin r = r + r³·s(r²)`, s of degree 3 fitted (minimax, by linear programming) to the relative
-    /// error on |r| ≤ π/2, which it keeps below 0.11 · 2^-24 before rounding; highest power first.
-    private static final double[] SINE = {2.6053612600662746e-06f, -0.0001980941742658615f, 0.008333063684403896f, -0.16666659712791443f};
-    private static final double TRIG_LIMIT = 125;
+    private static final float INV_PI = InlineMath.INV_PI, SHIFT = InlineMath.SHIFT, LOG2E = InlineMath.LOG2E, LN2_HI = InlineMath.LN2_HI,
+            LN2_LO = InlineMath.LN2_LO, LIMIT = InlineMath.LIMIT, TRIG_LIMIT = InlineMath.TRIG_LIMIT;
+    private static final float[] PI_PARTS = InlineMath.PI_PARTS, SINE = InlineMath.SINE, POLYNOMIAL = InlineMath.POLYNOMIAL;
 
-    private static final double LOG2E = 1.44269504f, SHIFT = 0x1.8p23, LN2_HI = 0.693145751953125, LN2_LO = 1.428606765330187e-06f;
-    /// `1 + r + r²·p(r)` in Horner form, highest power first: p of degree 4 fitted (minimax, by linear
-    /// programming) to the relative error of e^r on |r| ≤ 0.3467, which it keeps below 0.06 · 2^-24
-    /// before rounding. Cephes' `expf` has p of degree 5, one FMA more: on every float of the range
-    /// both are within 1 ulp of `StrictMath.exp` (99.55% and 99.53% correctly rounded), and the FMA
-    /// fewer took softmax over [4096, 1024] from 1.73 to 1.65 ms into a tensor (a harness, one thread).
-    private static final double[] POLYNOMIAL = {0.0013814484f, 0.008368736f, 0.041668393f, 0.16666521f, 0.49999994f, 1, 1};
-    /// Below it in magnitude, n is in [-125, 125] and `e^r · 2^n` a normal float, so the exponent add is exact.
-    private static final double LIMIT = 86.9f;
-
-    // a.lanewise(POW, b).blend(1, a == 1 | a == -1 & b is ±∞): C's pow where Java's gives NaN
-    // i32: Lanes.pow(a, b)
+    // Lanes.pow(a, b): C's pow, as the scalar kernel's Scalars.pow
     void emitPow(Expr.Binary binary) {
         var dtype = binary.left().dtype();
-        if (dtype == DType.I32) {
-            vector.emit(binary.left());
-            vector.emit(binary.right());
-            call(JavaApi.POW_INT_LANES);
-            return;
-        }
-        vector.withOperand(binary.left(), a -> vector.withOperand(binary.right(), b -> {
-            var methods = VectorApi.of(dtype);
-            vector.loadTemp(a);
-            VectorApi.POW.get(code.mv);
-            vector.loadTemp(b);
-            call(methods.binary());
-            code.mv.visitLdcInsn(1L);
-            vector.loadTemp(a);
-            vector.compareScalar(dtype, VectorApi.EQ, 1);
-            vector.loadTemp(a);
-            vector.compareScalar(dtype, VectorApi.EQ, -1);
-            vector.loadTemp(b);
-            VectorApi.IS_INFINITE.get(code.mv);
-            call(methods.test());
-            call(VectorApi.MASK_AND);
-            call(VectorApi.MASK_OR);
-            call(methods.blendScalar());
-        }));
+        vector.emit(binary.left());
+        vector.emit(binary.right());
+        call(switch (dtype) {
+            case I32 -> JavaApi.POW_INT_LANES;
+            case F32 -> JavaApi.POW_FLOAT_LANES;
+            case F64 -> JavaApi.POW_DOUBLE_LANES;
+            case BOOL -> throw new IllegalStateException("pow of bool passed KernelCheck");
+        });
     }
 
     private void call(MethodRef method) { method.invoke(code.mv); }

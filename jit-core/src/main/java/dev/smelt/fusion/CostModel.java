@@ -39,15 +39,15 @@ public final class CostModel {
     /// `f32` exp and what generated code builds on its inline form (sigmoid, silu, gelu-tanh):
     /// `CalibrationBench.exp`, 0.12–0.13 ns in two runs on 2026-11-23 (0.20–0.21 as SVML's call).
     static final double EXP_NS = 0.125;
-    /// A call into SVML: log, expm1, log1p, tanh, softplus, and `f64` exp and what is built on it
-    /// (`CalibrationBench.log`, 0.21–0.22 ns).
-    static final double SVML_NS = 0.21;
+    /// `f32` log and tanh, inline (`LaneMath`): 2.3× and 2.7× exp's time in a harness over 1M floats
+    /// (0.42 and 0.50 against 0.18 ns per element, SVML's calls 0.29 and 0.54).
+    static final double INLINE_LOG_NS = 0.31;
     /// `f32` sin and cos, inline since 2026-11-23: `CalibrationBench.sin`, 0.136 ns.
     static final double INLINE_TRIG_NS = 0.14;
-    /// `f64` sin and cos, SVML's calls: `CalibrationBench.sin` measured 0.47–0.57 ns while `f32` used them too.
-    static final double TRIG_NS = 0.47;
-    /// pow and gelu-erf: `CalibrationBench.pow`.
-    static final double POW_NS = 0.81;
+    /// What vector code computes lane by lane with `Math`, so that it gives the scalar variant's bits:
+    /// expm1, log1p, softplus, pow, gelu-erf and every `f64` transcendental. A harness over 1M
+    /// elements: `f32` log 8.3 ns, `f64` exp 7.5, `f32` pow 12.7 per element.
+    static final double LANE_NS = 7.5;
     /// A value over the register budget costs stores and reloads: `FusionBench.wide`, where greedy's
     /// one kernel (about 30 values over 32 registers) takes 0.48 ms and the two split kernels 0.29
     /// ms plus 0.10 ms of extra traffic, over 2^18 points: 0.037 ns per excess value and point.
@@ -135,7 +135,7 @@ public final class CostModel {
     static double binary(dev.smelt.ir.BinaryOp op) {
         return switch (op) {
             case DIV -> DIVIDE_NS;
-            case POW -> POW_NS;
+            case POW -> LANE_NS;
             case ADD, SUB, MUL, MAXIMUM, MINIMUM, EQ, NE, LT, LE, GT, GE -> CHEAP_NS;
         };
     }
@@ -144,10 +144,10 @@ public final class CostModel {
         return switch (op) {
             case NEG, ABS, SQUARE, RELU, SIGN -> CHEAP_NS;
             case SQRT, RSQRT, RECIPROCAL -> DIVIDE_NS;
-            case EXP, SIGMOID, SILU, GELU_TANH -> dtype == DType.F32 ? EXP_NS : SVML_NS;
-            case EXPM1, LOG, LOG1P, TANH, SOFTPLUS -> SVML_NS;
-            case SIN, COS -> dtype == DType.F32 ? INLINE_TRIG_NS : TRIG_NS;
-            case GELU_ERF -> POW_NS;
+            case EXP, SIGMOID, SILU, GELU_TANH -> dtype == DType.F32 ? EXP_NS : LANE_NS;
+            case LOG, TANH -> dtype == DType.F32 ? INLINE_LOG_NS : LANE_NS;
+            case SIN, COS -> dtype == DType.F32 ? INLINE_TRIG_NS : LANE_NS;
+            case EXPM1, LOG1P, SOFTPLUS, GELU_ERF -> LANE_NS;
         };
     }
 

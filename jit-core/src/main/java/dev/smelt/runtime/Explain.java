@@ -31,7 +31,7 @@ public final class Explain {
             text.append("kernel %d: %s; fuses %s%n".formatted(i, launch.category(), String.join(", ", launch.fused())));
             text.append("  reads %,d B, writes %,d B; runs %s%n".formatted(read, written, tier(program.functions().get(i))));
             if (launch.kernel() instanceof Kernel loops && inlineTrigonometry(loops))
-                text.append("  numerics: f32 sin/cos inline, within 2 ulps (the JDK's SVML, taken past |x| = 125: 1 ulp)\n");
+                text.append("  numerics: f32 sin/cos inline, within 2 ulps (past |x| = 125: Math.sin/cos, lane by lane)\n");
             text.append(launch.kernel().toString().indent(2));
         }
         for (var decision : schedule.decisions()) text.append("decision: ").append(decision).append('\n');

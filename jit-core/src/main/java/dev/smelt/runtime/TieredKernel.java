@@ -26,6 +26,7 @@ import java.util.function.Supplier;
 /// queue (a kernel that finds it full tries again on a later call), and a waiting warm-up holds
 /// its inputs weakly, so it keeps no array alive that the program dropped.
 ///
+/// Both variants give the same bits (see `KernelEmitter`), so the switch never changes a result.
 /// `-Dsmelt.tier=scalar` or `=vector` fixes every tiered kernel's variant, for debugging.
 public final class TieredKernel implements KernelFunction {
     /// Rows worth about this many elements are run per warm-up call: enough for the loop to be

@@ -13,10 +13,10 @@ import dev.smelt.testing.RandomData;
 import java.util.Random;
 
 /// Runs a kernel as generated code and through the `KernelInterpreter` on the same buffers and
-/// compares every element of every output (including those the kernel must leave alone). The
-/// scalar variant must match bit for bit; the vector variant must stay within the element's
-/// [KernelBounds]. A failure names the seed, the variant, the first differing element, and prints
-/// the kernel as text.
+/// compares every element of every output (including those the kernel must leave alone): both
+/// variants must stay within the element's [KernelBounds]. [#agree] runs both variants and wants
+/// the same bits from each. A failure names the seed, the variant, the first differing element, and
+/// prints the kernel as text.
 final class Differential {
     /// How many output elements were compared, and how: exactly, within a bound, or not at all
     /// (the bound allowed anything).
@@ -41,7 +41,7 @@ final class Differential {
         new KernelInterpreter(kernel).run(expected, 0, kernel.workItems());
         var actual = RandomData.copy(buffers);
         compiled.runInPieces(actual, new Random(seed));
-        Bound[][] bounds = variant == Variant.VECTOR ? KernelBounds.of(kernel, buffers) : null;
+        Bound[][] bounds = KernelBounds.of(kernel, buffers);
         long exact = 0, bounded = 0, unbounded = 0;
         for (int i = 0; i < kernel.outputs().size(); i++) {
             int buffer = kernel.inputs().size() + i;
@@ -59,6 +59,30 @@ final class Differential {
             }
         }
         return new Counts(exact, bounded, unbounded);
+    }
+
+    /// Runs the scalar and the vector variant (of `lanes` lanes, 0 for the preferred count) on
+    /// copies of `buffers`, each in its own random pieces, and fails unless every output element
+    /// has the same bits in both (any NaN equals any NaN). Returns how many elements were compared.
+    static long agree(long seed, Kernel kernel, Object[] buffers, int lanes) {
+        var scalar = Compiled.of(kernel, Variant.SCALAR, lanes);
+        var vector = Compiled.of(kernel, Variant.VECTOR, lanes);
+        var fromScalar = RandomData.copy(buffers);
+        scalar.runInPieces(fromScalar, new Random(seed));
+        var fromVector = RandomData.copy(buffers);
+        vector.runInPieces(fromVector, new Random(~seed));
+        long compared = 0;
+        for (int i = 0; i < kernel.outputs().size(); i++) {
+            int buffer = kernel.inputs().size() + i;
+            Storage want = Storage.wrapArray(fromScalar[buffer]), got = Storage.wrapArray(fromVector[buffer]);
+            for (int element = 0; element < want.size(); element++, compared++) {
+                double a = want.get(element), b = got.get(element);
+                boolean same = Double.isNaN(a) ? Double.isNaN(b) : Double.doubleToRawLongBits(a) == Double.doubleToRawLongBits(b);
+                if (!same) fail("seed %d, %d lanes: out%d[%d] is %s from the scalar variant and %s from the vector one%n%s%s".formatted(seed, lanes, i, element,
+                        a, b, kernel, vector.generated().scalarFallbacks().isEmpty() ? "" : "loops that run scalar: " + vector.generated().scalarFallbacks()));
+            }
+        }
+        return compared;
     }
 
     static String message(long seed, Kernel kernel, Compiled compiled, int output, int element, double want, double got, Bound bound) {

@@ -78,7 +78,7 @@ final class VectorAccuracy {
     /// Inputs from several ranges: uniform on [-10, 10] and [-100, 100], magnitudes log-uniform over
     /// 2^-60 … 2^60 of either sign, and special values. For `pow`, exponents are uniform on [-8, 8]
     /// or small integers.
-    private static void fill(Object[] buffers, DType dtype, Random random, int arity) {
+    static void fill(Object[] buffers, DType dtype, Random random, int arity) {
         for (int b = 0; b < arity; b++) {
             double[] values = new double[POINTS];
             for (int i = 0; i < POINTS; i++) values[i] = b == 0 ? sample(random) : random.nextBoolean() ? random.nextInt(9) - 4 : random.nextDouble() * 16 - 8;

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.codegen;
+
+import dev.smelt.ir.ReduceOp;
+import dev.smelt.kernel.Kernel;
+import org.objectweb.asm.Type;
+
+/// The order in which a kernel adds up its floating-point sums, which both variants of a tiered
+/// kernel follow, so that switching from scalar to vector code changes no result. Fixed by the
+/// vector variant this machine would run:
+///
+/// - row loops ([VectorPlan] `lanes`): where the vector loop folds a sum, point `j < dim & -LANES`
+///   of each line goes to lane `j & (2·LANES - 1)` (two chains of lanes, a loop unrolled by two),
+///   in the dtype; the points past the last whole vector add to a scalar accumulator, in double for
+///   `f32`; the lanes end in [Lanes#sum]'s fixed order, added to it.
+/// - column reductions ([ColumnPlan], `columns`): each row adds its points in sequence in the dtype,
+///   as the lane that holds the row does.
+/// - no vector variant (`lanes` null): in sequence, `f32` in double, as the interpreter does.
+///
+/// Products, `max`, `min` and integer sums do not depend on it: products run scalar in double in
+/// both variants, the others are exact in any order.
+record SumOrder(VectorPlan lanes, boolean columns) {
+    static SumOrder of(VectorPlan twin, ColumnPlan columnPlan) {
+        return columnPlan != null ? new SumOrder(null, true) : new SumOrder(twin, false);
+    }
+
+    /// The JVM type reduction `k` folds in: the dtype, but `double` for `f32` sums and products
+    /// outside column reductions; the best value for arg-reductions.
+    Type accumulator(Kernel.Reduction reduction) {
+        var op = reduction.op();
+        if (op.isArg()) return Code.scalarType(reduction.value().dtype());
+        boolean widened = reduction.dtype() == dev.smelt.ir.DType.F32 && (op == ReduceOp.SUM || op == ReduceOp.PROD) && !columns;
+        return widened ? Type.DOUBLE_TYPE : Code.scalarType(reduction.dtype());
+    }
+
+    /// Whether reduction `k` of `kernel` in `space` folds into lanes: a floating-point sum whose
+    /// inner loop the vector variant runs as vectors.
+    boolean striped(Kernel kernel, LoopSpace space, int k) {
+        var reduction = kernel.reductions().get(k);
+        return lanes != null && reduction.op() == ReduceOp.SUM && reduction.dtype().isFloating()
+                && space.dim(space.inner()) >= lanes.lanes() && lanes.whyScalar(kernel, space, k).isEmpty();
+    }
+
+    /// How many places a striped sum folds into: two chains of [VectorPlan#lanes].
+    int places() { return 2 * lanes.lanes(); }
+}
