@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/// The same inputs give the same bits from every call of a compiled function, through the switch
+/// from scalar to vector code: a function whose kernels compute every inline transcendental, the
+/// lane-by-lane ones, a row sum, a column sum and a matmul, called until each of its kernels runs
+/// vector code (`explain()` says so), every call's outputs compared bit for bit with the first's.
+class TierSwitchTest {
+    @Test
+    void everyCallGivesTheFirstCallsBits() throws InterruptedException {
+        var generator = new Generator(18);
+        Tensor x = Tensor.randn(generator, 256, 384).mul(4), w = Tensor.randn(generator, 384, 64);
+        Compiled f = Jit.compile(arguments -> {
+            Tensor t = arguments.get(0), u = arguments.get(1);
+            return List.of(t.softmax(-1).add(t.tanh()).mul(t.sin().add(t.cos())),
+                    t.abs().add(1).log().add(t.sigmoid()).add(t.silu()).add(t.geluTanh()).add(t.softplus()).add(t.expm1().div(t.exp())),
+                    t.layerNorm(384).sum(0),
+                    t.matmul(u).relu());
+        }, 2);
+        List<Tensor> first = f.applyAll(x, w);
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        int calls = 1;
+        boolean vector = false;
+        while (!vector && System.nanoTime() < deadline) {
+            List<Tensor> again = f.applyAll(x, w);
+            calls++;
+            for (int o = 0; o < first.size(); o++) same(first.get(o), again.get(o), o, calls);
+            vector = !f.explain(x, w).contains("runs scalar");
+            if (calls % 20 == 0) Thread.sleep(50); // let the warm-up thread run on a busy machine
+        }
+        assertTrue(vector, "the vector variants did not take over within a minute:\n" + f.explain(x, w));
+        for (int call = 0; call < 5; call++) {
+            List<Tensor> again = f.applyAll(x, w);
+            for (int o = 0; o < first.size(); o++) same(first.get(o), again.get(o), o, ++calls);
+        }
+    }
+
+    private static void same(Tensor expected, Tensor actual, int output, int call) {
+        double[] want = expected.toDoubleArray(), got = actual.toDoubleArray();
+        for (int i = 0; i < want.length; i++)
+            if (Double.isNaN(want[i]) ? !Double.isNaN(got[i]) : Double.doubleToRawLongBits(want[i]) != Double.doubleToRawLongBits(got[i]))
+                fail("call %d: output %d element %d is %s, the first call gave %s".formatted(call, output, i, got[i], want[i]));
+    }
+}
