@@ -30,7 +30,7 @@ public final class TierUpTime {
             stream.enable("jdk.Compilation").withThreshold(Duration.ZERO);
             stream.onEvent("jdk.Compilation", event -> {
                 String method = event.getValue("method.type.name") + "." + event.getValue("method.name");
-                if (method.contains("Kernel$") && method.contains("$Vector")) synchronized (compilations) { compilations.add(describe(event, method)); }
+                if (method.contains("VectorKernel$")) synchronized (compilations) { compilations.add(describe(event, method)); }
             });
             stream.startAsync();
             var generator = new Generator(1);
@@ -61,7 +61,7 @@ public final class TierUpTime {
 
     private static String describe(RecordedEvent event, String method) {
         int level = event.getInt("compileLevel");
-        return "  %s %s%s %6.0f ms, %6d B inlined, %7d B code%s".formatted(method.replaceAll(".*(Kernel\\$[0-9a-f]{6}).*", "$1…"),
+        return "  %s %s%s %6.0f ms, %6d B inlined, %7d B code%s".formatted(method.replaceAll(".*(VectorKernel\\$[0-9a-f]{6}).*", "$1…"),
                 level == 4 ? "C2" : "C1 (tier " + level + ")", event.getBoolean("isOsr") ? " OSR" : "", event.getDuration().toNanos() / 1e6,
                 event.getLong("inlinedBytes"), event.getLong("codeSize"), event.getBoolean("succeded") ? "" : " FAILED");
     }

@@ -6,7 +6,7 @@ import java.util.List;
 
 /// One kernel's class file, ready for `KernelLoader`.
 ///
-/// @param className       the binary name, `dev.smelt.runtime.Kernel$<hash>$Vector`
+/// @param className       the binary name, `dev.smelt.runtime.Kernel$<hash>$Scalar` or `dev.smelt.runtime.VectorKernel$<hash>`
 /// @param bytes           the class file (a copy is kept and returned)
 /// @param runCodeSize     the bytecode size of `run`, which stays under HotSpot's 8000-byte limit
 /// @param variant         the variant asked for

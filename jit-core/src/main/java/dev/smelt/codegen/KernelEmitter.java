@@ -12,7 +12,7 @@ import java.util.List;
 /// `exp(sub(in0, r0))` by `e1`, the value `r1` folds at the point), the [Variant#VECTOR] class on
 /// an AVX-512 host is, as Java:
 /// ```
-/// public final class Kernel$3f1c…$Vector implements KernelFunction {        // SourceFile kernel-3f1c….ir
+/// public final class VectorKernel$3f1c… implements KernelFunction {        // SourceFile kernel-3f1c….ir
 ///     private static final VectorSpecies<Float> SPECIES_F32 = VectorSpecies.of(float.class, VectorShape.forBitSize(512));
 ///     …                                                     // one species of 16 lanes per dtype
 ///     public void run(Object[] buffers, int start, int end) {
@@ -93,7 +93,8 @@ public final class KernelEmitter {
     /// [#emit] with vectors of `lanes` lanes instead of the preferred count, for tests.
     static GeneratedKernel emit(Kernel kernel, Variant variant, int lanes) {
         String text = KernelPrinter.print(kernel);
-        String className = PACKAGE + "/Kernel$" + hash(text) + (variant == Variant.SCALAR ? "$Scalar" : "$Vector");
+        // vector classes apart by prefix, for the JIT directive that keeps C1 off them (runtime.VectorCodeDirective)
+        String className = PACKAGE + (variant == Variant.SCALAR ? "/Kernel$" + hash(text) + "$Scalar" : "/VectorKernel$" + hash(text));
         String sourceFile = "kernel-" + hash(text) + ".ir";
         var space = LoopSpace.of(kernel);
         var twin = VectorPlan.of(kernel, lanes);

@@ -257,7 +257,7 @@ class KernelEmitterTest {
         var kernel = Kernels.softmax(2, 3);
         var generated = Compiled.emit(kernel, Variant.VECTOR);
         String hash = KernelEmitter.hash(KernelPrinter.print(kernel));
-        assertEquals("dev.smelt.runtime.Kernel$" + hash + "$Vector", generated.className());
+        assertEquals("dev.smelt.runtime.VectorKernel$" + hash, generated.className());
         assertEquals("kernel-" + hash + ".ir", generated.sourceFile());
         assertEquals(KernelPrinter.print(kernel), generated.kernelText());
         assertEquals(generated, Compiled.emit(Kernels.softmax(2, 3), Variant.VECTOR), "emission is deterministic");
