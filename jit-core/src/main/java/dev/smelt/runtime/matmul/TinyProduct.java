@@ -5,7 +5,6 @@ import dev.smelt.ir.DType;
 import java.util.List;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorSpecies;
 
 /// The product of a tiny matmul without packing: rows of C as vectors, eight rows at a time, each
@@ -94,7 +93,7 @@ final class TinyProduct {
                 // The last rows again, overlapping rows already written: the same sums in the same order, so the same bits.
                 if (rows % EIGHT != 0) eight(a, aAt + (rows - EIGHT) * lda, lda, b, bAt + j, ldb, c, cAt + (rows - EIGHT) * ldc + j, ldc, depth);
             }
-        if (whole < count) tail(a, aAt, lda, b, bAt + whole, ldb, c, cAt + whole, ldc, rows, depth, F32.indexInRange(whole, count));
+        if (whole < count) tail(a, aAt, lda, b, bAt + whole, ldb, c, cAt + whole, ldc, rows, depth, count - whole);
     }
 
     // Fewer than eight rows, over the first `whole` columns: four rows at a time, then one.
@@ -166,7 +165,8 @@ final class TinyProduct {
 
     // The last columns, fewer than a vector: four rows and then one at a time, masked.
     private static void tail(float[] a, int aAt, int lda, float[] b, int bAt, int ldb,
-                             float[] c, int cAt, int ldc, int rows, int depth, VectorMask<Float> mask) {
+                             float[] c, int cAt, int ldc, int rows, int depth, int width) {
+        var mask = F32.indexInRange(0, width); // made here, not by the caller: passed in, C2 boxed it on every call
         int m = 0;
         for (; m + ROWS <= rows; m += ROWS) {
             int r0 = aAt + m * lda, r1 = r0 + lda, r2 = r1 + lda, r3 = r2 + lda;
@@ -234,7 +234,7 @@ final class TinyProduct {
                 for (int m = 0; m + EIGHT <= rows; m += EIGHT) eight(a, aAt + m * lda, lda, b, bAt + j, ldb, c, cAt + m * ldc + j, ldc, depth);
                 if (rows % EIGHT != 0) eight(a, aAt + (rows - EIGHT) * lda, lda, b, bAt + j, ldb, c, cAt + (rows - EIGHT) * ldc + j, ldc, depth);
             }
-        if (whole < count) tail(a, aAt, lda, b, bAt + whole, ldb, c, cAt + whole, ldc, rows, depth, F64.indexInRange(whole, count));
+        if (whole < count) tail(a, aAt, lda, b, bAt + whole, ldb, c, cAt + whole, ldc, rows, depth, count - whole);
     }
 
     private static void narrow(double[] a, int aAt, int lda, double[] b, int bAt, int ldb,
@@ -303,7 +303,8 @@ final class TinyProduct {
 
     // As the f32 tail above.
     private static void tail(double[] a, int aAt, int lda, double[] b, int bAt, int ldb,
-                             double[] c, int cAt, int ldc, int rows, int depth, VectorMask<Double> mask) {
+                             double[] c, int cAt, int ldc, int rows, int depth, int width) {
+        var mask = F64.indexInRange(0, width); // made here, not by the caller: passed in, C2 boxed it on every call
         int m = 0;
         for (; m + ROWS <= rows; m += ROWS) {
             int r0 = aAt + m * lda, r1 = r0 + lda, r2 = r1 + lda, r3 = r2 + lda;
