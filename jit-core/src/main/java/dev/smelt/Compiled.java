@@ -293,15 +293,9 @@ public final class Compiled {
         if (output.offset() != 0 || output.storage().size() != output.size() || !Views.isContiguous(output))
             throw SmeltException.of(op, "output %d must be a dense tensor, not a view; use contiguous() or a new tensor", index);
         Storage storage = output.storage();
-        if (holds(inputs, storage.array()) || holds(earlier, storage.array()))
+        if (Program.indexOfArray(inputs, storage.array()) >= 0 || Program.indexOfArray(earlier, storage.array()) >= 0)
             throw SmeltException.of(op, "output %d shares memory with an argument, a captured tensor or another output", index);
         return storage;
-    }
-
-    // A loop, not a stream: a training step checks each of its outputs against every input.
-    private static boolean holds(List<Storage> storages, Object array) {
-        for (int i = 0; i < storages.size(); i++) if (storages.get(i).array() == array) return true;
-        return false;
     }
 
     private static List<Storage> inputs(Version entry, Tensor[] arguments) {

@@ -196,8 +196,9 @@ public final class Program {
         return layout;
     }
 
-    /// The position of the first of `storages` whose array is `array`, or −1.
-    static int indexOfArray(List<Storage> storages, Object array) {
+    /// The position of the first of `storages` whose array is `array`, or −1. A loop, not a
+    /// stream: a training step asks it for each of its outputs.
+    public static int indexOfArray(List<Storage> storages, Object array) {
         for (int i = 0; i < storages.size(); i++) if (storages.get(i).array() == array) return i;
         return -1;
     }
