@@ -32,10 +32,11 @@ import org.openjdk.jmh.annotations.Warmup;
 /// batch=32` for the digits MLP of issue 18), one thread, with Adam or SGD: the step itself is
 /// microseconds, so what a training loop does around it shows (issue 18: no class loaded after the
 /// first step, at most 4 KB allocated per step beyond the returned tensors; run with `-prof gc`).
-/// `classesLoaded` counts the classes the JVM loaded during each iteration. `@Setup` takes 10,000
-/// steps before JMH's warm-up, so that the background warm-ups (the tiny matmul's and the vector
-/// variants') have settled and the iterations see the steady state. The batch array is made once,
-/// so `gc.alloc.rate.norm` is the step's own allocation.
+/// `classesLoaded` counts the classes the JVM loaded during each iteration. `gc.alloc.rate.norm`
+/// counts every thread's allocation, so `@Setup` takes at least 10,000 steps and 10 s before JMH's
+/// warm-up: the background warm-ups (the tiny matmul's, the vector variants') are over by then, or
+/// their allocation would count as the step's. The batch array is made once, so the call's
+/// varargs array does not count either.
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -44,6 +45,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Dsmelt.threads=1"})
 public class AdamStepBench {
     static final int SETTLING_STEPS = 10_000;
+    static final long SETTLING_NANOS = 10_000_000_000L;
 
     @Param({"Adam", "SGD"})
     public String optimizer;
@@ -75,7 +77,8 @@ public class AdamStepBench {
         double first = step.apply(arguments), later = first;
         for (int i = 0; i < 200; i++) later = step.apply(arguments);
         if (!(later < first)) throw new IllegalStateException("200 %s steps did not lower the loss: %s -> %s".formatted(optimizer, first, later));
-        for (int i = 0; i < SETTLING_STEPS; i++) step.apply(arguments);
+        long start = System.nanoTime();
+        for (int i = 0; i < SETTLING_STEPS || System.nanoTime() - start < SETTLING_NANOS; i++) step.apply(arguments);
     }
 
     @State(Scope.Thread)
