@@ -39,7 +39,8 @@ def load(path):
         rows.append(dict(group=group, method=method,
                          params={k: int(v) if v.isdigit() else v for k, v in result.get("params", {}).items()},
                          median=metric["scorePercentiles"]["50.0"] * scale, mean=metric["score"] * scale,
-                         error=error * scale, samples=samples(metric)))
+                         error=error * scale, samples=samples(metric),
+                         secondary={name: m["score"] for name, m in result.get("secondaryMetrics", {}).items()}))
     return rows
 
 
@@ -258,6 +259,17 @@ def training_step(checks, rows):
         checks.add("compiling the step", p, compile_ms, fmt)
 
 
+def steady_steps(checks, rows):
+    """Issue 18: a training step loads no class after the first and allocates ≤ 4 KB beyond what it
+    returns (a double); the bytes are `-prof gc`'s gc.alloc.rate.norm, so they show only with it."""
+    for r in (r for r in rows if r["group"] == "AdamStepBench"):
+        p = params_text(r["params"])
+        classes, allocated = r["secondary"].get("classesLoaded"), r["secondary"].get("gc.alloc.rate.norm")
+        checks.add("classes loaded per iteration", p, classes, lambda v: f"{v:.0f}", "0", lambda v: v == 0)
+        checks.add("bytes allocated per step", p, allocated, lambda v: f"{v:,.0f} B", "≤ 4,096 B (with -prof gc)", lambda v: v <= 4096,
+                   applies=allocated is not None)
+
+
 def matmul_backward(checks, rows):
     """Issue 6: a matmul's forward and backward (two more products) against its forward."""
     if any(r["group"] == "MatMulBackwardBench" for r in rows):
@@ -280,7 +292,7 @@ def main(paths):
         print(f"## {group}\n\n" + "\n".join(timings([r for r in rows if r["group"] == group])) + "\n")
     for prefix, add in (("ChainBench", chain), ("MemoryBoundBench", memory), ("RowOpsBench", row_ops), ("CompileBench", compile_latency),
                         ("FusionBench", fusion), ("CalibrationBench", calibration),
-                        ("MatMulBench", matmul), ("TrainStepBench", training_step),
+                        ("MatMulBench", matmul), ("TrainStepBench", training_step), ("AdamStepBench", steady_steps),
                         ("MatMulBackwardBench", matmul_backward), ("SplitBench", split)):
         if any(r["group"].startswith(prefix) for r in rows):
             checks = Checks()

@@ -279,7 +279,7 @@ public final class Compiled {
         if (outputs.size() != graph.outputs().size())
             throw SmeltException.of(op, "the function has %d results, but %d outputs were given", graph.outputs().size(), outputs.size());
         var inputs = inputs(entry, arguments);
-        var targets = new ArrayList<Storage>();
+        var targets = new ArrayList<Storage>(outputs.size());
         for (int o = 0; o < outputs.size(); o++) targets.add(target(op, o, outputs.get(o), graph.outputs().get(o), updating ? List.of() : inputs, targets));
         entry.program().run(inputs, targets);
         return outputs;
@@ -293,7 +293,7 @@ public final class Compiled {
         if (output.offset() != 0 || output.storage().size() != output.size() || !Views.isContiguous(output))
             throw SmeltException.of(op, "output %d must be a dense tensor, not a view; use contiguous() or a new tensor", index);
         Storage storage = output.storage();
-        if (inputs.stream().anyMatch(in -> in.array() == storage.array()) || earlier.stream().anyMatch(t -> t.array() == storage.array()))
+        if (Program.indexOfArray(inputs, storage.array()) >= 0 || Program.indexOfArray(earlier, storage.array()) >= 0)
             throw SmeltException.of(op, "output %d shares memory with an argument, a captured tensor or another output", index);
         return storage;
     }
@@ -301,7 +301,8 @@ public final class Compiled {
     private static List<Storage> inputs(Version entry, Tensor[] arguments) {
         var storages = new ArrayList<Storage>(arguments.length + entry.traced().captures().size());
         for (Tensor argument : arguments) storages.add(Dispatch.dense(argument));
-        for (Tensor capture : entry.traced().captures()) storages.add(Dispatch.dense(capture));
+        var captures = entry.traced().captures();
+        for (int i = 0; i < captures.size(); i++) storages.add(Dispatch.dense(captures.get(i)));
         return storages;
     }
 

@@ -226,6 +226,10 @@ public final class Tensor {
     // ---- values (concrete tensors only) ----
     /// Element at `index` (negative indices count from the end), as a double.
     public double get(int... index) { return Values.get(this, index); }
+    /// Stores `value` (rounded to the dtype) at `index`, in place, in the storage this tensor shares
+    /// with its views; a compiled function that reads this tensor sees the new value at its next
+    /// call. `t.set(0.01)` sets a 0-d tensor, such as a hyper-parameter a training step passes.
+    public void set(double value, int... index) { Values.set(this, value, index); }
     /// The only element of a one-element tensor.
     public double item() { return Values.item(this); }
     public float[] toFloatArray() { return Values.floats(this); }

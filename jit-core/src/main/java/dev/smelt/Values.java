@@ -10,19 +10,26 @@ import dev.smelt.ir.Storage;
 final class Values {
     private Values() {}
 
-    static double get(Tensor x, int... index) {
-        if (index == null) throw SmeltException.of("get", "the index is null");
-        requireConcrete("get", x);
+    static double get(Tensor x, int... index) { return x.storage().get(position("get", x, index)); }
+
+    /// Stores `value`, rounded to the dtype, in place: compiled functions that read `x` see it at
+    /// their next call, as they see weights an optimizer updated.
+    static void set(Tensor x, double value, int... index) { x.storage().set(position("set", x, index), value); }
+
+    // Where element `index` of `x` lives in its storage.
+    private static int position(String op, Tensor x, int[] index) {
+        if (index == null) throw SmeltException.of(op, "the index is null");
+        requireConcrete(op, x);
         if (index.length != x.rank())
-            throw SmeltException.of("get", "index %s has %d entries but the tensor %s has %d axes", java.util.Arrays.toString(index), index.length, x.shape(), x.rank());
+            throw SmeltException.of(op, "index %s has %d entries but the tensor %s has %d axes", java.util.Arrays.toString(index), index.length, x.shape(), x.rank());
         int position = x.offset();
         for (int axis = 0; axis < index.length; axis++) {
             int size = x.shape().dim(axis), i = index[axis] < 0 ? index[axis] + size : index[axis];
             if (i < 0 || i >= size)
-                throw SmeltException.of("get", "index %d is out of range for axis %d of %s", index[axis], axis, x.shape());
+                throw SmeltException.of(op, "index %d is out of range for axis %d of %s", index[axis], axis, x.shape());
             position += i * x.strides()[axis];
         }
-        return x.storage().get(position);
+        return position;
     }
 
     static double item(Tensor x) {
@@ -91,7 +98,7 @@ final class Values {
     }
 
     static void requireConcrete(String op, Tensor x) {
-        Ops.nonNull(op, x);
+        if (x == null) throw SmeltException.of(op, "argument 0 is null"); // as Ops.nonNull words it, without a varargs array per call
         if (x.isTraced())
             throw SmeltException.of(op, "cannot read the values of a traced tensor %s%s: a trace records operations, not data, so Java control flow cannot depend on tensor values; use Tensor.where for data-dependent choices", x.dtype(), x.shape());
     }

@@ -37,6 +37,28 @@ class ValuesAndFormatTest {
     }
 
     @Test
+    void setStoresInPlaceWhereViewsAndCompiledFunctionsSeeIt() {
+        var m = Tensor.arange(6).reshape(2, 3);
+        m.t().set(9, -1, 0);                                     // m[0, 2], through a view
+        assertEquals(9, m.get(0, 2));
+        var counts = Tensor.zeros(DType.I32, 2);
+        counts.set(2.7, 1);
+        assertEquals(2, counts.get(1));                          // rounded to the dtype, as a cast
+        var rate = Tensor.scalar(DType.F64, 0.5);
+        var scaled = Jit.compile((x, r) -> x.mul(r));
+        var x = Tensor.of(new double[] {2, 4});
+        assertArrayEquals(new double[] {1, 2}, scaled.apply(x, rate).toDoubleArray());
+        rate.set(0.25);                                          // a hyper-parameter changed between calls
+        assertArrayEquals(new double[] {0.5, 1}, scaled.apply(x, rate).toDoubleArray());
+        assertThrows(SmeltException.class, () -> m.set(1, 2, 0));
+        assertThrows(SmeltException.class, () -> m.set(1, 0));
+        assertThrows(SmeltException.class, () -> Jit.trace(t -> {
+            t.set(1, 0);
+            return t;
+        }, Tensor.zeros(2)));
+    }
+
+    @Test
     void arrayConversionsFollowTheViewsRowMajorOrder() {
         assertArrayEquals(new int[] {0, 3, 1, 4, 2, 5}, M.t().toIntArray());
         assertArrayEquals(new float[] {0, 3, 1, 4, 2, 5}, M.t().toFloatArray());

@@ -44,10 +44,18 @@ public final class Adam extends Optimizer {
     List<String> hyperParameterNames() { return List.of("step_size", "beta1", "1-beta1", "beta2", "1-beta2", "eps", "sqrt(1-beta2^t)", "l2", "decay"); }
 
     @Override
-    double[] hyperParameters() {
+    void hyperParameters(double[] values) {
         double c1 = 1 - Math.pow(beta1, steps), c2 = 1 - Math.pow(beta2, steps);
         double l2 = decoupled ? 0 : weightDecay, decay = decoupled ? 1 - learningRate * weightDecay : 1;
-        return new double[] {learningRate / c1, beta1, 1 - beta1, beta2, 1 - beta2, eps, Math.sqrt(c2), l2, decay};
+        values[0] = learningRate / c1;
+        values[1] = beta1;
+        values[2] = 1 - beta1;
+        values[3] = beta2;
+        values[4] = 1 - beta2;
+        values[5] = eps;
+        values[6] = Math.sqrt(c2);
+        values[7] = l2;
+        values[8] = decay;
     }
 
     @Override

@@ -91,8 +91,9 @@ public abstract sealed class Optimizer permits SGD, Adam {
     /// The names of the runtime scalars [#update] reads, in order.
     abstract List<String> hyperParameterNames();
 
-    /// Their values for the step about to run (the step count is already advanced).
-    abstract double[] hyperParameters();
+    /// Writes their values for the step about to run (the step count is already advanced) into
+    /// `values`, in that order.
+    abstract void hyperParameters(double[] values);
 
     /// The new value of parameter `p` and its new state, from its gradient `g`, its state and the
     /// hyper-parameters (rank-0 nodes of `p`'s dtype). Pointwise, so each update fuses into few kernels.

@@ -45,9 +45,13 @@ public final class SGD extends Optimizer {
     List<String> hyperParameterNames() { return List.of("lr", "weight_decay", "keep", "take", "momentum"); }
 
     @Override
-    double[] hyperParameters() {
+    void hyperParameters(double[] values) {
         boolean fresh = steps == 1 || momentum == 0;
-        return new double[] {learningRate, weightDecay, fresh ? 0 : momentum, fresh ? 1 : 1 - dampening, momentum};
+        values[0] = learningRate;
+        values[1] = weightDecay;
+        values[2] = fresh ? 0 : momentum;
+        values[3] = fresh ? 1 : 1 - dampening;
+        values[4] = momentum;
     }
 
     @Override

@@ -36,12 +36,20 @@ public final class TrainStep {
     private final int batchArity;
     private final Tensor loss = Tensor.zeros(DType.F64);
     private final List<Tensor> targets = new ArrayList<>();
+    // Each step's arguments: the batch, then the hyper-parameters, rank-0 tensors whose values
+    // each step sets in place, so that a step allocates nothing for them.
+    private final Tensor[] arguments;
+    private final double[] hyperParameters;
+    private static final int[] RANK_0 = {}; // the index of a 0-d tensor, shared: varargs would make one per call
 
     TrainStep(Optimizer optimizer, Jit.FunctionN lossFunction, int batchArity) {
         this.optimizer = optimizer;
         this.batchArity = batchArity;
         int hyper = optimizer.hyperParameterNames().size();
         this.compiled = Jit.compile(args -> lossFunction.apply(args.subList(0, batchArity)), batchArity + hyper, this::withUpdates);
+        this.arguments = new Tensor[batchArity + hyper];
+        for (int h = 0; h < hyper; h++) arguments[batchArity + h] = Tensor.zeros(DType.F64);
+        this.hyperParameters = new double[hyper];
         targets.add(loss);
         for (Parameter p : optimizer.parameters()) targets.add(p.value());
         for (int i = 0; i < optimizer.parameters().size(); i++) targets.addAll(optimizer.state(i));
@@ -51,13 +59,16 @@ public final class TrainStep {
     public synchronized double apply(Tensor... batch) {
         requireBatch(batch);
         optimizer.steps++;
-        var arguments = new ArrayList<>(Arrays.asList(batch));
-        for (double value : optimizer.hyperParameters()) arguments.add(Tensor.scalar(DType.F64, value));
+        optimizer.hyperParameters(hyperParameters);
+        for (int h = 0; h < hyperParameters.length; h++) arguments[batchArity + h].set(hyperParameters[h], RANK_0);
+        System.arraycopy(batch, 0, arguments, 0, batchArity);
         try {
-            compiled.applyUpdating(targets, arguments.toArray(Tensor[]::new));
+            compiled.applyUpdating(targets, arguments);
         } catch (RuntimeException e) {
             optimizer.steps--;
             throw e;
+        } finally {
+            Arrays.fill(arguments, 0, batchArity, null); // keeps no batch alive between steps
         }
         return loss.item();
     }

@@ -13,23 +13,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
 
 /// A schedule made runnable: one [KernelFunction] per launch, over the buffers of a [MemoryPlan].
-/// Each call takes an arena (the plan's intermediate slots) from a small pool, or allocates one if
-/// every pooled arena is in use by another thread, allocates the returned slots, binds the inputs,
-/// runs the launches in order, gives the arena back and returns the output buffers (which the
-/// caller then owns). Safe to call from several threads at once: an arena serves one call at a time.
+/// Each call takes a frame (the plan's intermediate slots and the tables that bind them, see
+/// [Layout.Frame]) from a small pool, or makes one if every pooled frame is in use by another
+/// thread, allocates the returned slots, binds the inputs, runs the launches in order, gives the
+/// frame back and returns the output buffers (which the caller then owns): it allocates nothing
+/// else. Safe to call from several threads at once: a frame serves one call at a time.
 ///
 /// A call whose outputs are given and some of them are inputs' own arrays (an optimizer updating
 /// its parameters) runs on a plan made for that pattern of donations, built on first use: each
 /// donation the planner grants is computed in place; the others are computed aside and copied in.
 public final class Program {
-    /// Idle arenas kept per program: one per core serves as many concurrent calls as can run at
-    /// once; calls beyond that allocate an arena and drop it afterwards.
-    static final int ARENAS = Runtime.getRuntime().availableProcessors();
-
     private final Schedule schedule;
     private final Layout plain;
     private final Map<Map<Integer, Integer>, Layout> donating = new ConcurrentHashMap<>();
@@ -37,51 +33,9 @@ public final class Program {
     private final List<KernelFunction> functions;
     private final Executor executor;
     private final Call[] calls;
-    private final int[] inputBuffers;
+    private final int[] inputBuffers, launchBuffers;
     private final int singleOutput; // the buffer of the only output, or -1
     private final MemoryPlan.Slot loneOutput; // that output's slot when it is a one-kernel program's only buffer besides inputs, else null
-
-    /// A memory plan worked out for calls: each buffer's slot, the first buffer of each slot, and a
-    /// pool of idle arenas taking no lock (a tiny call's whole budget is a few dozen nanoseconds).
-    private static final class Layout {
-        final MemoryPlan memory;
-        final int[] slotOf, firstBuffer;
-        /// The arena when every slot is returned (a one-kernel program): empty, shared by every call.
-        final Object[] noIntermediates;
-        final AtomicReferenceArray<Object[]> arenas = new AtomicReferenceArray<>(ARENAS);
-
-        Layout(MemoryPlan memory, int buffers) {
-            this.memory = memory;
-            this.slotOf = new int[buffers];
-            this.firstBuffer = new int[memory.slots().size()];
-            Arrays.fill(firstBuffer, -1);
-            for (int b = 0; b < buffers; b++) {
-                slotOf[b] = memory.slot(b);
-                if (slotOf[b] >= 0 && firstBuffer[slotOf[b]] < 0) firstBuffer[slotOf[b]] = b;
-            }
-            this.noIntermediates = memory.slots().stream().allMatch(MemoryPlan.Slot::returned) ? memory.newArena() : null;
-        }
-
-        Object allocate(int slot) {
-            var s = memory.slots().get(slot);
-            return Storage.newArray(s.dtype(), s.size());
-        }
-
-        // A pooled arena, or a new one when every pooled arena is in use.
-        Object[] takeArena() {
-            if (noIntermediates != null) return noIntermediates;
-            for (int i = 0; i < ARENAS; i++) {
-                Object[] arena = arenas.getAndSet(i, null);
-                if (arena != null) return arena;
-            }
-            return memory.newArena();
-        }
-
-        void giveBack(Object[] arena) {
-            if (arena == noIntermediates) return;
-            for (int i = 0; i < ARENAS; i++) if (arenas.compareAndSet(i, null, arena)) return;
-        }
-    }
 
     /// One launch as a call runs it, worked out once: a tiny program's calls cost no more than its
     /// kernels (MatMulBench.Tiny's `overhead`).
@@ -91,11 +45,10 @@ public final class Program {
                     buffers.length == allBuffers && java.util.stream.IntStream.range(0, allBuffers).allMatch(b -> buffers[b] == b));
         }
 
-        /// The launch's buffers out of the program's: the program's own array when they are all of
-        /// them in order (a one-kernel program).
-        Object[] bind(Object[] arrays) {
+        /// The launch's buffers out of the program's, in `bound` (its frame's table): the program's
+        /// own array when they are all of them in order (a one-kernel program).
+        Object[] bind(Object[] arrays, Object[] bound) {
             if (identity) return arrays;
-            Object[] bound = new Object[buffers.length];
             for (int i = 0; i < bound.length; i++) bound[i] = arrays[buffers[i]];
             return bound;
         }
@@ -103,7 +56,7 @@ public final class Program {
 
     public Program(Schedule schedule, Function<KernelForm, KernelFunction> compile, Executor executor) {
         this.schedule = schedule;
-        this.plain = new Layout(Dump.after("memory", MemoryPlanner.plan(schedule)), schedule.buffers().size());
+        var memory = Dump.after("memory", MemoryPlanner.plan(schedule));
         this.functions = schedule.launches().stream().map(launch -> compile.apply(launch.kernel())).toList();
         this.executor = executor;
         this.calls = new Call[functions.size()];
@@ -112,10 +65,16 @@ public final class Program {
             int[] buffers = launch.buffers().stream().mapToInt(Integer::intValue).toArray();
             calls[l] = new Call(functions.get(l), buffers, launch.kernel(), schedule.buffers().size());
         }
+        this.launchBuffers = Arrays.stream(calls).mapToInt(call -> call.identity() ? 0 : call.buffers().length).toArray();
+        this.plain = layout(memory, null);
         this.inputBuffers = schedule.inputs().stream().mapToInt(Integer::intValue).toArray();
         this.singleOutput = schedule.outputs().size() == 1 ? schedule.outputs().getFirst().buffer() : -1;
         this.loneOutput = singleOutput >= 0 && calls.length == 1 && calls[0].identity() && plain.slotOf.length == inputBuffers.length + 1
-                && plain.memory.slots().size() == 1 && plain.slotOf[singleOutput] == 0 && plain.noIntermediates != null ? plain.memory.slots().getFirst() : null;
+                && plain.memory.slots().size() == 1 && plain.slotOf[singleOutput] == 0 && plain.noIntermediates ? plain.memory.slots().getFirst() : null;
+    }
+
+    private Layout layout(MemoryPlan memory, int[] donorOf) {
+        return new Layout(memory, schedule.buffers().size(), schedule.outputs().size(), launchBuffers, donorOf);
     }
 
     public Schedule schedule() { return schedule; }
@@ -141,24 +100,30 @@ public final class Program {
         if (inputs.size() != schedule.inputs().size())
             throw new IllegalArgumentException("expected " + schedule.inputs().size() + " inputs, got " + inputs.size());
         Layout layout = layout(inputs, outputs);
-        Object[] arena = layout.takeArena();
-        Object[] arrays = new Object[layout.slotOf.length];
+        Layout.Frame frame = layout.take();
         try {
-            var copies = bind(layout, inputs, outputs, arena, arrays);
-            launch(arrays);
-            // Sources first: a result that is an input must be read before another result overwrites it.
-            Object[] sources = new Object[copies.size()];
-            for (int c = 0; c < copies.size(); c++) {
-                Object source = arrays[schedule.outputs().get(copies.get(c)).buffer()];
-                boolean isInput = inputs.stream().anyMatch(in -> in.array() == source);
-                sources[c] = isInput ? copy(source) : source;
-            }
-            for (int c = 0; c < copies.size(); c++)
-                System.arraycopy(sources[c], 0, outputs.get(copies.get(c)).array(), 0, outputs.get(copies.get(c)).size());
+            int copies = bind(layout, inputs, outputs, frame);
+            launch(frame.arrays, frame);
+            copyResults(inputs, outputs, frame, copies);
+            return outputs != null ? outputs : results(frame.arrays);
         } finally {
-            layout.giveBack(arena);
+            layout.giveBack(frame);
         }
-        if (outputs != null) return outputs;
+    }
+
+    // Sources first: a result that is an input must be read before another result overwrites it.
+    private void copyResults(List<Storage> inputs, List<Storage> outputs, Layout.Frame frame, int copies) {
+        for (int c = 0; c < copies; c++) {
+            Object source = frame.arrays[schedule.outputs().get(frame.copies[c]).buffer()];
+            frame.sources[c] = indexOfArray(inputs, source) >= 0 ? copy(source) : source;
+        }
+        for (int c = 0; c < copies; c++) {
+            Storage target = outputs.get(frame.copies[c]);
+            System.arraycopy(frame.sources[c], 0, target.array(), 0, target.size());
+        }
+    }
+
+    private List<Storage> results(Object[] arrays) {
         if (schedule.outputs().size() == 1) return List.of(Storage.wrapArray(arrays[schedule.outputs().getFirst().buffer()]));
         var results = new ArrayList<Storage>(schedule.outputs().size());
         for (var output : schedule.outputs()) results.add(Storage.wrapArray(arrays[output.buffer()]));
@@ -186,55 +151,74 @@ public final class Program {
             executor.run(call.function(), arrays, call.rows(), call.work(), call.granule());
             return output;
         }
-        Object[] arena = layout.takeArena();
+        Layout.Frame frame = layout.take();
         try {
             for (int b = 0; b < arrays.length; b++) {
                 int slot = layout.slotOf[b];
-                if (slot >= 0) arrays[b] = arena[slot] != null ? arena[slot] : layout.firstBuffer[slot] == b ? layout.allocate(slot) : arrays[layout.firstBuffer[slot]];
+                if (slot >= 0) arrays[b] = frame.arena[slot] != null ? frame.arena[slot] : layout.firstBuffer[slot] == b ? layout.allocate(slot) : arrays[layout.firstBuffer[slot]];
             }
-            launch(arrays);
+            launch(arrays, frame);
         } finally {
-            layout.giveBack(arena);
+            layout.giveBack(frame);
         }
         return arrays[singleOutput];
     }
 
-    private void launch(Object[] arrays) {
-        for (Call call : calls) executor.run(call.function(), call.bind(arrays), call.rows(), call.work(), call.granule());
+    private void launch(Object[] arrays, Layout.Frame frame) {
+        for (int l = 0; l < calls.length; l++) {
+            Call call = calls[l];
+            executor.run(call.function(), call.bind(arrays, frame.launches[l]), call.rows(), call.work(), call.granule());
+        }
     }
 
-    /// The plain layout, or the one planned for the outputs that are given inputs' arrays.
+    /// The plain layout, or the one planned for the outputs that are given inputs' arrays: the
+    /// latest one if it fits, found without allocating (a training step's every call).
     private Layout layout(List<Storage> inputs, List<Storage> outputs) {
         if (outputs == null) return plain;
-        Map<Integer, Integer> donations = null;   // applyInto's calls (no output is an input) allocate nothing here
-        for (int o = 0; o < outputs.size(); o++)
-            for (int i = 0; i < inputs.size(); i++)
-                if (inputs.get(i).array() == outputs.get(o).array()) {
-                    if (donations == null) donations = new HashMap<>();
-                    donations.put(o, i);
-                    break;
-                }
-        if (donations == null) return plain;
-        Layout layout = donating.computeIfAbsent(Map.copyOf(donations),
-                d -> new Layout(Dump.after("memory", MemoryPlanner.plan(schedule, d)), schedule.buffers().size()));
+        Layout last = lastDonating;
+        if (last != null && last.plannedFor(inputs, outputs)) return last;
+        int[] donorOf = null;   // applyInto's calls (no output is an input) allocate nothing here
+        for (int o = 0; o < outputs.size(); o++) {
+            int donor = indexOfArray(inputs, outputs.get(o).array());
+            if (donor < 0) continue;
+            if (donorOf == null) {
+                donorOf = new int[outputs.size()];
+                Arrays.fill(donorOf, -1);
+            }
+            donorOf[o] = donor;
+        }
+        if (donorOf == null) return plain;
+        var donations = new HashMap<Integer, Integer>();
+        for (int o = 0; o < donorOf.length; o++) if (donorOf[o] >= 0) donations.put(o, donorOf[o]);
+        int[] planned = donorOf;
+        Layout layout = donating.computeIfAbsent(Map.copyOf(donations), d -> layout(Dump.after("memory", MemoryPlanner.plan(schedule, d)), planned));
         lastDonating = layout;
         return layout;
     }
 
-    /// Fills `arrays` (one per buffer): inputs are the caller's arrays, other buffers their slot's
-    /// array, from `arena` or, for a returned slot, the caller's output or a fresh array. Returns
-    /// the outputs to copy after the run: those that are an input or repeat an earlier output, and
-    /// those whose target is an input's array that the plan does not update in place.
-    private List<Integer> bind(Layout layout, List<Storage> inputs, List<Storage> outputs, Object[] arena, Object[] arrays) {
+    /// The position of the first of `storages` whose array is `array`, or −1. A loop, not a
+    /// stream: a training step asks it for each of its outputs.
+    public static int indexOfArray(List<Storage> storages, Object array) {
+        for (int i = 0; i < storages.size(); i++) if (storages.get(i).array() == array) return i;
+        return -1;
+    }
+
+    /// Fills the frame's `arrays` (one per buffer): inputs are the caller's arrays, other buffers
+    /// their slot's array, from the arena or, for a returned slot, the caller's output or a fresh
+    /// array. Lists in the frame's `copies`, and counts, the outputs to copy after the run: those
+    /// that are an input or repeat an earlier output, and those whose target is an input's array
+    /// that the plan does not update in place.
+    private int bind(Layout layout, List<Storage> inputs, List<Storage> outputs, Layout.Frame frame) {
+        Object[] arrays = frame.arrays, slots = frame.slots;
         for (int i = 0; i < inputs.size(); i++) arrays[schedule.inputs().get(i)] = bind(i, inputs.get(i));
-        Object[] slots = arena.clone();
-        List<Integer> copies = outputs == null ? List.of() : new ArrayList<>();
+        System.arraycopy(frame.arena, 0, slots, 0, slots.length);
+        int copies = 0;
         for (int o = 0; outputs != null && o < outputs.size(); o++) {
             int slot = layout.slotOf[schedule.outputs().get(o).buffer()];
             Object target = outputs.get(o).array();
             var planned = slot < 0 ? null : layout.memory.slots().get(slot);
             boolean donated = planned != null && planned.donated() && inputs.get(planned.donor()).array() == target;
-            if (slot < 0 || slots[slot] != null || !donated && inputs.stream().anyMatch(in -> in.array() == target)) copies.add(o);
+            if (slot < 0 || slots[slot] != null || !donated && indexOfArray(inputs, target) >= 0) frame.copies[copies++] = o;
             else slots[slot] = target;
         }
         for (int s = 0; s < slots.length; s++)

@@ -6,6 +6,7 @@ import dev.smelt.codegen.MicroKernelShape;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelFunction;
 import dev.smelt.kernel.MatMulKernel;
+import java.util.Arrays;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -40,7 +41,7 @@ public final class MatMulFunction implements KernelFunction {
     private final KernelFunction epilogue;
     private final Operand left, right;
     private final int[] batchDims, epilogueInputs;
-    private final int rows, columns, depth, units;
+    private final int rows, columns, depth, units, resultSize;
     private boolean tinyWarm; // once TinyProduct is warm it stays so: skips asking on every call
     private final Blocking blocking;
     private final BooleanSupplier tiny, vectorPacking;
@@ -86,6 +87,7 @@ public final class MatMulFunction implements KernelFunction {
         this.columns = kernel.columns();
         this.depth = kernel.depth();
         this.units = kernel.unitsPerBatch();
+        this.resultSize = kernel.result().size();
         this.blocking = blocking;
         this.tiny = tiny;
         this.vectorPacking = vectorPacking;
@@ -109,11 +111,27 @@ public final class MatMulFunction implements KernelFunction {
     /// Accumulates in C, the last output, unless the epilogue reads an input in C's array (a
     /// parameter updated in place, `w - lr·(x@dy)`, see `InPlace.donatable`): then in a scratch
     /// array of this thread, as large as C, so the epilogue still reads the input's old values.
+    /// The epilogue's table of buffers is this thread's too, emptied afterwards: a call allocates
+    /// nothing.
     @Override
     public void run(Object[] buffers, int start, int end) {
-        Object a = buffers[kernel.left()], b = buffers[kernel.right()], c = buffers[buffers.length - 1];
-        if (epilogue != null && readsOwnOutput(buffers, c)) c = SCRATCH.get().accumulator(tile.dtype(), kernel.result().size());
-        Object[] epilogueBuffers = epilogue == null ? null : epilogueBuffers(buffers, c);
+        Object c = buffers[buffers.length - 1];
+        if (epilogue == null) {
+            products(buffers, c, null, start, end);
+            return;
+        }
+        var scratch = SCRATCH.get();
+        if (readsOwnOutput(buffers, c)) c = scratch.accumulator(tile.dtype(), resultSize);
+        Object[] epilogueBuffers = epilogueBuffers(buffers, c, scratch.table(epilogueInputs.length + 1 + kernel.outputs().size()));
+        try {
+            products(buffers, c, epilogueBuffers, start, end);
+        } finally {
+            Arrays.fill(epilogueBuffers, null); // keeps no caller's array alive
+        }
+    }
+
+    private void products(Object[] buffers, Object c, Object[] epilogueBuffers, int start, int end) {
+        Object a = buffers[kernel.left()], b = buffers[kernel.right()];
         if (batchDims.length == 0) { // one batch entry: no division to find it (a tenth of an 8³ product)
             columnsOf(0, start * MatMulKernel.UNIT_COLUMNS, Math.min(columns, end * MatMulKernel.UNIT_COLUMNS), a, b, c, epilogueBuffers);
             return;
@@ -132,13 +150,12 @@ public final class MatMulFunction implements KernelFunction {
         return false;
     }
 
-    // The epilogue's inputs, the accumulator C, then the outputs (see MatMulKernel.epilogue).
-    private Object[] epilogueBuffers(Object[] buffers, Object c) {
-        int outputs = kernel.outputs().size(), read = epilogueInputs.length;
-        Object[] bound = new Object[read + 1 + outputs];
+    // The epilogue's inputs, the accumulator C, then the outputs (see MatMulKernel.epilogue), in `bound`.
+    private Object[] epilogueBuffers(Object[] buffers, Object c, Object[] bound) {
+        int read = epilogueInputs.length;
         for (int i = 0; i < read; i++) bound[i] = buffers[epilogueInputs[i]];
         bound[read] = c;
-        System.arraycopy(buffers, kernel.inputs().size(), bound, read + 1, outputs);
+        System.arraycopy(buffers, kernel.inputs().size(), bound, read + 1, bound.length - read - 1);
         return bound;
     }
 

@@ -82,7 +82,7 @@ public final class MicroKernels {
         tinyWarming = true;
         WARMER.execute(() -> {
             try {
-                tiny = TinyProduct.warmUp(shape.dtype(), System.nanoTime() + WARM_UP_LIMIT_NANOS);
+                tiny = TinyWarmUp.warmUp(shape.dtype(), System.nanoTime() + WARM_UP_LIMIT_NANOS);
                 // A busy machine can starve the warm-up thread: a later call tries again, a few times.
                 if (!tiny && ++tinyAttempts < TINY_ATTEMPTS) tinyWarming = false;
             } catch (RuntimeException | LinkageError e) {

@@ -2,12 +2,21 @@
 package dev.smelt.runtime.matmul;
 
 import dev.smelt.ir.DType;
+import java.util.Arrays;
 
-/// One thread's packing buffers, edge tile and (for an epilogue updating an input in place) product
-/// accumulator, grown on demand and reused by every matmul the
+/// One thread's packing buffers, edge tile, (for an epilogue updating an input in place) product
+/// accumulator and epilogue tables of buffers, grown on demand and reused by every matmul the
 /// thread runs, so a call allocates nothing once warm.
 final class Scratch {
     private Object left, right, edge, accumulator;
+    private Object[][] tables = new Object[0][];
+
+    /// An empty table of `length` buffers; the caller empties it again after use.
+    Object[] table(int length) {
+        if (length >= tables.length) tables = Arrays.copyOf(tables, length + 1);
+        if (tables[length] == null) tables[length] = new Object[length];
+        return tables[length];
+    }
 
     Object packedLeft(DType dtype, int length) { return left = fit(left, dtype, length); }
 

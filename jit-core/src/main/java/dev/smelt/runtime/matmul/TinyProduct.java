@@ -2,10 +2,8 @@
 package dev.smelt.runtime.matmul;
 
 import dev.smelt.ir.DType;
-import java.util.List;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorSpecies;
 
 /// The product of a tiny matmul without packing: rows of C as vectors, eight rows at a time, each
@@ -46,7 +44,6 @@ final class TinyProduct {
     static final int ROWS = 4;
     /// Rows of C computed together when there are at least as many: eight chains of FMAs.
     static final int EIGHT = 8;
-    private static volatile Object sink;
 
     private TinyProduct() {}
 
@@ -94,7 +91,7 @@ final class TinyProduct {
                 // The last rows again, overlapping rows already written: the same sums in the same order, so the same bits.
                 if (rows % EIGHT != 0) eight(a, aAt + (rows - EIGHT) * lda, lda, b, bAt + j, ldb, c, cAt + (rows - EIGHT) * ldc + j, ldc, depth);
             }
-        if (whole < count) tail(a, aAt, lda, b, bAt + whole, ldb, c, cAt + whole, ldc, rows, depth, F32.indexInRange(whole, count));
+        if (whole < count) tail(a, aAt, lda, b, bAt + whole, ldb, c, cAt + whole, ldc, rows, depth, count - whole);
     }
 
     // Fewer than eight rows, over the first `whole` columns: four rows at a time, then one.
@@ -166,7 +163,8 @@ final class TinyProduct {
 
     // The last columns, fewer than a vector: four rows and then one at a time, masked.
     private static void tail(float[] a, int aAt, int lda, float[] b, int bAt, int ldb,
-                             float[] c, int cAt, int ldc, int rows, int depth, VectorMask<Float> mask) {
+                             float[] c, int cAt, int ldc, int rows, int depth, int width) {
+        var mask = F32.indexInRange(0, width); // made here, not by the caller: passed in, C2 boxed it on every call
         int m = 0;
         for (; m + ROWS <= rows; m += ROWS) {
             int r0 = aAt + m * lda, r1 = r0 + lda, r2 = r1 + lda, r3 = r2 + lda;
@@ -234,7 +232,7 @@ final class TinyProduct {
                 for (int m = 0; m + EIGHT <= rows; m += EIGHT) eight(a, aAt + m * lda, lda, b, bAt + j, ldb, c, cAt + m * ldc + j, ldc, depth);
                 if (rows % EIGHT != 0) eight(a, aAt + (rows - EIGHT) * lda, lda, b, bAt + j, ldb, c, cAt + (rows - EIGHT) * ldc + j, ldc, depth);
             }
-        if (whole < count) tail(a, aAt, lda, b, bAt + whole, ldb, c, cAt + whole, ldc, rows, depth, F64.indexInRange(whole, count));
+        if (whole < count) tail(a, aAt, lda, b, bAt + whole, ldb, c, cAt + whole, ldc, rows, depth, count - whole);
     }
 
     private static void narrow(double[] a, int aAt, int lda, double[] b, int bAt, int ldb,
@@ -303,7 +301,8 @@ final class TinyProduct {
 
     // As the f32 tail above.
     private static void tail(double[] a, int aAt, int lda, double[] b, int bAt, int ldb,
-                             double[] c, int cAt, int ldc, int rows, int depth, VectorMask<Double> mask) {
+                             double[] c, int cAt, int ldc, int rows, int depth, int width) {
+        var mask = F64.indexInRange(0, width); // made here, not by the caller: passed in, C2 boxed it on every call
         int m = 0;
         for (; m + ROWS <= rows; m += ROWS) {
             int r0 = aAt + m * lda, r1 = r0 + lda, r2 = r1 + lda, r3 = r2 + lda;
@@ -331,53 +330,4 @@ final class TinyProduct {
             c0.intoArray(c, cAt + m * ldc, mask);
         }
     }
-
-    /// Runs the product on 8³, 13³ and 32³ (masked tails, one and two chunks of columns) until
-    /// an 8³ call takes less than half the time of the plain triple loop, so that C2 has compiled
-    /// it; false if that does not happen by `deadline` (System.nanoTime).
-    static boolean warmUp(DType dtype, long deadline) {
-        var scratch = ThreadLocal.withInitial(Scratch::new);
-        long loop = Long.MAX_VALUE;
-        for (int call = 0; call < 2000; call++) loop = Math.min(loop, time(TinyProduct::naive));
-        while (System.nanoTime() < deadline) {
-            for (int call = 0; call < 500; call++)
-                for (int n : new int[] {8, 13, 32}) exercise(dtype, n, scratch);
-            long best = Long.MAX_VALUE;
-            for (int call = 0; call < 5; call++) best = Math.min(best, time(() -> exercise(dtype, 8, scratch)));
-            if (2 * best < loop) return true;
-        }
-        return false;
-    }
-
-    private static Object exercise(DType dtype, int n, ThreadLocal<Scratch> scratch) {
-        var operand = new Operand(0, List.of(), n, 1);
-        if (dtype == DType.F32) {
-            float[] c = new float[n * n];
-            run(new float[n * n], 0, operand, new float[n * n], 0, operand, c, 0, n, n, n, 0, n, scratch);
-            return c;
-        }
-        double[] c = new double[n * n];
-        run(new double[n * n], 0, operand, new double[n * n], 0, operand, c, 0, n, n, n, 0, n, scratch);
-        return c;
-    }
-
-    // The 8³ triple loop in f32, the yardstick of the warm-up.
-    private static Object naive() {
-        float[] a = new float[64], b = new float[64], c = new float[64];
-        for (int i = 0; i < 8; i++)
-            for (int j = 0; j < 8; j++) {
-                float sum = 0;
-                for (int p = 0; p < 8; p++) sum += a[i * 8 + p] * b[p * 8 + j];
-                c[i * 8 + j] = sum;
-            }
-        return c;
-    }
-
-    private static long time(java.util.function.Supplier<Object> call) {
-        long start = System.nanoTime();
-        sink = call.get(); // escapes, so C2 cannot drop the work
-        return System.nanoTime() - start;
-    }
-
-    private static int roundUp(int value, int multiple) { return (value + multiple - 1) / multiple * multiple; }
 }
