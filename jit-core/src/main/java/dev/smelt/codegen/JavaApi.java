@@ -41,6 +41,8 @@ final class JavaApi {
     static final MethodRef TANH_LANES = MethodRef.of(LaneMath.class, "tanh", FloatVector.class);
     static final MethodRef PAST_LIMIT = MethodRef.of(Lanes.class, "pastLimit", FloatVector.class, FloatVector.class, UnaryOp.class, float.class);
 
+    static final MethodRef FLOAT_LANES = MethodRef.of(Lanes.class, "floats", int.class);
+    static final MethodRef DOUBLE_LANES = MethodRef.of(Lanes.class, "doubles", int.class);
     static final MethodRef FILL_FLOAT = MethodRef.of(java.util.Arrays.class, "fill", float[].class, float.class);
     static final MethodRef FILL_DOUBLE = MethodRef.of(java.util.Arrays.class, "fill", double[].class, double.class);
     private static final MethodRef SUM_FLOAT_LANES = MethodRef.of(Lanes.class, "sum", float[].class);

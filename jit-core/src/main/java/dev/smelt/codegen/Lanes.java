@@ -75,6 +75,24 @@ public final class Lanes {
         return DoubleVector.fromArray(a.species(), lanes, 0);
     }
 
+    private static final ThreadLocal<float[]> FLOATS = ThreadLocal.withInitial(() -> new float[64]);
+    private static final ThreadLocal<double[]> DOUBLES = ThreadLocal.withInitial(() -> new double[64]);
+
+    /// This thread's array of `length` floats for a scalar kernel's sum in lanes ([SumOrder]): a
+    /// kernel's reductions run one after another and fill it first, so one array serves them all,
+    /// and a call allocates nothing for it.
+    public static float[] floats(int length) {
+        float[] lanes = FLOATS.get();
+        if (lanes.length != length) FLOATS.set(lanes = new float[length]);
+        return lanes;
+    }
+
+    public static double[] doubles(int length) {
+        double[] lanes = DOUBLES.get();
+        if (lanes.length != length) DOUBLES.set(lanes = new double[length]);
+        return lanes;
+    }
+
     /// A reduction's two chains of lanes, stored one after the other in `lanes`, added lane by lane,
     /// then halved until one is left: lane i takes lane `i + half` for half = n/2, n/4, … 1, so
     /// `((a0 + b0) + (a8 + b8)) + …` for n = 16 lanes. Scalar code folds into the places vector code

@@ -66,7 +66,7 @@ final class LoopEmitter {
         }
     }
 
-    // float[] lanes0 = new float[2 * LANES]; …   for each of `reductions` that scalar code sums in lanes (SumOrder)
+    // float[] lanes0 = Lanes.floats(2 * LANES); …   for each of `reductions` that scalar code sums in lanes (SumOrder)
     void allocateLanes(List<Integer> reductions) {
         if (vector == null) folds.allocateLanes(reductions);
     }

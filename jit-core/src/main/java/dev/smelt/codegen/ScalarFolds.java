@@ -30,12 +30,12 @@ final class ScalarFolds {
         this.order = order;
     }
 
-    // float[] lanes0 = new float[2 * LANES]; …   for each of `reductions` that sums in lanes
+    // float[] lanes0 = Lanes.floats(2 * LANES); …   for each of `reductions` that sums in lanes
     void allocateLanes(List<Integer> reductions) {
         for (int k : reductions) {
             if (!order.striped(kernel, space, k)) continue;
             code.pushInt(order.places());
-            code.newArray(kernel.reductions().get(k).dtype());
+            (kernel.reductions().get(k).dtype() == DType.F32 ? JavaApi.FLOAT_LANES : JavaApi.DOUBLE_LANES).invoke(code.mv);
             code.store(Type.getType(Object.class), layout.laneArrays().get(k));
         }
     }
