@@ -27,7 +27,7 @@ final class Bounds {
             case LOG1P -> inverseAbove(sub(add(x, constant(1, x.shape())), ex), 1);    // 1/(1+x)
             case SQRT -> inverseAbove(unary(UnaryOp.SQRT, sub(x, ex)), 0.5);          // 1/(2√x)
             case RSQRT -> inverseAbove(mul(sub(x, ex), unary(UnaryOp.SQRT, sub(x, ex))), 0.5); // x^-1.5 / 2
-            case RECIPROCAL -> inverseAbove(unary(UnaryOp.SQUARE, sub(abs(x), ex)), 1); // 1/x²
+            case RECIPROCAL -> inverseSquareAbove(sub(abs(x), ex));                     // 1/x²
             case SQUARE -> scale(add(abs(x), ex), 2);                                  // 2x
             case SIGN -> constant(0, x.shape());
         };
@@ -41,6 +41,12 @@ final class Bounds {
     private static Node inverseAbove(Node low, double factor) {
         Shape shape = low.shape();
         return where(compare(BinaryOp.GT, low, zero(shape)), div(constant(factor, shape), low), constant(INF, shape));
+    }
+
+    // 1 / low² where low > 0, else unbounded (squaring first would make a negative low pass).
+    private static Node inverseSquareAbove(Node low) {
+        Shape shape = low.shape();
+        return where(compare(BinaryOp.GT, low, zero(shape)), div(constant(1, shape), unary(UnaryOp.SQUARE, low)), constant(INF, shape));
     }
 
     static Node ofBinary(Node.Binary b, Node ea, Node eb) {
@@ -70,7 +76,8 @@ final class Bounds {
     private static Node quotient(Node a, Node c, Node ea, Node ec) {
         Shape shape = a.shape();
         Node low = sub(c, ec);
-        Node bound = div(add(times(a, ec), times(c, ea)), mul(c, low));
+        // (a·ec + c·ea) / (c·low), without forming c·low, which overflows for c past 1e154
+        Node bound = div(add(div(times(a, ec), c), ea), low);
         Node exact = compare(BinaryOp.EQ, add(ea, ec), zero(shape));
         return where(exact, zero(shape), where(compare(BinaryOp.GT, low, zero(shape)), bound, constant(INF, shape)));
     }

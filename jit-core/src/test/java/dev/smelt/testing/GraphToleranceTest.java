@@ -9,9 +9,9 @@ import dev.smelt.ref.Interpreter;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/// Cases the random programs of `stress` found where [GraphTolerance] derived a finite bound for a
-/// result that another valid evaluation order computes differently in kind (±∞ or NaN): such
-/// elements must be unbounded, not compared.
+/// Cases the random programs of `stress` found where [GraphTolerance] derived a bound too small: a
+/// finite one for a result that another valid evaluation order computes differently in kind (±∞ or
+/// NaN), which must be unbounded, not compared, and bounds lost to overflow inside the rule.
 class GraphToleranceTest {
     /// `[MAX, MAX, MAX]·[2, -3, -1]` in f32 is -2·MAX, which the interpreter (adding in double)
     /// rounds to -∞; an f32 accumulation overflows on the first product, and an FMA then keeps +∞
@@ -67,6 +67,39 @@ class GraphToleranceTest {
                 """;
         double reference = Interpreter.run(Parser.parse(graph), List.of(x)).getFirst().get(0);
         assertEquals(null, GraphTolerance.mismatch(reference, 0, bound(graph, x)), "reference " + reference);
+    }
+
+    /// `cos(x) / c` for c near `Double.MAX_VALUE` is subnormal in f64: the bound of a quotient,
+    /// `(a·ec + c·ea) / (c·(c − ec))`, formed `c·c` and overflowed to ∞, which made it 0, so an
+    /// inline `f32` `cos` an ulp away from the reference failed (seed 203484).
+    @Test
+    void aQuotientByAHugeDivisorKeepsTheDividendsError() {
+        double bound = bound("""
+                graph(%0: f32[1], %1: f64[1]) {
+                  %2 = cos %0 : f32[1]
+                  %3 = cast %2 : f64[1]
+                  %4 = div %3 %1 : f64[1]
+                  return %4
+                }
+                """, Storage.wrap(new float[] {0.7f}), Storage.wrap(new double[] {1.5e308}));
+        double cosUlp = Math.ulp((float) Math.cos(0.7)) / 1.5e308;
+        org.junit.jupiter.api.Assertions.assertTrue(bound >= cosUlp, "bound " + bound + " against an ulp of cos, divided: " + cosUlp);
+    }
+
+    /// `1/x` where x's error exceeds x itself has no bound: the rule squared `|x| − e` before
+    /// checking that it is positive, so a huge error gave a tiny derivative and a bound of a
+    /// fraction of an ulp (seed 209610: a softmax of large integers, reciprocated).
+    @Test
+    void aReciprocalOfAValueWithinItsErrorOfZeroIsUnbounded() {
+        assertEquals(Double.POSITIVE_INFINITY, bound("""
+                graph(%0: f32[3]) {
+                  %1 = const 3.0e7 : f32[3]
+                  %2 = add %0 %1 : f32[3]
+                  %3 = sub %2 %1 : f32[3]
+                  %4 = reciprocal %3 : f32[3]
+                  return %4
+                }
+                """, Storage.wrap(new float[] {0.5f, 1, 2})));
     }
 
     private static double bound(String graph, Storage... inputs) {
