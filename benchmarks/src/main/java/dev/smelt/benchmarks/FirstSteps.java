@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.benchmarks;
+
+import dev.smelt.Generator;
+import dev.smelt.Tensor;
+import dev.smelt.nn.Activations;
+import dev.smelt.nn.Linear;
+import dev.smelt.nn.Sequential;
+import dev.smelt.optim.Adam;
+import dev.smelt.optim.TrainStep;
+
+/// The first training steps of a fresh JVM against steady ones, run by [ColdStart]: an MLP
+/// 784-512-10 (ReLU, cross-entropy) at batch 128 with Adam, as `TrainMlp` trains it. Prints
+/// `first100=<ms>` (the first 100 steps, the compile in the first of them) and `steady100=<ms>`
+/// (the median of the last 5 of 20 blocks of 100 steps that follow), and their ratio
+/// (target: ≤ 3).
+public final class FirstSteps {
+    private FirstSteps() {}
+
+    static final int BATCH = 128, BLOCK = 100, BLOCKS = 20, BATCHES = 8;
+
+    public static void main(String[] args) {
+        var generator = new Generator(7);
+        var batches = new Tensor[BATCHES][];
+        for (int b = 0; b < BATCHES; b++) {
+            int[] labels = new int[BATCH];
+            for (int i = 0; i < BATCH; i++) labels[i] = (i * 7 + b) % 10;
+            batches[b] = new Tensor[] {Tensor.randn(generator, BATCH, 784), Tensor.of(labels)};
+        }
+        var model = new Sequential(new Linear(784, 512, generator), new Activations.ReLU(), new Linear(512, 10, generator));
+        var adam = new Adam(model.parameters(), 1e-3);
+        long start = System.nanoTime();
+        TrainStep step = adam.compile((x, labels) -> model.forward(x).crossEntropy(labels));
+        double first = block(step, batches, 0, start);
+        double[] blocks = new double[BLOCKS];
+        for (int b = 0; b < BLOCKS; b++) blocks[b] = block(step, batches, (b + 1) * BLOCK, System.nanoTime());
+        java.util.Arrays.sort(blocks, BLOCKS - 5, BLOCKS);
+        double steady = blocks[BLOCKS - 3];
+        System.out.printf("first100=%.1f steady100=%.1f ratio=%.2f%n", first, steady, first / steady);
+    }
+
+    // Milliseconds from `start` to the end of BLOCK steps, the first of them step number `from`.
+    private static double block(TrainStep step, Tensor[][] batches, int from, long start) {
+        double loss = 0;
+        for (int s = from; s < from + BLOCK; s++) loss += step.apply(batches[s % BATCHES][0], batches[s % BATCHES][1]);
+        if (!(loss > 0)) throw new AssertionError("loss " + loss);
+        return (System.nanoTime() - start) / 1e6;
+    }
+}
