@@ -22,15 +22,26 @@ public final class FirstCall {
             ys[i] = (state >>> 8) * 0x1p-21f - 4;
         }
         Tensor x = Tensor.of(xs, SIZE), y = Tensor.of(ys, SIZE);
-        long start = System.nanoTime();
+        long cpu = processCpuMillis(), start = System.nanoTime();
         var compiled = Jit.compile(Chain::apply);
         Tensor first = compiled.apply(x, y);
-        long firstDone = System.nanoTime();
+        long firstDone = System.nanoTime(), firstCpu = processCpuMillis() - cpu;
         compiled.apply(x, y);
         long secondDone = System.nanoTime();
         float[] loop = new float[SIZE]; // the scalar tail of ChainBench.fusedLoop: its vector loop would run interpreted here
         for (int i = 0; i < SIZE; i++) loop[i] = Math.max(((float) Math.sin(xs[i]) * (float) Math.cos(ys[i]) + xs[i]) * ys[i], 0f);
         Tolerance.ELEMENTWISE.check("first call vs hand-written loop", loop, first.toFloatArray());
-        System.out.printf("firstCall=%.1f secondCall=%.1f%n", (firstDone - start) / 1e6, (secondDone - firstDone) / 1e6);
+        System.out.printf("firstCall=%.1f firstCallCpu=%d secondCall=%.1f%n", (firstDone - start) / 1e6, firstCpu, (secondDone - firstDone) / 1e6);
+    }
+
+    /// CPU time of every thread of this process (compiler threads and warm-ups too), from
+    /// `/proc/self/stat` (-1 elsewhere): on a busy machine it varies less than the wall clock.
+    static long processCpuMillis() {
+        try {
+            String[] fields = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/self/stat")).split(" ");
+            return (Long.parseLong(fields[13]) + Long.parseLong(fields[14])) * 10; // utime + stime, in ticks of 10 ms
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1;
+        }
     }
 }
