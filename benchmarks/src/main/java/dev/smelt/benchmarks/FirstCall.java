@@ -5,8 +5,10 @@ import dev.smelt.Jit;
 import dev.smelt.Tensor;
 
 /// The first call of a fresh JVM, run by [ColdStart]: `Jit.compile` of [Chain#apply] plus its first
-/// call on 1M floats, printed as `firstCall=<ms>`, with the second call for comparison. Nothing of
-/// Smelt runs before the timed part but `Tensor.of` on the inputs, which a program has to do too.
+/// call on 1M floats, printed as `firstCall=<ms>`, with the CPU time it took (`firstCallCpu`: every
+/// thread; `mainThreadCpu`: the calling thread's, the compile and its share of the kernel) and
+/// the second call for comparison. Nothing of Smelt runs before the timed part but `Tensor.of` on
+/// the inputs, which a program has to do too.
 public final class FirstCall {
     private FirstCall() {}
 
@@ -22,16 +24,18 @@ public final class FirstCall {
             ys[i] = (state >>> 8) * 0x1p-21f - 4;
         }
         Tensor x = Tensor.of(xs, SIZE), y = Tensor.of(ys, SIZE);
-        long cpu = processCpuMillis(), start = System.nanoTime();
+        var threads = java.lang.management.ManagementFactory.getThreadMXBean(); // loaded before the clock starts
+        long cpu = processCpuMillis(), threadCpu = threads.getCurrentThreadCpuTime(), start = System.nanoTime();
         var compiled = Jit.compile(Chain::apply);
         Tensor first = compiled.apply(x, y);
-        long firstDone = System.nanoTime(), firstCpu = processCpuMillis() - cpu;
+        long firstDone = System.nanoTime(), firstCpu = processCpuMillis() - cpu, firstThreadCpu = threads.getCurrentThreadCpuTime() - threadCpu;
         compiled.apply(x, y);
         long secondDone = System.nanoTime();
         float[] loop = new float[SIZE]; // the scalar tail of ChainBench.fusedLoop: its vector loop would run interpreted here
         for (int i = 0; i < SIZE; i++) loop[i] = Math.max(((float) Math.sin(xs[i]) * (float) Math.cos(ys[i]) + xs[i]) * ys[i], 0f);
         Tolerance.ELEMENTWISE.check("first call vs hand-written loop", loop, first.toFloatArray());
-        System.out.printf("firstCall=%.1f firstCallCpu=%d secondCall=%.1f%n", (firstDone - start) / 1e6, firstCpu, (secondDone - firstDone) / 1e6);
+        System.out.printf("firstCall=%.1f firstCallCpu=%d mainThreadCpu=%.1f secondCall=%.1f%n", (firstDone - start) / 1e6, firstCpu, firstThreadCpu / 1e6,
+                (secondDone - firstDone) / 1e6);
     }
 
     /// CPU time of every thread of this process (compiler threads and warm-ups too), from
