@@ -11,9 +11,9 @@ import dev.smelt.optim.TrainStep;
 
 /// The first training steps of a fresh JVM against steady ones, run by [ColdStart]: an MLP
 /// 784-512-10 (ReLU, cross-entropy) at batch 128 with Adam, as `TrainMlp` trains it. Prints
-/// `firstStep=<ms>` (compile and the first step), `first100=<ms>` (the first 100 steps) and `steady100=<ms>`
-/// (the median of the last 5 of 20 blocks of 100 steps that follow), and their ratio
-/// (target: ≤ 3).
+/// `compile=<ms>` (trace, backward, fusion and code generation), `firstStep=<ms>` (that and the
+/// first step), `first100=<ms>` (the first 100 steps), `steady100=<ms>` (the median of the last 5
+/// of 20 blocks of 100 steps that follow) and their ratio (target: ≤ 3).
 public final class FirstSteps {
     private FirstSteps() {}
 
@@ -31,6 +31,8 @@ public final class FirstSteps {
         var adam = new Adam(model.parameters(), 1e-3);
         long start = System.nanoTime();
         TrainStep step = adam.compile((x, labels) -> model.forward(x).crossEntropy(labels));
+        step.explain(batches[0][0], batches[0][1]); // compiles without taking a step
+        double compile = (System.nanoTime() - start) / 1e6;
         step.apply(batches[0][0], batches[0][1]);
         double firstStep = (System.nanoTime() - start) / 1e6;
         double first = steps(step, batches, 1, BLOCK - 1, start);
@@ -38,7 +40,7 @@ public final class FirstSteps {
         for (int b = 0; b < BLOCKS; b++) blocks[b] = steps(step, batches, (b + 1) * BLOCK, BLOCK, System.nanoTime());
         java.util.Arrays.sort(blocks, BLOCKS - 5, BLOCKS);
         double steady = blocks[BLOCKS - 3];
-        System.out.printf("firstStep=%.1f first100=%.1f steady100=%.1f ratio=%.2f%n", firstStep, first, steady, first / steady);
+        System.out.printf("compile=%.1f firstStep=%.1f first100=%.1f steady100=%.1f ratio=%.2f%n", compile, firstStep, first, steady, first / steady);
     }
 
     // Milliseconds from `start` to the end of `count` steps, the first of them step number `from`.
