@@ -15,7 +15,12 @@ import java.util.function.Supplier;
 /// `System.Logger` named `dev.smelt.Compiled`.
 final class SignatureCache<V> {
     private static final int HISTORY = 256;
-    private static final System.Logger LOG = System.getLogger(Compiled.class.getName());
+
+    /// The logger, initialised at the first recompile: `System.getLogger` starts `java.util.logging`,
+    /// 10 ms of a fresh JVM's first call (ColdStart).
+    private static final class Log {
+        static final System.Logger LOGGER = System.getLogger(Compiled.class.getName());
+    }
 
     private final String function;
     private final int recompileLimit;
@@ -98,10 +103,10 @@ final class SignatureCache<V> {
             if (recompiles.size() == HISTORY) recompiles.removeFirst();
             recompiles.addLast(recompile);
         }
-        LOG.log(System.Logger.Level.DEBUG, recompile::toString);
+        Log.LOGGER.log(System.Logger.Level.DEBUG, recompile::toString);
         int recompiled = recompile.compilation() - 1;
         if (recompiled == recompileLimit + 1)
-            LOG.log(System.Logger.Level.WARNING, () -> ("%s has recompiled %d times, more than its recompile limit of %d: each new signature "
+            Log.LOGGER.log(System.Logger.Level.WARNING, () -> ("%s has recompiled %d times, more than its recompile limit of %d: each new signature "
                     + "traces and generates kernels again. Latest: %s. Pass inputs of a few fixed shapes (pad the batch), or raise the limit "
                     + "with withRecompileLimit, @Compile(recompileLimit = ...) or -Dsmelt.recompileLimit. Compiled.recompiles() lists every reason.")
                     .formatted(function, recompiled, recompileLimit, recompile));

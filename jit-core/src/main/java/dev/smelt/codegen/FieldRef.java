@@ -3,22 +3,37 @@ package dev.smelt.codegen;
 
 import static org.objectweb.asm.Opcodes.GETSTATIC;
 
-import java.lang.reflect.Field;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Type;
 
 /// A public static field that generated code reads (`VectorOperators.EXP`), resolved by reflection
-/// like [MethodRef].
-record FieldRef(String owner, String name, String descriptor) {
-    static FieldRef of(Class<?> owner, String name) {
-        Field field;
+/// on first use like [MethodRef], and for the same reason.
+final class FieldRef {
+    private final Class<?> owner;
+    private final String name;
+    private volatile String descriptor;
+
+    private FieldRef(Class<?> owner, String name) {
+        this.owner = owner;
+        this.name = name;
+    }
+
+    static FieldRef of(Class<?> owner, String name) { return new FieldRef(owner, name); }
+
+    String owner() { return Type.getInternalName(owner); }
+
+    String descriptor() {
+        String known = descriptor;
+        if (known != null) return known;
         try {
-            field = owner.getField(name);
+            return descriptor = Type.getDescriptor(owner.getField(name).getType());
         } catch (NoSuchFieldException e) {
             throw new IllegalStateException("generated code reads a missing field " + owner.getName() + "." + name, e);
         }
-        return new FieldRef(Type.getInternalName(owner), name, Type.getDescriptor(field.getType()));
     }
 
-    void get(MethodVisitor mv) { mv.visitFieldInsn(GETSTATIC, owner, name, descriptor); }
+    void get(MethodVisitor mv) { mv.visitFieldInsn(GETSTATIC, owner(), name, descriptor()); }
+
+    @Override
+    public String toString() { return owner.getName() + "." + name; }
 }

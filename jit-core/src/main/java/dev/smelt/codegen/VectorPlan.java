@@ -9,10 +9,8 @@ import dev.smelt.kernel.KernelPrinter;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -32,7 +30,8 @@ record VectorPlan(int lanes, DType maskType) {
     /// narrower hardware with 4 or 8); null when the widest dtype has no species of that many lanes.
     static VectorPlan of(Kernel kernel, int lanes) {
         var preferred = of(kernel);
-        var plan = lanes == 0 ? preferred : new VectorPlan(lanes, preferred.maskType());
+        if (lanes == 0) return preferred; // the preferred shape has a species of every element type
+        var plan = new VectorPlan(lanes, preferred.maskType());
         return plan.hasSpecies(plan.maskType()) ? plan : null;
     }
 
@@ -45,13 +44,9 @@ record VectorPlan(int lanes, DType maskType) {
             if (node instanceof Expr.Index) dtypes.add(DType.I32);
         }));
         DType widest = dtypes.stream().max((a, b) -> Integer.compare(a.bytes(), b.bytes())).orElse(DType.F32);
-        int lanes = switch (widest) {
-            case F64 -> DoubleVector.SPECIES_PREFERRED.length();
-            case F32 -> FloatVector.SPECIES_PREFERRED.length();
-            case I32 -> IntVector.SPECIES_PREFERRED.length();
-            case BOOL -> ByteVector.SPECIES_PREFERRED.length();
-        };
-        return new VectorPlan(lanes, widest);
+        // FloatVector.SPECIES_PREFERRED.length() and the others, without initialising the vector
+        // classes: scalar kernels ask too (RowExtent), and a fresh JVM took 20 ms for that.
+        return new VectorPlan(VectorShape.preferredShape().vectorBitSize() / (widest.bytes() * Byte.SIZE), widest);
     }
 
     /// The width of `dtype`'s species.

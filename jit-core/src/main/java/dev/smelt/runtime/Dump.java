@@ -4,22 +4,27 @@ package dev.smelt.runtime;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /// `-Djit.dump=trace,fusion,bytecode` prints each named stage's output to standard error as it is
 /// produced, and writes it under `target/jit-dump/` (`-Djit.dump.dir` to change), like tinygrad's
 /// `DEBUG`. Stages: `trace` (the traced graph), `fusion` (the kernels), `memory` (the memory plan),
 /// `bytecode` (class files).
 public final class Dump {
-    private static final Set<String> STAGES = Arrays.stream(System.getProperty("jit.dump", "").split(","))
-            .map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableSet());
+    private static final Set<String> STAGES = stages(System.getProperty("jit.dump", ""));
 
     /// Where dumped files go.
     public static final Path DIRECTORY = Path.of(System.getProperty("jit.dump.dir", "target/jit-dump"));
 
     private Dump() {}
+
+    // A loop, not a stream: every compile reads this class first, and a stream's lambdas cost a fresh JVM milliseconds.
+    private static Set<String> stages(String property) {
+        var stages = new HashSet<String>();
+        for (String stage : property.split(",")) if (!stage.isBlank()) stages.add(stage.trim());
+        return Set.copyOf(stages);
+    }
 
     public static boolean enabled(String stage) { return STAGES.contains(stage) || STAGES.contains("all"); }
 

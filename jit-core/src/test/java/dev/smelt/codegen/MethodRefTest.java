@@ -11,8 +11,13 @@ import static org.objectweb.asm.Opcodes.INVOKEVIRTUAL;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.UnaryOp;
+import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.RecordComponent;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import jdk.incubator.vector.ByteVector;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
@@ -21,6 +26,7 @@ import jdk.incubator.vector.Vector;
 import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 import org.junit.jupiter.api.Test;
+import org.objectweb.asm.tree.MethodNode;
 
 class MethodRefTest {
     @Test
@@ -39,10 +45,51 @@ class MethodRefTest {
     }
 
     @Test
-    void aMissingMethodFailsWhenTheTableIsBuilt() {
-        var error = assertThrows(IllegalStateException.class, () -> MethodRef.of(FloatVector.class, "plus", Vector.class));
+    void aMissingMethodFailsWhenCodeCallingItIsEmitted() {
+        var plus = MethodRef.of(FloatVector.class, "plus", Vector.class); // resolved on first use, so no error yet
+        var error = assertThrows(IllegalStateException.class, () -> plus.invoke(new MethodNode()));
         assertTrue(error.getMessage().contains("jdk.incubator.vector.FloatVector.plus"), error.getMessage());
-        assertThrows(IllegalStateException.class, () -> FieldRef.of(FloatVector.class, "SPECIES_1024"));
+        var missing = FieldRef.of(FloatVector.class, "SPECIES_1024");
+        assertThrows(IllegalStateException.class, () -> missing.get(new MethodNode()));
+    }
+
+    /// Resolution waits for first use (see [MethodRef]), so this test is where a typo in a table fails:
+    /// every method and field of every table resolves.
+    @Test
+    void everyTableEntryResolves() throws IllegalAccessException {
+        int resolved = 0;
+        for (Class<?> table : List.of(VectorApi.class, JavaApi.class, MicroKernelEmitter.class))
+            for (Field field : table.getDeclaredFields())
+                if (Modifier.isStatic(field.getModifiers())) {
+                    field.setAccessible(true);
+                    resolved += resolve(field.get(null));
+                }
+        assertTrue(resolved > 100, resolved + " entries");
+    }
+
+    // Resolves `value` if it is an entry, or each entry in it (a row of VectorApi.Methods, a map); the count.
+    private static int resolve(Object value) throws IllegalAccessException {
+        return switch (value) {
+            case MethodRef method -> { method.descriptor(); yield 1; }
+            case FieldRef field -> { field.descriptor(); yield 1; }
+            case Record row -> {
+                int count = 0;
+                for (RecordComponent component : row.getClass().getRecordComponents()) {
+                    try {
+                        count += resolve(component.getAccessor().invoke(row));
+                    } catch (InvocationTargetException e) {
+                        throw new AssertionError(e.getCause());
+                    }
+                }
+                yield count;
+            }
+            case Map<?, ?> map -> {
+                int count = 0;
+                for (Object entry : map.values()) count += resolve(entry);
+                yield count;
+            }
+            case null, default -> 0;
+        };
     }
 
     @Test
