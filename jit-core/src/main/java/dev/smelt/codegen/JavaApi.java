@@ -9,9 +9,8 @@ import java.util.List;
 import java.util.Map;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.IntVector;
 
-/// Every JDK and [Scalars]/[Lanes]/[OrderKeys] method that scalar kernel code calls, built by reflection like
+/// Every JDK and [Scalars]/[InlineMath]/[LaneSums]/[OrderKeys] method that scalar kernel code calls, built by reflection like
 /// [VectorApi]. The `double` forms serve `f32` too: the value is widened, computed in double and
 /// rounded once, which is the interpreter's arithmetic.
 final class JavaApi {
@@ -30,25 +29,15 @@ final class JavaApi {
     static final MethodRef SQRT = math("sqrt");
     static final MethodRef POW = MethodRef.of(Scalars.class, "pow", double.class, double.class);
     static final MethodRef POW_INT = MethodRef.of(Scalars.class, "pow", int.class, int.class);
-    static final MethodRef POW_INT_LANES = MethodRef.of(Lanes.class, "pow", IntVector.class, IntVector.class);
-    static final MethodRef GELU_ERF_FLOAT_LANES = MethodRef.of(Lanes.class, "geluErf", FloatVector.class);
-    static final MethodRef GELU_ERF_DOUBLE_LANES = MethodRef.of(Lanes.class, "geluErf", DoubleVector.class);
-    static final MethodRef POW_FLOAT_LANES = MethodRef.of(Lanes.class, "pow", FloatVector.class, FloatVector.class);
-    static final MethodRef POW_DOUBLE_LANES = MethodRef.of(Lanes.class, "pow", DoubleVector.class, DoubleVector.class);
-    static final MethodRef LANES_FLOAT = MethodRef.of(Lanes.class, "apply", FloatVector.class, UnaryOp.class);
-    static final MethodRef LANES_DOUBLE = MethodRef.of(Lanes.class, "apply", DoubleVector.class, UnaryOp.class);
-    static final MethodRef LOG_LANES = MethodRef.of(LaneMath.class, "log", FloatVector.class);
-    static final MethodRef TANH_LANES = MethodRef.of(LaneMath.class, "tanh", FloatVector.class);
-    static final MethodRef PAST_LIMIT = MethodRef.of(Lanes.class, "pastLimit", FloatVector.class, FloatVector.class, UnaryOp.class, float.class);
 
-    static final MethodRef FLOAT_LANES = MethodRef.of(Lanes.class, "floats", int.class);
-    static final MethodRef DOUBLE_LANES = MethodRef.of(Lanes.class, "doubles", int.class);
+    static final MethodRef FLOAT_LANES = MethodRef.of(LaneSums.class, "floats", int.class);
+    static final MethodRef DOUBLE_LANES = MethodRef.of(LaneSums.class, "doubles", int.class);
     static final MethodRef FILL_FLOAT = MethodRef.of(java.util.Arrays.class, "fill", float[].class, float.class);
     static final MethodRef FILL_DOUBLE = MethodRef.of(java.util.Arrays.class, "fill", double[].class, double.class);
-    private static final MethodRef SUM_FLOAT_LANES = MethodRef.of(Lanes.class, "sum", float[].class);
-    private static final MethodRef SUM_DOUBLE_LANES = MethodRef.of(Lanes.class, "sum", double[].class);
+    private static final MethodRef SUM_FLOAT_LANES = MethodRef.of(LaneSums.class, "sum", float[].class);
+    private static final MethodRef SUM_DOUBLE_LANES = MethodRef.of(LaneSums.class, "sum", double[].class);
 
-    /// [Lanes#sum] of a reduction's lanes of `dtype` (`f32` or `f64`), in an array (scalar code).
+    /// [LaneSums#sum] of a reduction's lanes of `dtype` (`f32` or `f64`), in an array (scalar code).
     static MethodRef lanesTotal(DType dtype) { return dtype == DType.F32 ? SUM_FLOAT_LANES : SUM_DOUBLE_LANES; }
 
     /// The [InlineMath] form of `op` on `dtype`, or null where the scalar kernel calls `Math`'s

@@ -38,8 +38,8 @@ import java.util.List;
 ///                 out0[line0 + j] = candidate;
 ///                 acc1 += candidate;
 ///             }
-///             float r1 = (float) (acc1 + Lanes.sum(lanes1, second1)); // the lanes in one fixed order (SumOrder);
-///                                                            // second1: the other chain of the loop unrolled by two
+///             float r1 = (float) (acc1 + total(lanes1.add(second1)));  // second1: the other chain of the loop unrolled
+///                                                            // by two; total: the lanes halved with shuffles, in one fixed order (SumOrder)
 ///             for (j = 0; j < innerBound; j += 16)           // out0 = div(e1, r1), in place, in cache
 ///                 FloatVector.fromArray(SPECIES_F32, out0, line0 + j).div(FloatVector.broadcast(SPECIES_F32, r1)).intoArray(out0, line0 + j);
 ///             for (; j < innerEnd; j++) out0[line0 + j] = out0[line0 + j] / r1;

@@ -13,7 +13,7 @@ import jdk.incubator.vector.VectorMask;
 /// `pow`), whose Vector API forms (SVML on x86 once C2 compiles them, the JDK's Java code before)
 /// differ from `Math`'s and from each other by an ulp here and there; `gelu_erf` and integer `pow`,
 /// which have no lanewise form; the lanes of an inline `f32` transcendental past its polynomial's
-/// range; and the final sum of a reduction's lanes, in one fixed order. Each spills the
+/// range. Each spills the
 /// lanes to an array, applies the scalar definition, and reloads. Public only because the kernel
 /// classes, hidden classes in `dev.smelt.runtime`, call it.
 public final class Lanes {
@@ -73,41 +73,6 @@ public final class Lanes {
         double[] lanes = a.toArray(), exponents = b.toArray();
         for (int i = 0; i < lanes.length; i++) lanes[i] = Scalars.pow(lanes[i], exponents[i]);
         return DoubleVector.fromArray(a.species(), lanes, 0);
-    }
-
-    private static final ThreadLocal<float[]> FLOATS = ThreadLocal.withInitial(() -> new float[64]);
-    private static final ThreadLocal<double[]> DOUBLES = ThreadLocal.withInitial(() -> new double[64]);
-
-    /// This thread's array of `length` floats for a scalar kernel's sum in lanes ([SumOrder]): a
-    /// kernel's reductions run one after another and fill it first, so one array serves them all,
-    /// and a call allocates nothing for it.
-    public static float[] floats(int length) {
-        float[] lanes = FLOATS.get();
-        if (lanes.length != length) FLOATS.set(lanes = new float[length]);
-        return lanes;
-    }
-
-    public static double[] doubles(int length) {
-        double[] lanes = DOUBLES.get();
-        if (lanes.length != length) DOUBLES.set(lanes = new double[length]);
-        return lanes;
-    }
-
-    /// A reduction's two chains of lanes, stored one after the other in `lanes`, added lane by lane,
-    /// then halved until one is left: lane i takes lane `i + half` for half = n/2, n/4, … 1, so
-    /// `((a0 + b0) + (a8 + b8)) + …` for n = 16 lanes. Scalar code folds into the places vector code
-    /// would, then calls this; vector code does the same with shuffles ([VectorFolds#sumLanes]).
-    /// Overwrites `lanes`.
-    public static float sum(float[] lanes) {
-        for (int half = lanes.length / 2; half > 0; half /= 2)
-            for (int i = 0; i < half; i++) lanes[i] = lanes[i] + lanes[i + half];
-        return lanes[0];
-    }
-
-    public static double sum(double[] lanes) {
-        for (int half = lanes.length / 2; half > 0; half /= 2)
-            for (int i = 0; i < half; i++) lanes[i] = lanes[i] + lanes[i + half];
-        return lanes[0];
     }
 
     public static FloatVector geluErf(FloatVector x) {

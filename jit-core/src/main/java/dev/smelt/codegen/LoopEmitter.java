@@ -66,7 +66,7 @@ final class LoopEmitter {
         }
     }
 
-    // float[] lanes0 = Lanes.floats(2 * LANES); …   for each of `reductions` that scalar code sums in lanes (SumOrder)
+    // float[] lanes0 = LaneSums.floats(2 * LANES); …   for each of `reductions` that scalar code sums in lanes (SumOrder)
     void allocateLanes(List<Integer> reductions) {
         if (vector == null) folds.allocateLanes(reductions);
     }
@@ -125,8 +125,8 @@ final class LoopEmitter {
     /// When an [dev.smelt.kernel.Expr.Element] reads the reduction, each point's value is also
     /// stored in its element array. A sum in lanes ([SumOrder]) ends alike in both variants:
     /// ```
-    /// acc = acc + (double) Lanes.sum(vacc, vacc2);   // vector code
-    /// acc = acc + (double) Lanes.sum(lanes0);         // scalar code, which folded into lanes0
+    /// acc = acc + (double) total(vacc.add(vacc2));     // vector code: the lanes halved with shuffles (VectorFolds.sumLanes)
+    /// acc = acc + (double) LaneSums.sum(lanes0);         // scalar code, which folded into lanes0
     /// ```
     void reduction(int k) {
         var reduction = kernel.reductions().get(k);

@@ -30,7 +30,7 @@ final class ScalarFolds {
         this.order = order;
     }
 
-    // float[] lanes0 = Lanes.floats(2 * LANES); …   for each of `reductions` that sums in lanes
+    // float[] lanes0 = LaneSums.floats(2 * LANES); …   for each of `reductions` that sums in lanes
     void allocateLanes(List<Integer> reductions) {
         for (int k : reductions) {
             if (!order.striped(kernel, space, k)) continue;
@@ -107,7 +107,7 @@ final class ScalarFolds {
         }
     }
 
-    // acc = acc + (double) Lanes.sum(lanes<k>)   (a sum in lanes: see SumOrder; `vectors` pushes
+    // acc = acc + (double) LaneSums.sum(lanes<k>)   (a sum in lanes: see SumOrder; `vectors` pushes
     // the vector loop's total instead, when it ran)
     void addLanes(int k, Runnable vectors) {
         var reduction = kernel.reductions().get(k);

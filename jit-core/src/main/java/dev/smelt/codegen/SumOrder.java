@@ -12,7 +12,7 @@ import org.objectweb.asm.Type;
 /// - row loops ([VectorPlan] `lanes`): where the vector loop folds a sum, point `j < dim & -LANES`
 ///   of each line goes to lane `j & (2·LANES - 1)` (two chains of lanes, a loop unrolled by two),
 ///   in the dtype; the points past the last whole vector add to a scalar accumulator, in double for
-///   `f32`; the lanes end in [Lanes#sum]'s fixed order, added to it.
+///   `f32`; the lanes end in [LaneSums#sum]'s fixed order, added to it.
 /// - column reductions ([ColumnPlan], `columns`): each row adds its points in sequence in the dtype,
 ///   as the lane that holds the row does.
 /// - no vector variant (`lanes` null): in sequence, `f32` in double, as the interpreter does.

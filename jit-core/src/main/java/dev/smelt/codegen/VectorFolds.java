@@ -68,7 +68,7 @@ final class VectorFolds {
     }
 
     // v = vacc.add(vacc2); v = v.add(v.rearrange(VectorShuffle.iota(SPECIES, LANES / 2, 1, true))); …
-    // (halves down to 1), v.lane(0): Lanes.sum(vacc, vacc2), inline, since C2 may stop inlining
+    // (halves down to 1), v.lane(0): LaneSums.sum(vacc, vacc2), inline, since C2 may stop inlining
     // calls into a large kernel and would then box both vectors for the call
     void sumLanes(Kernel.Reduction reduction, int slot, int second, int lanes) {
         var dtype = reduction.dtype();

@@ -48,7 +48,7 @@ final class VectorMath {
             case SQRT -> { vector.emit(x); vector.lanewise(dtype, UnaryOp.SQRT); }                       // x.lanewise(SQRT)
             case LOG, TANH -> {                                                                          // LaneMath.log(x)   /   f64: Lanes.apply(x, LOG)
                 vector.emit(x);
-                if (dtype == DType.F32) call(unary.op() == UnaryOp.LOG ? JavaApi.LOG_LANES : JavaApi.TANH_LANES);
+                if (dtype == DType.F32) call(unary.op() == UnaryOp.LOG ? VectorApi.LOG_LANES : VectorApi.TANH_LANES);
                 else lanes(dtype, unary.op());
             }
             case EXPM1, LOG1P -> { vector.emit(x); lanes(dtype, unary.op()); }                           // Lanes.apply(x, LOG1P)
@@ -70,7 +70,7 @@ final class VectorMath {
             case SIGN -> vector.withOperand(x, t -> emitSign(dtype, t));
             case GELU_ERF -> {                                                                           // Lanes.geluErf(x)
                 vector.emit(x);
-                call(dtype == DType.F32 ? JavaApi.GELU_ERF_FLOAT_LANES : JavaApi.GELU_ERF_DOUBLE_LANES);
+                call(dtype == DType.F32 ? VectorApi.GELU_ERF_FLOAT_LANES : VectorApi.GELU_ERF_DOUBLE_LANES);
             }
         }
     }
@@ -328,7 +328,7 @@ final class VectorMath {
             vector.loadTemp(result);
             pushOperator(op);
             code.mv.visitLdcInsn(limit);
-            call(JavaApi.PAST_LIMIT);
+            call(VectorApi.PAST_LIMIT);
             vector.storeTemp(result);
         });
         vector.loadTemp(result);
@@ -337,7 +337,7 @@ final class VectorMath {
     // Lanes.apply(<vector on the stack>, OP)
     private void lanes(DType dtype, UnaryOp op) {
         pushOperator(op);
-        call(dtype == DType.F32 ? JavaApi.LANES_FLOAT : JavaApi.LANES_DOUBLE);
+        call(dtype == DType.F32 ? VectorApi.LANES_FLOAT : VectorApi.LANES_DOUBLE);
     }
 
     // UnaryOp.OP
@@ -371,9 +371,9 @@ final class VectorMath {
         vector.emit(binary.left());
         vector.emit(binary.right());
         call(switch (dtype) {
-            case I32 -> JavaApi.POW_INT_LANES;
-            case F32 -> JavaApi.POW_FLOAT_LANES;
-            case F64 -> JavaApi.POW_DOUBLE_LANES;
+            case I32 -> VectorApi.POW_INT_LANES;
+            case F32 -> VectorApi.POW_FLOAT_LANES;
+            case F64 -> VectorApi.POW_DOUBLE_LANES;
             case BOOL -> throw new IllegalStateException("pow of bool passed KernelCheck");
         });
     }

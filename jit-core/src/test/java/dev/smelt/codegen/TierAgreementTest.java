@@ -55,7 +55,7 @@ class TierAgreementTest {
                 new int[] {2, 1027}, new int[] {1, 4099}).map(Arguments::of);
     }
 
-    /// Sums fold in lanes of the dtype in both variants, then in one fixed order ([SumOrder], [Lanes#sum]).
+    /// Sums fold in lanes of the dtype in both variants, then in one fixed order ([SumOrder], [LaneSums#sum]).
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
     void rowReductionsGiveTheSameBitsInBothVariants(int[] shape) {

@@ -42,7 +42,7 @@ public final class GraphTolerance {
     /// The graph with the same inputs whose outputs are the original outputs' error bounds (f64).
     public static Graph bounds(Graph graph) {
         Map<Node, Node> errors = new IdentityHashMap<>();
-        for (Node node : graph.nodes()) errors.put(node, bound(node, errors));
+        for (Node node : graph.nodes()) errors.put(node, withinRange(node, bound(node, errors)));
         return new Graph(graph.inputs(), graph.outputs().stream().map(errors::get).toList());
     }
 
@@ -63,6 +63,16 @@ public final class GraphTolerance {
             case Node.Slice s -> new Node.Slice(e.get(s.x()), s.axis(), s.start(), s.stop(), s.step());
             case Node.Concat c -> new Node.Concat(c.parts().stream().map(e::get).toList(), c.axis());
         };
+    }
+
+    /// Unbounded where the value's error reaches past its dtype's largest finite value: another
+    /// valid evaluation may overflow there (an `f32` variance of equal values near 1e30 is 0 from
+    /// an exact mean and ∞ from a mean a few ulps off, whose deviations square past `Float.MAX_VALUE`).
+    static Node withinRange(Node value, Node error) {
+        if (!value.dtype().isFloating()) return error;
+        double largest = value.dtype() == DType.F32 ? Float.MAX_VALUE : Double.MAX_VALUE;
+        Shape shape = value.shape();
+        return unstableIf(compare(BinaryOp.GT, add(abs(value), error), constant(largest, shape)), error);
     }
 
     /// `k` ulps of `value` in its dtype, with a floor at the smallest normal's ulp; 0 for special

@@ -102,6 +102,27 @@ class GraphToleranceTest {
                 """, Storage.wrap(new float[] {0.5f, 1, 2})));
     }
 
+    /// An `f32` variance of equal values near 1e30: 0 from an exact mean, but a mean summed in
+    /// `f32` lanes is a few ulps off, and the deviations (~1e23) square past `Float.MAX_VALUE` to
+    /// ∞ (seed 311624). The variance's error reaches past the largest float, so it is unbounded.
+    @Test
+    void aValueWhoseErrorReachesPastTheLargestFloatIsUnbounded() {
+        float[] equal = new float[64];
+        java.util.Arrays.fill(equal, 1e30f);
+        assertEquals(Double.POSITIVE_INFINITY, bound("""
+                graph(%0: f32[64]) {
+                  %1 = sum %0 axes=[0] : f32[1]
+                  %2 = const 64.0 : f32[1]
+                  %3 = div %1 %2 : f32[1]
+                  %4 = expand %3 : f32[64]
+                  %5 = sub %0 %4 : f32[64]
+                  %6 = square %5 : f32[64]
+                  %7 = sum %6 axes=[0] : f32[1]
+                  return %7
+                }
+                """, Storage.wrap(equal)));
+    }
+
     private static double bound(String graph, Storage... inputs) {
         return Interpreter.run(GraphTolerance.bounds(Parser.parse(graph)), List.of(inputs)).getFirst().get(0);
     }
