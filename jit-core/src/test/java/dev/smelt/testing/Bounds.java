@@ -31,7 +31,7 @@ final class Bounds {
             case SQUARE -> scale(add(abs(x), ex), 2);                                  // 2x
             case SIGN -> constant(0, x.shape());
         };
-        Node propagated = times(derivative, ex);
+        Node propagated = noUnderflow(times(derivative, ex), ex, u.dtype());
         if (u.op() == UnaryOp.SIGN) propagated = unstableIf(both(positive(ex), within(abs(x), ex)), zero(x.shape()));
         Node rounding = add(GraphTolerance.local(u, GraphTolerance.localUlps(u.op())), GraphTolerance.floor(u, Tolerance.of(u.op(), u.dtype())));
         return finite(add(propagated, rounding));
@@ -66,6 +66,7 @@ final class Bounds {
             case MAXIMUM, MINIMUM -> max(ea, eb);
             case EQ, NE, LT, LE, GT, GE -> throw new IllegalStateException("comparisons are handled above");
         };
+        propagated = noUnderflow(propagated, sum, b.dtype());
         double ulps = b.op() == BinaryOp.POW ? 2 : b.op() == BinaryOp.MAXIMUM || b.op() == BinaryOp.MINIMUM ? 0 : 0.5;
         Node rounding = GraphTolerance.local(b, ulps);
         if (b.op() == BinaryOp.POW) rounding = add(rounding, GraphTolerance.floor(b, Tolerance.pow(b.dtype())));
@@ -132,6 +133,15 @@ final class Bounds {
         Node underflow = constant(k * tiny(m.dtype()), m.shape());
         Node bound = finite(add(add(add(propagated, reassociation), underflow), GraphTolerance.local(m, 0.5)));
         return unstableIf(partialSumsMayOverflow(product(m, a, b), m.dtype()), bound);
+    }
+
+    /// At least the dtype's smallest subnormal where the operands carry error: an error bound that
+    /// underflows to 0 would demand the reference's exact bits, down to the sign of a zero result
+    /// (seed 409131: `(x - mean)·rsqrt(var + ε)`, 0 against -1.5e-5 from a mean summed in lanes, times
+    /// a subnormal weight: +0 and -0).
+    private static Node noUnderflow(Node propagated, Node operandErrors, DType dtype) {
+        if (!dtype.isFloating()) return propagated;
+        return where(positive(operandErrors), max(propagated, constant(tiny(dtype), propagated.shape())), propagated);
     }
 
     private static double tiny(DType dtype) { return dtype == DType.F32 ? Float.MIN_VALUE : Double.MIN_VALUE; }

@@ -123,6 +123,21 @@ class GraphToleranceTest {
                 """, Storage.wrap(equal)));
     }
 
+    /// A sum that is 0 with error, times a subnormal: the bound of the product underflowed to 0 and
+    /// demanded the reference's +0 where a sum in another order gives -0 (seed 409131).
+    @Test
+    void anErrorBoundDoesNotUnderflowToExactness() {
+        double bound = bound("""
+                graph(%0: f32[4], %1: f64[1]) {
+                  %2 = sum %0 axes=[0] : f32[1]
+                  %3 = cast %2 : f64[1]
+                  %4 = mul %3 %1 : f64[1]
+                  return %4
+                }
+                """, Storage.wrap(new float[] {1e-5f, 3, -1e-5f, -3}), Storage.wrap(new double[] {Double.MIN_VALUE}));
+        org.junit.jupiter.api.Assertions.assertTrue(bound >= Double.MIN_VALUE, "bound " + bound);
+    }
+
     private static double bound(String graph, Storage... inputs) {
         return Interpreter.run(GraphTolerance.bounds(Parser.parse(graph)), List.of(inputs)).getFirst().get(0);
     }
