@@ -97,7 +97,9 @@ public final class KernelEmitter {
         String className = PACKAGE + (variant == Variant.SCALAR ? "/Kernel$" + hash(text) + "$Scalar" : "/VectorKernel$" + hash(text));
         String sourceFile = "kernel-" + hash(text) + ".ir";
         var space = LoopSpace.of(kernel);
-        var twin = VectorPlan.of(kernel, lanes);
+        // the scalar class needs the vector plan only to add its floating-point sums in the same order
+        // (SumOrder); without them it does not touch the Vector API, which a fresh JVM pays for
+        var twin = variant == Variant.VECTOR || SumOrder.matters(kernel) ? VectorPlan.of(kernel, lanes) : null;
         var plan = variant == Variant.VECTOR ? twin : null;
         var columns = ColumnPlan.of(kernel, space, twin);
         var order = SumOrder.of(twin, columns);

@@ -20,6 +20,11 @@ import org.objectweb.asm.Type;
 /// Products, `max`, `min` and integer sums do not depend on it: products run scalar in double in
 /// both variants, the others are exact in any order.
 record SumOrder(VectorPlan lanes, boolean columns) {
+    /// Whether `kernel` has a floating-point sum, whose order this fixes.
+    static boolean matters(Kernel kernel) {
+        return kernel.reductions().stream().anyMatch(reduction -> reduction.op() == ReduceOp.SUM && reduction.dtype().isFloating());
+    }
+
     static SumOrder of(VectorPlan twin, ColumnPlan columnPlan) {
         return columnPlan != null ? new SumOrder(null, true) : new SumOrder(twin, false);
     }
