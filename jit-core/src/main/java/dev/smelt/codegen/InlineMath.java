@@ -17,17 +17,20 @@ public final class InlineMath {
     /// before rounding. Cephes' `expf` has p of degree 5, one FMA more: on every float of the range
     /// both are within 1 ulp of `StrictMath.exp` (99.55% and 99.53% correctly rounded), and the FMA
     /// fewer took softmax over [4096, 1024] from 1.73 to 1.65 ms into a tensor (a harness, one thread).
-    static final float[] POLYNOMIAL = {0.0013814484f, 0.008368736f, 0.041668393f, 0.16666521f, 0.49999994f, 1, 1};
+    static final float E6 = 0.0013814484f, E5 = 0.008368736f, E4 = 0.041668393f, E3 = 0.16666521f, E2 = 0.49999994f;
+    static final float[] POLYNOMIAL = {E6, E5, E4, E3, E2, 1, 1};
     /// Below it in magnitude, n is in [-125, 125] and `e^r · 2^n` a normal float, so the exponent add is exact.
     static final float LIMIT = 86.9f;
 
     static final float INV_PI = 0.318309886183790671538f;
     /// π as three floats (sleef's `PI_A2f`, `PI_B2f`, `PI_C2f`): the first has 15 significant bits,
     /// so n·PI_A is exact for |n| < 2^9 and the first reduction step loses nothing below |x| = 125.
-    static final float[] PI_PARTS = {3.1414794921875f, 0.00011315941810607910156f, 1.9841872589410058936e-09f};
+    static final float PI_A = 3.1414794921875f, PI_B = 0.00011315941810607910156f, PI_C = 1.9841872589410058936e-09f;
+    static final float[] PI_PARTS = {PI_A, PI_B, PI_C};
     /// `sin r = r + r³·s(r²)`, s of degree 3 fitted (minimax, by linear programming) to the relative
     /// error on |r| ≤ π/2, which it keeps below 0.11 · 2^-24 before rounding; highest power first.
-    static final float[] SINE = {2.6053612600662746e-06f, -0.0001980941742658615f, 0.008333063684403896f, -0.16666659712791443f};
+    static final float S9 = 2.6053612600662746e-06f, S7 = -0.0001980941742658615f, S5 = 0.008333063684403896f, S3 = -0.16666659712791443f;
+    static final float[] SINE = {S9, S7, S5, S3};
     static final float TRIG_LIMIT = 125;
 
     static final float SQRT_2_OVER_PI = (float) Math.sqrt(2 / Math.PI), GELU_CUBIC = 0.044715f;
@@ -37,8 +40,8 @@ public final class InlineMath {
         float t = Math.fma(x, LOG2E, SHIFT);
         float n = t - SHIFT;
         float r = Math.fma(n, -LN2_LO, Math.fma(n, -LN2_HI, x));
-        float e = POLYNOMIAL[0];
-        for (int k = 1; k < POLYNOMIAL.length; k++) e = Math.fma(e, r, POLYNOMIAL[k]);
+        // POLYNOMIAL in Horner form, written out: the elements of a static final array are no constants to the JIT
+        float e = Math.fma(Math.fma(Math.fma(Math.fma(Math.fma(Math.fma(E6, r, E5), r, E4), r, E3), r, E2), r, 1), r, 1);
         return Float.intBitsToFloat(Float.floatToRawIntBits(e) + (Float.floatToRawIntBits(t) << 23));
     }
 
@@ -91,22 +94,29 @@ public final class InlineMath {
         return Math.fma(p * s, x, x);
     }
 
-    public static float sin(float x) { return sinOrCos(x, false); }
-
-    public static float cos(float x) { return sinOrCos(x, true); }
-
-    private static float sinOrCos(float x, boolean cos) {
-        if (!(Math.abs(x) <= TRIG_LIMIT)) return (float) (cos ? Math.cos(x) : Math.sin(x));
-        float t = cos ? Math.fma(x, INV_PI, -0.5f) + SHIFT : Math.fma(x, INV_PI, SHIFT);
+    public static float sin(float x) {
+        if (!(Math.abs(x) <= TRIG_LIMIT)) return (float) Math.sin(x);
+        float t = Math.fma(x, INV_PI, SHIFT);
         float q = t - SHIFT;
-        if (cos) q = Math.fma(q, 2, 1);
-        float part = cos ? 0.5f : 1, r = x;
-        for (float piPart : PI_PARTS) r = Math.fma(q, (float) (-(double) piPart * part), r);
+        return sinOfReduced(x, q, Float.floatToRawIntBits(t) << 31, 1);
+    }
+
+    public static float cos(float x) {
+        if (!(Math.abs(x) <= TRIG_LIMIT)) return (float) Math.cos(x);
+        float t = Math.fma(x, INV_PI, -0.5f) + SHIFT;
+        float q = Math.fma(t - SHIFT, 2, 1);
+        return sinOfReduced(x, q, Float.floatToRawIntBits(t) << 31 ^ Integer.MIN_VALUE, 0.5f);
+    }
+
+    // sin(x - q·π·part), its sign flipped by the multiple's parity bit; PI_PARTS and SINE written out
+    private static float sinOfReduced(float x, float q, int parity, float part) {
+        float r = Math.fma(q, -PI_A * part, x);                    // exact products: part is 1 or 1/2
+        r = Math.fma(q, -PI_B * part, r);
+        r = Math.fma(q, -PI_C * part, r);
         float r2 = r * r;
-        float s = SINE[0];
-        for (int k = 1; k < SINE.length; k++) s = Math.fma(s, r2, SINE[k]);
+        float s = Math.fma(Math.fma(Math.fma(S9, r2, S7), r2, S5), r2, S3);
         s = Math.fma(s, r2 * r, r);
-        int sign = (Float.floatToRawIntBits(r) ^ (Float.floatToRawIntBits(t) << 31 ^ (cos ? Integer.MIN_VALUE : 0))) & Integer.MIN_VALUE;
+        int sign = (Float.floatToRawIntBits(r) ^ parity) & Integer.MIN_VALUE;
         return Float.intBitsToFloat(Float.floatToRawIntBits(Math.abs(s)) ^ sign);
     }
 
