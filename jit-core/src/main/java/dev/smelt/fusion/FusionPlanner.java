@@ -71,12 +71,7 @@ public final class FusionPlanner {
                 Set<Node> with = Collections.newSetFromMap(new IdentityHashMap<>());
                 with.addAll(realized);
                 with.add(candidate);
-                ScheduleBuilder.Attempt trial;
-                try {
-                    trial = attempt(graph, with, labels, options, new ArrayList<>(), prices);
-                } catch (RuntimeException unplannable) {
-                    continue;
-                }
+                ScheduleBuilder.Attempt trial = attempt(graph, with, labels, options, new ArrayList<>(), prices);
                 priced.put(candidate, trial.cost());
                 if (trial.cost() < attempt.cost() * (1 - MARGIN) && (bestAttempt == null || trial.cost() < bestAttempt.cost())) {
                     best = candidate;
