@@ -7,58 +7,44 @@ import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
 
 /// What vector kernels compute lane by lane, so that they give the bits of their scalar twins: the
 /// transcendentals the kernels do not inline (`log`, `tanh`, `expm1`, `log1p`, every `f64` one,
 /// `pow`), whose Vector API forms (SVML on x86 once C2 compiles them, the JDK's Java code before)
 /// differ from `Math`'s and from each other by an ulp here and there; `gelu_erf` and integer `pow`,
 /// which have no lanewise form; the lanes of an inline `f32` transcendental past its polynomial's
-/// range. Each spills the
-/// lanes to an array, applies the scalar definition, and reloads. Public only because the kernel
+/// range. Each spills the lanes to an array, applies the scalar definition, and reloads. Public only because the kernel
 /// classes, hidden classes in `dev.smelt.runtime`, call it.
 public final class Lanes {
     private Lanes() {}
 
-    /// `(float) op((double) x)` in each lane, as a scalar kernel computes `op` ([JavaApi#function]).
+    /// `(float) op.apply((double) x)` in each lane: the operator's definition, which is what a
+    /// scalar kernel calls for the operators vector code does not inline ([JavaApi#function] and
+    /// [Scalars] call the same `Math` methods and `UnaryOp.apply`).
     public static FloatVector apply(FloatVector x, UnaryOp op) {
         float[] lanes = x.toArray();
-        for (int i = 0; i < lanes.length; i++) lanes[i] = (float) math(op, lanes[i]);
+        for (int i = 0; i < lanes.length; i++) lanes[i] = (float) op.apply(lanes[i]);
         return FloatVector.fromArray(x.species(), lanes, 0);
     }
 
     public static DoubleVector apply(DoubleVector x, UnaryOp op) {
         double[] lanes = x.toArray();
-        for (int i = 0; i < lanes.length; i++) lanes[i] = math(op, lanes[i]);
+        for (int i = 0; i < lanes.length; i++) lanes[i] = op.apply(lanes[i]);
         return DoubleVector.fromArray(x.species(), lanes, 0);
     }
 
-    private static double math(UnaryOp op, double x) {
-        return switch (op) {
-            case EXP -> Math.exp(x);
-            case EXPM1 -> Math.expm1(x);
-            case LOG -> Math.log(x);
-            case LOG1P -> Math.log1p(x);
-            case SIN -> Math.sin(x);
-            case COS -> Math.cos(x);
-            case TANH -> Math.tanh(x);
-            case NEG, ABS, SQRT, RSQRT, RECIPROCAL, SQUARE, RELU, SIGMOID, GELU_TANH, GELU_ERF, SILU, SOFTPLUS, SIGN ->
-                    throw new IllegalArgumentException(op + " is not one call");
-        };
-    }
-
-    /// `result`, with `(float) op((double) x)` in each lane where `|x| > limit` or x is NaN: where an
-    /// inline `f32` `exp`, `sin` or `cos` leaves its polynomial's range, as [InlineMath] does.
+    /// [#outside] the lanes where `|x| ≤ limit`: where an inline `f32` `exp`, `sin` or `cos` leaves
+    /// its polynomial's range (or x is NaN), as [InlineMath] does.
     public static FloatVector pastLimit(FloatVector x, FloatVector result, UnaryOp op, float limit) {
-        float[] in = x.toArray(), out = result.toArray();
-        for (int i = 0; i < in.length; i++) if (!(Math.abs(in[i]) <= limit)) out[i] = (float) math(op, in[i]);
-        return FloatVector.fromArray(x.species(), out, 0);
+        return outside(x, result, x.abs().compare(VectorOperators.LE, limit), op);
     }
 
     /// `result`, with `(float) op((double) x)` in each lane `inside` leaves out.
     public static FloatVector outside(FloatVector x, FloatVector result, VectorMask<Float> inside, UnaryOp op) {
         float[] in = x.toArray(), out = result.toArray();
         boolean[] kept = inside.toArray();
-        for (int i = 0; i < in.length; i++) if (!kept[i]) out[i] = (float) math(op, in[i]);
+        for (int i = 0; i < in.length; i++) if (!kept[i]) out[i] = (float) op.apply(in[i]);
         return FloatVector.fromArray(x.species(), out, 0);
     }
 
@@ -73,18 +59,6 @@ public final class Lanes {
         double[] lanes = a.toArray(), exponents = b.toArray();
         for (int i = 0; i < lanes.length; i++) lanes[i] = Scalars.pow(lanes[i], exponents[i]);
         return DoubleVector.fromArray(a.species(), lanes, 0);
-    }
-
-    public static FloatVector geluErf(FloatVector x) {
-        float[] lanes = x.toArray();
-        for (int i = 0; i < lanes.length; i++) lanes[i] = (float) UnaryOp.GELU_ERF.apply(lanes[i]);
-        return FloatVector.fromArray(x.species(), lanes, 0);
-    }
-
-    public static DoubleVector geluErf(DoubleVector x) {
-        double[] lanes = x.toArray();
-        for (int i = 0; i < lanes.length; i++) lanes[i] = UnaryOp.GELU_ERF.apply(lanes[i]);
-        return DoubleVector.fromArray(x.species(), lanes, 0);
     }
 
     public static IntVector pow(IntVector a, IntVector b) {

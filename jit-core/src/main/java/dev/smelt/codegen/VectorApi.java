@@ -64,8 +64,6 @@ final class VectorApi {
 
     /// [Lanes] and [LaneMath]: what vector code computes lane by lane, or in Java, to give the scalar twin's bits.
     static final MethodRef POW_INT_LANES = MethodRef.of(Lanes.class, "pow", IntVector.class, IntVector.class);
-    static final MethodRef GELU_ERF_FLOAT_LANES = MethodRef.of(Lanes.class, "geluErf", FloatVector.class);
-    static final MethodRef GELU_ERF_DOUBLE_LANES = MethodRef.of(Lanes.class, "geluErf", DoubleVector.class);
     static final MethodRef POW_FLOAT_LANES = MethodRef.of(Lanes.class, "pow", FloatVector.class, FloatVector.class);
     static final MethodRef POW_DOUBLE_LANES = MethodRef.of(Lanes.class, "pow", DoubleVector.class, DoubleVector.class);
     static final MethodRef LANES_FLOAT = MethodRef.of(Lanes.class, "apply", FloatVector.class, UnaryOp.class);

@@ -68,10 +68,7 @@ final class VectorMath {
             case GELU_TANH -> vector.withOperand(x, t -> emitGeluTanh(dtype, t));
             case SOFTPLUS -> vector.withOperand(x, t -> emitSoftplus(dtype, t));
             case SIGN -> vector.withOperand(x, t -> emitSign(dtype, t));
-            case GELU_ERF -> {                                                                           // Lanes.geluErf(x)
-                vector.emit(x);
-                call(dtype == DType.F32 ? VectorApi.GELU_ERF_FLOAT_LANES : VectorApi.GELU_ERF_DOUBLE_LANES);
-            }
+            case GELU_ERF -> { vector.emit(x); lanes(dtype, UnaryOp.GELU_ERF); }                         // Lanes.apply(x, GELU_ERF)
         }
     }
 

@@ -24,7 +24,7 @@ final class VectorCodeDirective {
     private VectorCodeDirective() {}
 
     static void addOnce() {
-        if (ADDED.getAndSet(true)) return;
+        if (ADDED.get() || ADDED.getAndSet(true)) return; // read first: every vector class load passes here
         try {
             var file = Files.createTempFile("smelt-directive", ".json");
             try {
