@@ -48,6 +48,7 @@ public final class Compiled {
     /// `signature` is the signature it serves, with `?` for dynamic extents.
     private record Version(Signature signature, Traced traced, dev.smelt.ir.Graph optimised, Program program) implements Compilation {
         static Version of(Signature signature, Traced traced, FusionMode fusion) {
+            Compiler.requireVectorApi("compile");
             var optimised = Compiler.optimise(traced.graph());
             return new Version(signature, traced, optimised, Compiler.program(optimised, fusion));
         }

@@ -38,6 +38,18 @@ final class Compiler {
     private static final int EAGER_PROGRAMS = 1024;
     private static final Map<String, Program> EAGER = new LruMap<>(EAGER_PROGRAMS);
 
+    // Generated kernels and the matmul tile use the Vector API, an incubator module the JVM resolves
+    // only when asked: without it, the first kernel died with a NoClassDefFoundError in the planner.
+    private static final boolean VECTOR_API = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
+
+    /// Throws a [SmeltException] for `op` that says which flag to add when the Vector API module is
+    /// missing.
+    static void requireVectorApi(String op) {
+        if (!VECTOR_API)
+            throw SmeltException.of(op, "Smelt needs the Vector API module, which this JVM was started without; add --add-modules jdk.incubator.vector "
+                    + "to the java command (with Maven, to Surefire's argLine and to exec's arguments: see the README)");
+    }
+
     static Program compile(Graph graph) { return compile(graph, FusionMode.COST_MODEL); }
 
     /// Optimises the graph ([Passes]), then plans and generates its kernels.

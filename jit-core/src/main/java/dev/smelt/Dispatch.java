@@ -20,6 +20,7 @@ final class Dispatch {
 
     /// `op`, the operation named `name` in errors, over `operands`.
     static Tensor apply(String name, List<Tensor> operands, Op op) {
+        Compiler.requireVectorApi(name);
         Tracer tracer = recordingTracer(operands);
         if (tracer != null) {
             List<Node> inputs = nodes(tracer, operands);
