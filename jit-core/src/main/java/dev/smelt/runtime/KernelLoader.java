@@ -37,7 +37,7 @@ public final class KernelLoader {
     /// An instance of the generated class, which implements `type` (a matmul's micro-kernel, …).
     public static <T> T load(GeneratedKernel kernel, Class<T> type) {
         dumpDirectory().ifPresent(directory -> dump(kernel, directory));
-        if (kernel.variant() == Variant.VECTOR) VectorCodeDirective.addOnce();
+        if (kernel.variant() == Variant.VECTOR && type == KernelFunction.class) VectorCodeDirective.addOnce(); // not for a matmul's tile: see VectorCodeDirective
         try {
             var lookup = MethodHandles.lookup().defineHiddenClass(kernel.bytes(), true);
             DEFINED.get(kernel.variant()).increment();
