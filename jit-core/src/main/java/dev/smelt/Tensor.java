@@ -175,6 +175,12 @@ public final class Tensor {
     public static Tensor concat(List<Tensor> tensors, int axis) { return Ops.concat(tensors, axis); }
     /// NumPy `matmul`: 1-D operands are vectors, leading axes are broadcast batch axes.
     public Tensor matmul(Tensor other) { return Ops.matmul(this, other); }
+    /// Einstein summation as `torch.einsum` defines it, e.g. `einsum("bhqd,bhkd->bhqk", q, k)`:
+    /// letters label axes, `...` broadcast axes; a label's sizes must match or be 1; a label repeated
+    /// in one operand takes the diagonal; without `->` the output is the `...` axes, then the labels
+    /// used once in ASCII order. Lowered to views, sums and one batched matmul per pair of operands
+    /// (left to right), so it is traced, fused and differentiated like them.
+    public static Tensor einsum(String spec, Tensor... operands) { return Einsum.apply(spec, operands); }
 
     // ---- reductions: no axes means all; keepDims keeps each reduced axis with size 1 ----
     public Tensor sum(int... axes) { return Reductions.reduce(ReduceOp.SUM, this, axes, false); }
