@@ -111,6 +111,18 @@ public final class Tensor {
     public Tensor flatten(int startAxis, int endAxis) { return Views.flatten(this, startAxis, endAxis); }
     /// This tensor if its elements are dense in row-major order, else a dense copy.
     public Tensor contiguous() { return Views.contiguous(this); }
+    /// Views of consecutive pieces of `size` elements along `axis` (the last may be shorter), as
+    /// `torch.split(x, size, axis)`.
+    public List<Tensor> split(int size, int axis) { return Views.split(this, size, axis); }
+    /// `chunks` views of (nearly) equal size along `axis`: each ⌈n / chunks⌉ but the last, so there may
+    /// be fewer than `chunks` of them, as `torch.chunk`.
+    public List<Tensor> chunk(int chunks, int axis) { return Views.chunk(this, chunks, axis); }
+    /// The lower triangle of the last two axes, from diagonal `k` down (column − row ≤ k); 0 elsewhere.
+    public Tensor tril(int k) { return Triangles.keep("tril", this, k, true); }
+    public Tensor tril() { return tril(0); }
+    /// The upper triangle of the last two axes, from diagonal `k` up (column − row ≥ k); 0 elsewhere.
+    public Tensor triu(int k) { return Triangles.keep("triu", this, k, false); }
+    public Tensor triu() { return triu(0); }
     /// This tensor converted to `dtype` (itself if it already has it).
     public Tensor to(DType dtype) { return Ops.cast(this, dtype); }
 

@@ -176,4 +176,21 @@ final class Views {
     private static Tensor record(String name, Tensor x, java.util.function.BiFunction<Builder, Node, Node> view) {
         return Dispatch.apply(name, List.of(x), (b, in) -> view.apply(b, in.getFirst()));
     }
+
+    static List<Tensor> split(Tensor x, int size, int axis) {
+        Ops.nonNull("split", x);
+        int normalized = Builder.axis("split", axis, x.rank()), length = x.dim(normalized);
+        if (size <= 0) throw SmeltException.of("split", "piece size must be positive, got %d", size);
+        var pieces = new ArrayList<Tensor>();
+        for (int start = 0; start < length; start += size) pieces.add(slice(x, normalized, start, Math.min(length, start + size), 1));
+        if (pieces.isEmpty()) pieces.add(x); // an empty axis splits into one empty piece, as in PyTorch
+        return List.copyOf(pieces);
+    }
+
+    static List<Tensor> chunk(Tensor x, int chunks, int axis) {
+        Ops.nonNull("chunk", x);
+        if (chunks <= 0) throw SmeltException.of("chunk", "number of chunks must be positive, got %d", chunks);
+        int length = x.dim(Builder.axis("chunk", axis, x.rank()));
+        return split(x, Math.max(1, (length + chunks - 1) / chunks), axis);
+    }
 }
