@@ -234,6 +234,14 @@ public final class Tensor {
     /// `bias` (either may be null), as `torch.nn.functional.layer_norm`.
     public Tensor layerNorm(int[] normalizedShape, Tensor weight, Tensor bias, double eps) { return Composites.layerNorm(this, normalizedShape, weight, bias, eps); }
     public Tensor layerNorm(int... normalizedShape) { return Composites.layerNorm(this, normalizedShape, null, null, 1e-5); }
+    /// x / √(mean(x²) + eps) · weight over the trailing `normalizedShape` axes, as
+    /// `torch.nn.functional.rms_norm`; `weight` may be null.
+    public Tensor rmsNorm(int[] normalizedShape, Tensor weight, double eps) { return Transformers.rmsNorm(this, normalizedShape, weight, eps); }
+    /// Rotary position embedding over the last axis: each pair (x₀, x₁) becomes (x₀·cos − x₁·sin,
+    /// x₀·sin + x₁·cos). `interleaved` pairs neighbours (2i, 2i+1) as llama2.c and Meta's Llama do,
+    /// otherwise i with i + d/2 as Hugging Face's `rotate_half`; `cos` and `sin` hold one angle per pair
+    /// (last axis d/2) and broadcast against the rest of this tensor, e.g. [T, 1, d/2] for [T, heads, d].
+    public Tensor rope(Tensor cos, Tensor sin, boolean interleaved) { return Transformers.rope(this, cos, sin, interleaved); }
     /// Mean cross-entropy of logits `[N, C]` (or `[C]`) against `i32` class indices `[N]` (or 0-d),
     /// or against class probabilities of the logits' shape. An index outside `[0, C)` throws when
     /// eager and gives NaN when traced.

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.autograd;
+
+import dev.smelt.Jit;
+import dev.smelt.Tensor;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/// Gradients of rmsNorm (input and weight) and rope (input, both pair layouts), compiled against the
+/// interpreter and against central differences.
+class TransformerCompositesGradientsTest {
+    @Test
+    void rmsNorm() {
+        var random = new Random(7);
+        Tensor x = values(random, 3, 17), w = values(random, 17), out = values(random, 3, 17);
+        Jit.FunctionN f = a -> List.of(a.get(0).rmsNorm(new int[] {17}, a.get(1), 1e-5).mul(a.get(2)).sum());
+        GradientCheck.check("rmsNorm", f, List.of(x, w, out), 0, 1);
+        GradientCheck.checkF32("rmsNorm", f, List.of(x, w, out), 0, 1);
+    }
+
+    @Test
+    void rope() {
+        var random = new Random(8);
+        for (boolean interleaved : new boolean[] {true, false}) {
+            Tensor x = values(random, 4, 2, 6), theta = values(random, 4, 1, 3), out = values(random, 4, 2, 6);
+            Jit.FunctionN f = a -> List.of(a.get(0).rope(a.get(1).cos(), a.get(1).sin(), interleaved).mul(a.get(2)).sum());
+            GradientCheck.check("rope interleaved=" + interleaved, f, List.of(x, theta, out), 0, 1);
+            GradientCheck.checkF32("rope interleaved=" + interleaved, f, List.of(x, theta, out), 0, 1);
+        }
+    }
+
+    private static Tensor values(Random random, int... shape) {
+        int size = 1;
+        for (int d : shape) size *= d;
+        double[] values = new double[size];
+        for (int i = 0; i < size; i++) values[i] = random.nextGaussian();
+        return Tensor.of(values).reshape(shape);
+    }
+}
