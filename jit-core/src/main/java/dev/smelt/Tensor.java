@@ -242,6 +242,23 @@ public final class Tensor {
     /// otherwise i with i + d/2 as Hugging Face's `rotate_half`; `cos` and `sin` hold one angle per pair
     /// (last axis d/2) and broadcast against the rest of this tensor, e.g. [T, 1, d/2] for [T, heads, d].
     public Tensor rope(Tensor cos, Tensor sin, boolean interleaved) { return Transformers.rope(this, cos, sin, interleaved); }
+    /// `softmax(q·kᵀ·scale + mask)·v` as `torch.nn.functional.scaled_dot_product_attention`: q
+    /// `[..., heads, T, d]`, k `[..., kvHeads, S, d]`, v `[..., kvHeads, S, dv]`; fewer kv heads than q
+    /// heads (a divisor) are shared, head h reading kv head h / (heads / kvHeads) (grouped-query
+    /// attention). `mask` is boolean (true takes part) or added to the scores, broadcast to [..., T,
+    /// S]; `causal` masks keys after each query (top-left aligned, as PyTorch's `is_causal`); give
+    /// one or neither. `scale` defaults to 1/√d.
+    public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
+        return Attention.apply(q, k, v, mask, causal, scale);
+    }
+    public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, boolean causal) {
+        Ops.nonNull("scaledDotProductAttention", q);
+        return Attention.apply(q, k, v, null, causal, 1 / Math.sqrt(q.dim(-1)));
+    }
+    public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, Tensor mask) {
+        Ops.nonNull("scaledDotProductAttention", q);
+        return Attention.apply(q, k, v, mask, false, 1 / Math.sqrt(q.dim(-1)));
+    }
     /// Mean cross-entropy of logits `[N, C]` (or `[C]`) against `i32` class indices `[N]` (or 0-d),
     /// or against class probabilities of the logits' shape. An index outside `[0, C)` throws when
     /// eager and gives NaN when traced.

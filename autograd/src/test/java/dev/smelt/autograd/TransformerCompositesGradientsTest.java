@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/// Gradients of rmsNorm (input and weight) and rope (input, both pair layouts), compiled against the
-/// interpreter and against central differences.
+/// Gradients of rmsNorm (input and weight), rope (input and angles, both pair layouts) and causal
+/// grouped-query attention (q, k, v), compiled against the interpreter and against central differences.
 class TransformerCompositesGradientsTest {
     @Test
     void rmsNorm() {
@@ -28,6 +28,15 @@ class TransformerCompositesGradientsTest {
             GradientCheck.check("rope interleaved=" + interleaved, f, List.of(x, theta, out), 0, 1);
             GradientCheck.checkF32("rope interleaved=" + interleaved, f, List.of(x, theta, out), 0, 1);
         }
+    }
+
+    @Test
+    void groupedCausalAttention() {
+        var random = new Random(10);
+        Tensor q = values(random, 1, 4, 3, 5), k = values(random, 1, 2, 3, 5), v = values(random, 1, 2, 3, 2), out = values(random, 1, 4, 3, 2);
+        Jit.FunctionN f = a -> List.of(Tensor.scaledDotProductAttention(a.get(0), a.get(1), a.get(2), true).mul(a.get(3)).sum());
+        GradientCheck.check("attention", f, List.of(q, k, v, out), 0, 1, 2);
+        GradientCheck.checkF32("attention", f, List.of(q, k, v, out), 0, 1, 2);
     }
 
     private static Tensor values(Random random, int... shape) {

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/// `softmax(q·kᵀ·scale + mask)·v`, as `torch.nn.functional.scaled_dot_product_attention`, written
+/// in the public ops: the form fused attention recognises, whether written by hand or through this.
+final class Attention {
+    private Attention() {}
+
+    static Tensor apply(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
+        Ops.nonNull("scaledDotProductAttention", q, k, v);
+        String op = "scaledDotProductAttention";
+        if (q.rank() < 2 || k.rank() < 2 || v.rank() < 2)
+            throw SmeltException.of(op, "q %s, k %s and v %s need at least 2 axes ([..., tokens, features])", q.shape(), k.shape(), v.shape());
+        if (q.dim(-1) != k.dim(-1)) throw SmeltException.of(op, "q %s and k %s must have the same last axis (features per head)", q.shape(), k.shape());
+        if (k.dim(-2) != v.dim(-2)) throw SmeltException.of(op, "k %s and v %s must have the same number of keys (axis -2)", k.shape(), v.shape());
+        if (mask != null && causal) throw SmeltException.of(op, "give a mask or causal, not both (as PyTorch)");
+        if (!q.dtype().isFloating() || !k.dtype().isFloating() || !v.dtype().isFloating())
+            throw SmeltException.of(op, "needs float q, k and v, got %s, %s and %s", q.dtype(), k.dtype(), v.dtype());
+        if (Double.isNaN(scale) || Double.isInfinite(scale)) throw SmeltException.of(op, "scale must be finite, got %s", scale);
+        Tensor keys = groupedHeads(op, q, k), values = groupedHeads(op, q, v);
+        Tensor scores = q.matmul(keys.transpose(-2, -1)).mul(scale);
+        int tokens = q.dim(-2), sources = k.dim(-2);
+        if (causal) scores = scores.add(Tensor.full(scores.dtype(), Double.NEGATIVE_INFINITY, tokens, sources).triu(1)); // top-left aligned, as PyTorch's is_causal
+        if (mask != null) {
+            Builder.broadcastShapes(op, mask.shape(), scores.shape());
+            scores = mask.dtype() == dev.smelt.ir.DType.BOOL ? Tensor.where(mask, scores, Double.NEGATIVE_INFINITY) : scores.add(mask);
+        }
+        return scores.softmax(-1).matmul(values);
+    }
+
+    // k or v with each of its heads repeated for the q heads that share it (grouped-query attention,
+    // head h reads kv head h / (qHeads / kvHeads)), as `repeat_interleave` on axis -3 would.
+    private static Tensor groupedHeads(String op, Tensor q, Tensor kv) {
+        if (q.rank() < 3 || kv.rank() < 3 || q.dim(-3) == kv.dim(-3) || kv.dim(-3) == 1) return kv;
+        int heads = q.dim(-3), kvHeads = kv.dim(-3);
+        if (heads % kvHeads != 0)
+            throw SmeltException.of(op, "q has %d heads (axis -3 of %s), not a multiple of the %d of %s", heads, q.shape(), kvHeads, kv.shape());
+        var grouped = new ArrayList<>(kv.shape().dims());
+        grouped.add(kv.rank() - 2, heads / kvHeads);
+        var merged = new ArrayList<>(kv.shape().dims());
+        merged.set(kv.rank() - 3, heads);
+        return kv.unsqueeze(-3).expand(ints(grouped)).reshape(ints(merged));
+    }
+
+    private static int[] ints(List<Integer> dims) { return dims.stream().mapToInt(Integer::intValue).toArray(); }
+}

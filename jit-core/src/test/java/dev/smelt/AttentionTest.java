@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.smelt.ir.DType;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/// scaledDotProductAttention against attention written out in loops (per batch, head and query:
+/// scores, a max-shifted softmax, the weighted sum of values), on random shapes with grouped heads,
+/// causal, boolean and additive masks, eager and compiled.
+class AttentionTest {
+    @Test
+    void matchesAttentionWrittenInLoops() {
+        var random = new Random(9);
+        for (int trial = 0; trial < 24; trial++) {
+            int batch = 1 + random.nextInt(2), kvHeads = 1 + random.nextInt(3), group = 1 + random.nextInt(3), heads = kvHeads * group;
+            int tokens = 1 + random.nextInt(7), sources = trial % 4 == 0 ? tokens : 1 + random.nextInt(9), d = 1 + random.nextInt(9), dv = 1 + random.nextInt(5);
+            Tensor q = EinsumTest.random(random, DType.F32, batch, heads, tokens, d), k = EinsumTest.random(random, DType.F32, batch, kvHeads, sources, d);
+            Tensor v = EinsumTest.random(random, DType.F32, batch, kvHeads, sources, dv);
+            int kind = trial % 4; // 0 causal, 1 boolean mask, 2 additive mask, 3 none
+            boolean causal = kind == 0;
+            Tensor mask = kind == 1 ? EinsumTest.random(random, DType.F32, tokens, sources).gt(-0.8) : kind == 2 ? EinsumTest.random(random, DType.F32, 1, tokens, sources) : null;
+            double scale = trial % 3 == 0 ? 0.7 : 1 / Math.sqrt(d);
+            float[] expected = reference(q, k, v, mask, causal, scale, group);
+            Tensor eager = Tensor.scaledDotProductAttention(q, k, v, mask, causal, scale);
+            var compiled = Jit.compile(a -> java.util.List.of(Tensor.scaledDotProductAttention(a.get(0), a.get(1), a.get(2), mask == null ? null : a.get(3), causal, scale)), 4);
+            Tensor fromCompiled = compiled.apply(q, k, v, mask == null ? Tensor.zeros(1) : mask);
+            for (Tensor result : new Tensor[] {eager, fromCompiled}) {
+                assertEquals(java.util.List.of(batch, heads, tokens, dv), result.shape().dims());
+                float[] actual = result.toFloatArray();
+                for (int i = 0; i < actual.length; i++)
+                    assertTrue(Float.isNaN(expected[i]) ? Float.isNaN(actual[i]) : Math.abs(actual[i] - expected[i]) <= 1e-5 * (1 + Math.abs(expected[i])),
+                            "trial " + trial + " element " + i + ": " + actual[i] + " vs " + expected[i]);
+            }
+        }
+    }
+
+    @Test
+    void badShapesSayWhatIsWrong() {
+        Tensor q = Tensor.ones(2, 3, 4, 8), k = Tensor.ones(2, 2, 5, 8), v = Tensor.ones(2, 2, 5, 6);
+        var e = assertThrows(SmeltException.class, () -> Tensor.scaledDotProductAttention(q, k, v, false));
+        assertTrue(e.getMessage().contains("q has 3 heads"), e.getMessage());
+        assertThrows(SmeltException.class, () -> Tensor.scaledDotProductAttention(q, Tensor.ones(2, 3, 5, 7), v, false));
+        assertThrows(SmeltException.class, () -> Tensor.scaledDotProductAttention(q, Tensor.ones(2, 3, 5, 8), Tensor.ones(2, 3, 4, 6), false));
+        assertThrows(SmeltException.class, () -> Tensor.scaledDotProductAttention(q, q, q, Tensor.ones(4, 4), true, 1));
+        assertThrows(SmeltException.class, () -> Tensor.scaledDotProductAttention(q, q, q, Tensor.ones(3, 4), false, 1));
+    }
+
+    static float[] reference(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale, int group) {
+        int batch = q.dim(0), heads = q.dim(1), tokens = q.dim(2), d = q.dim(3), sources = k.dim(2), dv = v.dim(3);
+        float[] out = new float[batch * heads * tokens * dv];
+        for (int b = 0; b < batch; b++)
+            for (int h = 0; h < heads; h++)
+                for (int t = 0; t < tokens; t++) {
+                    double[] scores = new double[sources];
+                    double max = Double.NEGATIVE_INFINITY;
+                    for (int s = 0; s < sources; s++) {
+                        double dot = 0;
+                        for (int i = 0; i < d; i++) dot += q.get(b, h, t, i) * k.get(b, h / group, s, i);
+                        scores[s] = dot * scale;
+                        if (causal && s > t) scores[s] = Double.NEGATIVE_INFINITY;
+                        if (mask != null && mask.dtype() == DType.BOOL && mask.get(t, s) == 0) scores[s] = Double.NEGATIVE_INFINITY;
+                        if (mask != null && mask.dtype() != DType.BOOL) scores[s] += mask.get(0, t, s);
+                        max = Math.max(max, scores[s]);
+                    }
+                    double total = 0;
+                    for (int s = 0; s < sources; s++) total += scores[s] = Math.exp(scores[s] - max);
+                    for (int j = 0; j < dv; j++) {
+                        double sum = 0;
+                        for (int s = 0; s < sources; s++) sum += scores[s] / total * v.get(b, h / group, s, j);
+                        out[((b * heads + h) * tokens + t) * dv + j] = (float) sum;
+                    }
+                }
+        return out;
+    }
+}
