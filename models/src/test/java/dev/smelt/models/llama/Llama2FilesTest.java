@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.models.llama;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.smelt.Generator;
+import dev.smelt.SmeltException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/// llama2.c checkpoints and tokenizers: written, read back in llama2.c's layout (checked against
+/// offsets computed here from the format's description), and malformed files refused.
+class Llama2FilesTest {
+    @TempDir Path directory;
+
+    @Test
+    void aCheckpointReadsBackInLlama2cLayout() throws IOException {
+        for (boolean shared : new boolean[] {true, false}) {
+            var config = new Llama2Config(16, 40, 2, 4, 2, 50, 12, shared);
+            Path file = directory.resolve("model-" + shared + ".bin");
+            Llama2Checkpoint.writeRandom(file, config, new Generator(3));
+            assertEquals(config.fileBytes(), Files.size(file));
+            var checkpoint = Llama2Checkpoint.read(file);
+            assertEquals(config, checkpoint.config());
+            ByteBuffer raw = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+            int dim = 16, kv = 8, hidden = 40, layers = 2;
+            long at = 28; // the header, then each tensor in order, by hand
+            at = expect(raw, at, checkpoint.tokenEmbedding().toFloatArray(), 50 * dim);
+            at += layers * (long) dim * 4; // rms_att of both layers
+            at += (long) dim * dim * 4; // wq of layer 0
+            at = expect(raw, at, checkpoint.layers().get(1).wq().toFloatArray(), dim * dim);
+            at += layers * (long) kv * dim * 4 * 2 + layers * (long) dim * dim * 4 + layers * (long) dim * 4 + layers * (long) hidden * dim * 4; // wk, wv, wo, rms_ffn, w1
+            at = expect(raw, at, checkpoint.layers().get(0).w2().toFloatArray(), dim * hidden);
+            assertEquals(List.of(kv, dim), checkpoint.layers().get(1).wk().shape().dims());
+            assertEquals(List.of(dim, hidden), checkpoint.layers().get(1).w2().shape().dims());
+            assertEquals(1f, checkpoint.rmsFinal().toFloatArray()[dim - 1]);
+            if (shared) assertSame(checkpoint.tokenEmbedding(), checkpoint.classifier());
+            else {
+                long classifier = config.fileBytes() - 50L * dim * 4;
+                expect(raw, classifier, checkpoint.classifier().toFloatArray(), 50 * dim);
+            }
+        }
+    }
+
+    /// The published checkpoints' sizes: stories15M.bin is 60,816,028 bytes, stories110M.bin 438,381,596.
+    @Test
+    void thePublishedShapesHaveTheirFileSizes() {
+        assertEquals(60_816_028L, Llama2Config.STORIES_15M.fileBytes());
+        assertEquals(438_381_596L, Llama2Config.STORIES_110M.fileBytes());
+    }
+
+    @Test
+    void malformedCheckpointsAreRefused() throws IOException {
+        var config = new Llama2Config(8, 16, 1, 2, 2, 10, 4, true);
+        Path good = directory.resolve("good.bin");
+        Llama2Checkpoint.writeRandom(good, config, new Generator(1));
+        byte[] bytes = Files.readAllBytes(good);
+        assertMessage("truncated", write("short.bin", Arrays.copyOf(bytes, bytes.length - 4)));
+        assertMessage("extra bytes", write("long.bin", Arrays.copyOf(bytes, bytes.length + 4)));
+        assertMessage("fewer than the 28 of the header", write("tiny.bin", new byte[10]));
+        byte[] negative = bytes.clone();
+        ByteBuffer.wrap(negative).order(ByteOrder.LITTLE_ENDIAN).putInt(0, -8);
+        assertMessage("every size must be positive", write("negative.bin", negative));
+        byte[] heads = bytes.clone();
+        ByteBuffer.wrap(heads).order(ByteOrder.LITTLE_ENDIAN).putInt(12, 3);
+        assertMessage("dim 8 is not a multiple of n_heads 3", write("heads.bin", heads));
+    }
+
+    @Test
+    void tokenizerEncodesAsLlama2c() {
+        var tokenizer = Llama2Tokenizer.toy(List.of(" ", "he", "ll", "hell", "hello", " hello", "o", "h", "e", "l", "é"));
+        Path file = directory.resolve("tokenizer.bin");
+        tokenizer.write(file);
+        var read = Llama2Tokenizer.read(file, tokenizer.size());
+        int[] tokens = read.encode("hello", true, true);
+        int base = 3 + 256;
+        assertArrayEquals(new int[] {Llama2Tokenizer.BOS, base + 5, Llama2Tokenizer.EOS}, tokens); // " " h e l l o merged up to " hello"
+        assertEquals("hello", read.decode(tokens)); // the leading space after BOS is dropped
+        int[] fallback = read.encode("hé→", false, false); // → is no token: its three UTF-8 bytes
+        assertEquals(3 + 0xE2, fallback[fallback.length - 3]);
+        assertEquals(" hé→", read.decode(fallback));
+        assertArrayEquals(new int[0], read.encode("", false, false));
+    }
+
+    @Test
+    void malformedTokenizersAreRefused() throws IOException {
+        var tokenizer = Llama2Tokenizer.toy(List.of("ab", "abc"));
+        Path file = directory.resolve("t.bin");
+        tokenizer.write(file);
+        byte[] bytes = Files.readAllBytes(file);
+        Path truncated = write("t-short.bin", Arrays.copyOf(bytes, bytes.length - 2));
+        var e = assertThrows(SmeltException.class, () -> Llama2Tokenizer.read(truncated, tokenizer.size()));
+        assertTrue(e.getMessage().contains("is truncated"), e.getMessage());
+        byte[] negative = bytes.clone();
+        ByteBuffer.wrap(negative).order(ByteOrder.LITTLE_ENDIAN).putInt(8, -5); // the first token's length
+        Path bad = write("t-negative.bin", negative);
+        e = assertThrows(SmeltException.class, () -> Llama2Tokenizer.read(bad, tokenizer.size()));
+        assertTrue(e.getMessage().contains("token 0 has length -5"), e.getMessage());
+        assertThrows(SmeltException.class, () -> tokenizer.decode(0, tokenizer.size()));
+    }
+
+    private long expect(ByteBuffer raw, long at, float[] values, int count) {
+        assertEquals(count, values.length);
+        for (int i = 0; i < count; i++) assertEquals(raw.getFloat((int) at + 4 * i), values[i], "float " + i + " at byte " + at);
+        return at + 4L * count;
+    }
+
+    private Path write(String name, byte[] bytes) throws IOException {
+        return Files.write(directory.resolve(name), bytes);
+    }
+
+    private static void assertMessage(String part, Path file) {
+        var e = assertThrows(SmeltException.class, () -> Llama2Checkpoint.read(file));
+        assertTrue(e.getMessage().contains(part), e.getMessage());
+    }
+}
