@@ -7,6 +7,7 @@ import dev.smelt.codegen.RowExtent;
 import dev.smelt.codegen.Variant;
 import dev.smelt.fusion.FusionMode;
 import dev.smelt.fusion.FusionPlanner;
+import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Storage;
 import dev.smelt.kernel.Kernel;
@@ -23,6 +24,7 @@ import dev.smelt.runtime.LruMap;
 import dev.smelt.runtime.Program;
 import dev.smelt.runtime.TieredKernel;
 import dev.smelt.runtime.matmul.MatMulFunction;
+import dev.smelt.runtime.matmul.MicroKernels;
 import java.util.List;
 import java.util.Map;
 
@@ -49,6 +51,11 @@ final class Compiler {
             throw SmeltException.of(op, "Smelt needs the Vector API module, which this JVM was started without; add --add-modules jdk.incubator.vector "
                     + "to the java command (with Maven, to Surefire's argLine and to exec's arguments: see the README)");
     }
+
+    /// Starts the warm-up of `dtype`'s vector matmul tile, when a product is traced or run: the tile
+    /// needs 0.3–1 s of a cold JVM, about what compiling the program around the product takes, and
+    /// started only once that program was built.
+    static void expectMatMul(DType dtype) { MicroKernels.of(dtype).current(); }
 
     static Program compile(Graph graph) { return compile(graph, FusionMode.COST_MODEL); }
 

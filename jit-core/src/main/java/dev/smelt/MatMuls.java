@@ -4,7 +4,6 @@ package dev.smelt;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
-import dev.smelt.runtime.matmul.MicroKernels;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -29,9 +28,7 @@ final class MatMuls {
         Shape batch = Builder.broadcastShapes("matmul", batch(left.shape()), batch(right.shape()));
         left = b.broadcast(b.cast(left, dtype), with(batch, last(left.shape(), 2), k));
         right = b.broadcast(b.cast(right, dtype), with(batch, k, last(right.shape(), 1)));
-        // The vector tile needs 0.3–1 s of a cold JVM to warm up, about what compiling the program
-        // around this product takes: start it now rather than once the program is built.
-        MicroKernels.of(dtype).current();
+        Compiler.expectMatMul(dtype);
         Node product = b.matmul(left, right);
         var dims = new ArrayList<>(batch.dims());
         if (sa.rank() > 1) dims.add(last(product.shape(), 2));
