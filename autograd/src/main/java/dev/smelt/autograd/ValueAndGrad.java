@@ -8,9 +8,9 @@ import dev.smelt.Tensor;
 import dev.smelt.Traced;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
+import dev.smelt.runtime.LruMap;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -25,10 +25,7 @@ public final class ValueAndGrad {
     private final Jit.FunctionN function;
     private final int arity;
     private final int[] wrt;
-    private final Map<String, Split> splits = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Split> eldest) { return size() > Compiled.CAPACITY; }
-    };
+    private final Map<String, Split> splits = new LruMap<>(Compiled.CAPACITY);
     private volatile Split last;
 
     /// One signature's two programs; `seed` is the cotangent `∂L/∂L = 1`.

@@ -5,12 +5,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.Optional;
 import java.util.Set;
 
 /// `-Djit.dump=trace,fusion,bytecode` prints each named stage's output to standard error as it is
 /// produced, and writes it under `target/jit-dump/` (`-Djit.dump.dir` to change), like tinygrad's
 /// `DEBUG`. Stages: `trace` (the traced graph), `fusion` (the kernels), `memory` (the memory plan),
-/// `bytecode` (class files).
+/// `bytecode` (class files). `-Dsmelt.dump=DIR` writes class files alone, to `DIR`.
 public final class Dump {
     private static final Set<String> STAGES = stages(System.getProperty("jit.dump", ""));
 
@@ -36,6 +37,17 @@ public final class Dump {
         System.err.println("== " + stage + " ==\n" + text);
         write(stage + "-" + Integer.toHexString(text.hashCode()) + ".txt", text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
         return value;
+    }
+
+    /// Where generated class files go, if anywhere: `smelt.dump` (a directory, or `true` for the dump
+    /// directory), else the dump directory (`jit.dump.dir`) when `jit.dump` names `bytecode`. Read
+    /// at each call, so a test or a debugger can switch it on in a running JVM.
+    public static Optional<Path> classDirectory() {
+        String directory = System.getProperty("smelt.dump");
+        if (directory != null && !directory.isBlank() && !directory.equals("true")) return Optional.of(Path.of(directory));
+        Path dumps = Path.of(System.getProperty("jit.dump.dir", "target/jit-dump"));
+        Set<String> stages = stages(System.getProperty("jit.dump", ""));
+        return directory != null || stages.contains("bytecode") || stages.contains("all") ? Optional.of(dumps) : Optional.empty();
     }
 
     /// Writes `bytes` to `name` in [#DIRECTORY]; a failure to write is reported, never thrown.

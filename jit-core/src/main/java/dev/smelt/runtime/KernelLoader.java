@@ -10,9 +10,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 
 /// Turns a [GeneratedKernel] into a running [KernelFunction]: a hidden class in this package.
@@ -27,7 +25,6 @@ import java.util.concurrent.atomic.LongAdder;
 /// lines of that `.ir` file; stack traces show a hidden class's frames only with
 /// `-XX:+ShowHiddenFrames`.
 public final class KernelLoader {
-    static final Path DEFAULT_DUMP = Path.of("target", "jit-dump");
     private static final Map<Variant, LongAdder> DEFINED = Map.of(Variant.SCALAR, new LongAdder(), Variant.VECTOR, new LongAdder());
 
     private KernelLoader() {}
@@ -36,7 +33,7 @@ public final class KernelLoader {
 
     /// An instance of the generated class, which implements `type` (a matmul's micro-kernel, …).
     public static <T> T load(GeneratedKernel kernel, Class<T> type) {
-        dumpDirectory().ifPresent(directory -> dump(kernel, directory));
+        Dump.classDirectory().ifPresent(directory -> dump(kernel, directory));
         if (kernel.variant() == Variant.VECTOR && type == KernelFunction.class) VectorCodeDirective.addOnce(); // not for a matmul's tile: see VectorCodeDirective
         try {
             var lookup = MethodHandles.lookup().defineHiddenClass(kernel.bytes(), true);
@@ -52,15 +49,6 @@ public final class KernelLoader {
     /// How many classes of `variant` were defined since the JVM started. Scalar classes are defined
     /// by the calls that compile, vector ones by background warm-ups (a matmul's micro-kernel too).
     public static long defined(Variant variant) { return DEFINED.get(variant).sum(); }
-
-    /// Where to dump class files, if anywhere: `smelt.dump`, else `jit.dump` naming `bytecode`.
-    static Optional<Path> dumpDirectory() {
-        String directory = System.getProperty("smelt.dump");
-        if (directory != null && !directory.isBlank() && !directory.equals("true")) return Optional.of(Path.of(directory));
-        if (directory != null) return Optional.of(DEFAULT_DUMP);
-        String stages = System.getProperty("jit.dump", "");
-        return Arrays.asList(stages.split(",")).contains("bytecode") ? Optional.of(DEFAULT_DUMP) : Optional.empty();
-    }
 
     private static void dump(GeneratedKernel kernel, Path directory) {
         try {

@@ -82,18 +82,24 @@ class KernelLoaderTest {
 
     @Test
     void readsTheDumpDirectoryFromEitherProperty() {
-        String smelt = System.getProperty("smelt.dump"), jit = System.getProperty("jit.dump");
+        String smelt = System.getProperty("smelt.dump"), jit = System.getProperty("jit.dump"), dir = System.getProperty("jit.dump.dir");
         try {
             System.clearProperty("smelt.dump");
+            System.clearProperty("jit.dump.dir");
             System.setProperty("jit.dump", "trace,bytecode");
-            assertEquals(Optional.of(KernelLoader.DEFAULT_DUMP), KernelLoader.dumpDirectory());
+            assertEquals(Optional.of(Path.of("target/jit-dump")), Dump.classDirectory());
+            System.setProperty("jit.dump.dir", "out/dumps");
+            assertEquals(Optional.of(Path.of("out/dumps")), Dump.classDirectory());
             System.setProperty("jit.dump", "trace,ir");
-            assertEquals(Optional.empty(), KernelLoader.dumpDirectory());
+            assertEquals(Optional.empty(), Dump.classDirectory());
+            System.setProperty("smelt.dump", "true");
+            assertEquals(Optional.of(Path.of("out/dumps")), Dump.classDirectory());
             System.setProperty("smelt.dump", "out/kernels");
-            assertEquals(Optional.of(Path.of("out/kernels")), KernelLoader.dumpDirectory());
+            assertEquals(Optional.of(Path.of("out/kernels")), Dump.classDirectory());
         } finally {
             restore("smelt.dump", smelt);
             restore("jit.dump", jit);
+            restore("jit.dump.dir", dir);
         }
     }
 
