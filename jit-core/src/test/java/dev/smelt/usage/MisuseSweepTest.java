@@ -72,6 +72,9 @@ class MisuseSweepTest {
         }
     }
 
+    // einsum specs: valid, mismatched and malformed.
+    private static final String[] SPECS = {"ij", "ij,jk->ik", "ii", "...", "i,i", "", "ab->ba", "1", "->", "i...j,...->", "ij,ij,ij"};
+
     // Arrays of ints are short and mostly small, so no call allocates more than a few megabytes.
     private static Object argument(Class<?> type, Random random) {
         if (type == int.class) return INTS[random.nextInt(INTS.length)];
@@ -87,6 +90,7 @@ class MisuseSweepTest {
         if (type == float[].class) return new float[random.nextInt(7)];
         if (type == double[].class) return new double[random.nextInt(7)];
         if (type == boolean[].class) return new boolean[random.nextInt(7)];
+        if (type == String.class) return SPECS[random.nextInt(SPECS.length)];
         throw new AssertionError("no random " + type.getSimpleName() + ": add one for the new method's parameter");
     }
 }

@@ -51,13 +51,14 @@ class NullArgumentsTest {
             Map.entry(Jit.FunctionN.class, (Jit.FunctionN) arguments -> arguments), Map.entry(UnaryOperator.class, UnaryOperator.identity()),
             Map.entry(Traced.class, TRACED), Map.entry(Graph.class, TRACED.graph()), Map.entry(Class.class, Object.class),
             Map.entry(MethodHandles.Lookup.class, MethodHandles.lookup()), Map.entry(Object.class, new Object()),
-            Map.entry(Object[].class, new Object[0]));
+            Map.entry(Object[].class, new Object[0]), Map.entry(String.class, "ij"));
 
     /// Parameters documented to take null: layerNorm's weight and bias; `Jit.instance`'s
     /// constructor arguments, where a null array is one null argument; `equals`.
     private static final Set<String> NULLABLE = Set.of("Tensor.layerNorm(int[],Tensor,Tensor,double) #1",
             "Tensor.layerNorm(int[],Tensor,Tensor,double) #2", "Jit.instance(Class,Object[]) #1", "Jit.instance(Lookup,Class,Object[]) #2",
-            "Traced.equals(Object) #0");
+            "Traced.equals(Object) #0", "Tensor.rmsNorm(int[],Tensor,double) #1",
+            "Tensor.scaledDotProductAttention(Tensor,Tensor,Tensor,Tensor,boolean,double) #3", "Tensor.scaledDotProductAttention(Tensor,Tensor,Tensor,Tensor) #3");
 
     /// One call: `member` with every argument valid but `nulled`, which is null or, for an array
     /// or list of tensors, holds a null.
