@@ -36,6 +36,33 @@ public final class Generator {
         return values;
     }
 
+    /// A random ordering of `0, 1, …, n-1`, as `torch.randperm(n, generator=…)`: Fisher–Yates, each
+    /// swap partner an unbiased draw (rejection on 63 bits, as `java.util.Random.nextInt(bound)`), so
+    /// the result depends only on the seed and [#position], which advances by about `n - 1`.
+    public int[] permutation(int n) {
+        if (n < 0) throw SmeltException.of("permutation", "the length must be ≥ 0, got %d", n);
+        int[] order = new int[n];
+        for (int i = 0; i < n; i++) order[i] = i;
+        for (int i = n - 1; i > 0; i--) {
+            int j = below(i + 1);
+            int swap = order[i];
+            order[i] = order[j];
+            order[j] = swap;
+        }
+        return order;
+    }
+
+    // Uniform in [0, bound): a 63-bit draw modulo bound, redrawn when it falls in the last partial
+    // block of bound values (probability below bound / 2⁶³).
+    private int below(int bound) {
+        long draw = bits(counter++) >>> 1, remainder = draw % bound;
+        while (draw - remainder + (bound - 1) < 0) {
+            draw = bits(counter++) >>> 1;
+            remainder = draw % bound;
+        }
+        return (int) remainder;
+    }
+
     // SplitMix64 of the n-th counter value after the seed.
     private long bits(long n) {
         long z = seed + (n + 1) * 0x9E3779B97F4A7C15L;
