@@ -28,4 +28,10 @@ public final class Linear implements Module {
 
     @Override
     public List<Parameter> parameters() { return List.of(weight, bias); }
+
+    /// `Linear(in_features=64, out_features=128, bias=True)`, as PyTorch prints it.
+    @Override
+    public String toString() {
+        return "Linear(in_features=%d, out_features=%d, bias=True)".formatted(weight.value().dim(1), weight.value().dim(0));
+    }
 }

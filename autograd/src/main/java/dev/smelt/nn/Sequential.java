@@ -24,4 +24,20 @@ public record Sequential(List<Module> layers) implements Module {
 
     @Override
     public List<Parameter> parameters() { return layers.stream().flatMap(layer -> layer.parameters().stream()).toList(); }
+
+    /// One line per layer, numbered, a nested layer's lines indented, as PyTorch prints it:
+    /// ```
+    /// Sequential(
+    ///   (0): Linear(in_features=64, out_features=128, bias=True)
+    ///   (1): ReLU()
+    /// )
+    /// ```
+    @Override
+    public String toString() {
+        if (layers.isEmpty()) return "Sequential()";
+        var text = new StringBuilder("Sequential(\n");
+        for (int i = 0; i < layers.size(); i++)
+            text.append("  (").append(i).append("): ").append(String.valueOf(layers.get(i)).replace("\n", "\n  ")).append('\n');
+        return text.append(')').toString();
+    }
 }

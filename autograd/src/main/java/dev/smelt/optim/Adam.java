@@ -5,6 +5,7 @@ import dev.smelt.SmeltException;
 import dev.smelt.autograd.Nodes;
 import dev.smelt.ir.Node;
 import dev.smelt.nn.Parameter;
+import dev.smelt.nn.Repr;
 import java.util.List;
 
 /// Adam and AdamW as `torch.optim.Adam` / `torch.optim.AdamW` (no amsgrad), at step `t`:
@@ -39,6 +40,13 @@ public final class Adam extends Optimizer {
 
     @Override
     String name() { return decoupled ? "AdamW" : "Adam"; }
+
+    /// `Adam (lr=0.001, betas=(0.9, 0.999), eps=1e-08, weight_decay=0)`, its current hyper-parameters.
+    @Override
+    public String toString() {
+        return "%s (lr=%s, betas=(%s, %s), eps=%s, weight_decay=%s)".formatted(name(), Repr.of(learningRate), Repr.of(beta1), Repr.of(beta2),
+                Repr.of(eps), Repr.orZero(weightDecay));
+    }
 
     @Override
     List<String> hyperParameterNames() { return List.of("step_size", "beta1", "1-beta1", "beta2", "1-beta2", "eps", "sqrt(1-beta2^t)", "l2", "decay"); }

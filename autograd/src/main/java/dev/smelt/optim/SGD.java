@@ -5,6 +5,7 @@ import dev.smelt.SmeltException;
 import dev.smelt.autograd.Nodes;
 import dev.smelt.ir.Node;
 import dev.smelt.nn.Parameter;
+import dev.smelt.nn.Repr;
 import java.util.List;
 
 /// Stochastic gradient descent as `torch.optim.SGD`: with weight decay `λ`, momentum `μ`,
@@ -39,6 +40,13 @@ public final class SGD extends Optimizer {
         if (value > 0 && state(0).isEmpty()) throw SmeltException.of("SGD", "this SGD was made without momentum and keeps no momentum buffer; make it with a momentum to change it later");
         momentum = value;
         return this;
+    }
+
+    /// `SGD (lr=0.1, momentum=0.9, dampening=0, weight_decay=0, nesterov=False)`, its current hyper-parameters.
+    @Override
+    public String toString() {
+        return "SGD (lr=%s, momentum=%s, dampening=%s, weight_decay=%s, nesterov=%s)".formatted(Repr.of(learningRate), Repr.orZero(momentum),
+                Repr.orZero(dampening), Repr.orZero(weightDecay), Repr.of(nesterov));
     }
 
     @Override
