@@ -48,6 +48,24 @@ class ExamplesTest {
         }
     }
 
+    @Test
+    void theReadmesPomIsTheUserProjectThatTheBuildRuns() throws IOException {
+        String readme = Files.readString(Path.of("../README.md"));
+        String section = readme.substring(readme.indexOf("## Using Smelt from your own project"));
+        String shown = section.substring(section.indexOf("```xml\n") + 7, section.indexOf("\n```", section.indexOf("```xml\n")));
+        String built = Files.readString(Path.of("src/it/user-project/pom.xml")).lines()
+                .filter(line -> !line.startsWith("<!-- SPDX") && !line.startsWith("<!-- A user")).reduce((a, b) -> a + "\n" + b).orElseThrow()
+                .replace("@project.version@", version()).strip();
+        assertEquals(built, shown, "README's pom.xml and examples/src/it/user-project/pom.xml");
+    }
+
+    /// The version in the root pom, the one the invoker writes for `@project.version@`.
+    private static String version() throws IOException {
+        String pom = Files.readString(Path.of("../pom.xml"));
+        int parent = pom.indexOf("<artifactId>smelt-parent</artifactId>");
+        return pom.substring(pom.indexOf("<version>", parent) + 9, pom.indexOf("</version>", parent));
+    }
+
     private static boolean hasMain(Class<?> type) {
         try {
             Method main = type.getMethod("main", String[].class);
