@@ -8,8 +8,10 @@ public final class Generator {
     private final long seed;
     private long counter;
 
+    /// A generator at position 0 of the stream of `seed` (as `torch.Generator().manual_seed(seed)`).
     public Generator(long seed) { this.seed = seed; }
 
+    /// The seed it was made with.
     public long seed() { return seed; }
 
     /// How many 64-bit draws have been taken so far.
