@@ -24,6 +24,7 @@ public final class ConfusionMatrix {
         return this;
     }
 
+    /// The number of classes `C`.
     public int classes() { return counts.length; }
 
     /// How many samples of class `actual` were predicted as `predicted`.

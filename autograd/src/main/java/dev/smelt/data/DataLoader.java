@@ -40,8 +40,10 @@ public final class DataLoader implements Iterable<Batch> {
     /// This loader, but leaving out the last batch of each epoch when it is short (`drop_last=True`).
     public DataLoader dropLast() { return new DataLoader(dataset, batchSize, shuffle, true); }
 
+    /// The data set it cuts batches from.
     public Dataset dataset() { return dataset; }
 
+    /// Samples per batch (all but a short last one).
     public int batchSize() { return batchSize; }
 
     /// Batches per epoch (`len(loader)`).

@@ -9,6 +9,7 @@ public final class Activations {
 
     /// `max(x, 0)`.
     public record ReLU() implements Module {
+        /// `x.relu()`.
         public Tensor forward(Tensor x) { return Module.input("ReLU", x).relu(); }
 
         @Override
@@ -17,6 +18,7 @@ public final class Activations {
 
     /// `x·Φ(x)`, the exact (erf) form, PyTorch's default.
     public record GELU() implements Module {
+        /// `x.gelu()`.
         public Tensor forward(Tensor x) { return Module.input("GELU", x).gelu(); }
 
         @Override
@@ -25,6 +27,7 @@ public final class Activations {
 
     /// `tanh(x)`.
     public record Tanh() implements Module {
+        /// `x.tanh()`.
         public Tensor forward(Tensor x) { return Module.input("Tanh", x).tanh(); }
 
         @Override
@@ -33,6 +36,7 @@ public final class Activations {
 
     /// `1 / (1 + e⁻ˣ)`.
     public record Sigmoid() implements Module {
+        /// `x.sigmoid()`.
         public Tensor forward(Tensor x) { return Module.input("Sigmoid", x).sigmoid(); }
 
         @Override

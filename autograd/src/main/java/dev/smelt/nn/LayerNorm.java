@@ -19,6 +19,8 @@ public final class LayerNorm implements Module {
     /// PyTorch's defaults: `eps = 1e-5`, elementwise affine.
     public LayerNorm(int... normalizedShape) { this(normalizedShape, 1e-5, true); }
 
+    /// Normalises over the trailing axes `normalizedShape` (positive sizes), adding `eps ≥ 0` to the
+    /// variance; with `elementwiseAffine`, a learnable weight and bias of that shape.
     public LayerNorm(int[] normalizedShape, double eps, boolean elementwiseAffine) {
         if (normalizedShape == null || normalizedShape.length == 0)
             throw SmeltException.of("LayerNorm", "the normalized shape must name at least one axis size, got %s", Arrays.toString(normalizedShape));
@@ -37,6 +39,7 @@ public final class LayerNorm implements Module {
     /// The shift, or null without elementwise affine.
     public Parameter bias() { return bias; }
 
+    /// The value added to the variance.
     public double eps() { return eps; }
 
     @Override

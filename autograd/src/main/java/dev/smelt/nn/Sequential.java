@@ -7,6 +7,7 @@ import java.util.List;
 
 /// Modules applied in order; their parameters in the same order.
 public record Sequential(List<Module> layers) implements Module {
+    /// Refuses a null list or a null layer; copies the list.
     public Sequential {
         if (layers == null) throw SmeltException.of("Sequential", "the list of layers is null");
         for (int i = 0; i < layers.size(); i++)
@@ -14,6 +15,7 @@ public record Sequential(List<Module> layers) implements Module {
         layers = List.copyOf(layers);
     }
 
+    /// `layers` in order, as `torch.nn.Sequential(*layers)`.
     public Sequential(Module... layers) { this(layers == null ? null : Arrays.asList(layers)); }
 
     @Override

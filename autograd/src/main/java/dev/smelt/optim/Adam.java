@@ -21,8 +21,11 @@ public final class Adam extends Optimizer {
     private final double beta1, beta2, eps;
     private final boolean decoupled;
 
+    /// Adam with PyTorch's defaults: β = (0.9, 0.999), ε = 1e-8, no weight decay.
     public Adam(List<Parameter> parameters, double learningRate) { this(parameters, learningRate, 0.9, 0.999, 1e-8, 0, false); }
 
+    /// Adam, or AdamW with `decoupledWeightDecay`; `0 ≤ β₁, β₂ < 1`, finite `ε ≥ 0`, `lr` and weight
+    /// decay finite and `≥ 0`; anything else throws.
     public Adam(List<Parameter> parameters, double learningRate, double beta1, double beta2, double eps, double weightDecay, boolean decoupledWeightDecay) {
         super(parameters, 2, learningRate, weightDecay);
         if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1) || !(eps >= 0) || Double.isInfinite(eps))
