@@ -37,7 +37,7 @@ public final class Csv {
     public static Dataset read(Path file, int labelColumn, boolean header, DType labelDType) {
         if (labelDType == null || labelDType == DType.BOOL)
             throw SmeltException.of("readCsv", "labels must be read as I32, F32 or F64, not %s", labelDType);
-        Table table = read(file, header, labelColumn, labelDType == DType.I32);
+        Table table = read(file, header, true, labelColumn, labelDType == DType.I32);
         int rows = table.rows, width = table.columns - 1;
         Tensor x = Tensor.of(Arrays.copyOf(table.features, rows * width), rows, width);
         double[] labels = Arrays.copyOf(table.labels, rows);
@@ -47,25 +47,24 @@ public final class Csv {
 
     /// Every column of `file` as one `f32` tensor `[N, C]`, for files without labels.
     public static Tensor readTensor(Path file, boolean header) {
-        Table table = read(file, header, NO_LABEL, false);
+        Table table = read(file, header, false, 0, false);
         return Tensor.of(Arrays.copyOf(table.features, table.rows * table.columns), table.rows, table.columns);
     }
-
-    private static final int NO_LABEL = Integer.MIN_VALUE;
 
     /// One pass over a file's lines, parsing each field as it comes: the features row-major, the
     /// label column (if any) apart.
     private static final class Table {
         final Path file;
+        final boolean labelled, integerLabels;
         final int labelColumn;
-        final boolean integerLabels;
         List<String> names = List.of();
         int columns = -1, label = -1, rows, line;
         float[] features = new float[1024];
         double[] labels = new double[64];
 
-        Table(Path file, int labelColumn, boolean integerLabels) {
+        Table(Path file, boolean labelled, int labelColumn, boolean integerLabels) {
             this.file = file;
+            this.labelled = labelled;
             this.labelColumn = labelColumn;
             this.integerLabels = integerLabels;
         }
@@ -88,7 +87,7 @@ public final class Csv {
         // The first row fixes the column count; the label column is resolved against it.
         private void start(int count) {
             columns = names.isEmpty() ? count : names.size();
-            if (labelColumn == NO_LABEL) return;
+            if (!labelled) return;
             label = labelColumn < 0 ? labelColumn + columns : labelColumn;
             if (label < 0 || label >= columns)
                 throw SmeltException.of("readCsv", "%s: label column %d is out of range for its %d columns (0…%d, or -1 for the last)", file, labelColumn, columns, columns - 1);
@@ -136,9 +135,9 @@ public final class Csv {
         return i == n;
     }
 
-    private static Table read(Path file, boolean header, int labelColumn, boolean integerLabels) {
+    private static Table read(Path file, boolean header, boolean labelled, int labelColumn, boolean integerLabels) {
         if (file == null) throw SmeltException.of("readCsv", "the path is null");
-        var table = new Table(file, labelColumn, integerLabels);
+        var table = new Table(file, labelled, labelColumn, integerLabels);
         try (var reader = new BufferedReader(new InputStreamReader(open(file), StandardCharsets.UTF_8))) {
             for (String line; (line = reader.readLine()) != null; ) {
                 if (++table.line == 1 && line.startsWith("\uFEFF")) line = line.substring(1); // a byte-order mark

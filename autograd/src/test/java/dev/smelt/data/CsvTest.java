@@ -101,6 +101,7 @@ class CsvTest {
         Path two = write("two.csv", "1,2\n");
         assertMessage(() -> Csv.read(two, 2, false), "label column 2 is out of range for its 2 columns (0…1, or -1 for the last)");
         assertMessage(() -> Csv.read(two, -3, false), "label column -3 is out of range");
+        assertMessage(() -> Csv.read(two, Integer.MIN_VALUE, false), "label column -2147483648 is out of range");
         Path one = write("one.csv", "1\n2\n");
         assertMessage(() -> Csv.read(one, 0, false), "has one column: no features are left beside the label");
         assertMessage(() -> Csv.read(two, 0, false, DType.BOOL), "labels must be read as I32, F32 or F64, not bool");
