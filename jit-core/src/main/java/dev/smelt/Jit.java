@@ -17,23 +17,38 @@ public final class Jit {
 
     /// A tensor function of one argument: a lambda or a method reference such as `Model::forward`.
     @FunctionalInterface
-    public interface Function1 { Tensor apply(Tensor a); }
+    public interface Function1 {
+        /// The function's result for `a`.
+        Tensor apply(Tensor a);
+    }
 
     /// A tensor function of two arguments.
     @FunctionalInterface
-    public interface Function2 { Tensor apply(Tensor a, Tensor b); }
+    public interface Function2 {
+        /// The function's result for `a` and `b`.
+        Tensor apply(Tensor a, Tensor b);
+    }
 
     /// A tensor function of three arguments.
     @FunctionalInterface
-    public interface Function3 { Tensor apply(Tensor a, Tensor b, Tensor c); }
+    public interface Function3 {
+        /// The function's result for `a`, `b` and `c`.
+        Tensor apply(Tensor a, Tensor b, Tensor c);
+    }
 
     /// A tensor function of four arguments.
     @FunctionalInterface
-    public interface Function4 { Tensor apply(Tensor a, Tensor b, Tensor c, Tensor d); }
+    public interface Function4 {
+        /// The function's result for `a` to `d`.
+        Tensor apply(Tensor a, Tensor b, Tensor c, Tensor d);
+    }
 
     /// A tensor function of any number of arguments and results.
     @FunctionalInterface
-    public interface FunctionN { List<Tensor> apply(List<Tensor> arguments); }
+    public interface FunctionN {
+        /// The function's results, at least one, for `arguments`.
+        List<Tensor> apply(List<Tensor> arguments);
+    }
 
     /// `function` compiled: each call with a new input signature traces, fuses and generates
     /// kernels once; later calls with that signature run them (the Java `torch.compile` / `jax.jit`).

@@ -13,6 +13,7 @@ public final class SmeltException extends IllegalArgumentException {
             "dev.smelt.runtime", "dev.smelt.runtime.matmul", "dev.smelt.autograd", "dev.smelt.nn", "dev.smelt.optim", "dev.smelt.data");
     private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
+    /// The operation that refused its input (part of the serialized form).
     private final String op;
 
     private SmeltException(String op, String message) {
