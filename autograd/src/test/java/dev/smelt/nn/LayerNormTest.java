@@ -37,7 +37,7 @@ class LayerNormTest {
     @Test
     void forwardNormalisesTheTrailingAxesThenScalesAndShifts() {
         var generator = new Generator(4);
-        for (int[] shape : new int[][] {{1, 7}, {3, 5}, {2, 3, 33}}) {
+        for (int[] shape : new int[][] {{1, 7}, {3, 5}, {2, 3, 33}, {5, 257}}) {
             int width = shape[shape.length - 1];
             var norm = new LayerNorm(width);
             norm.weight().value().set(2, 0);
