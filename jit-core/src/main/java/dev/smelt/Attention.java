@@ -9,6 +9,12 @@ import java.util.List;
 final class Attention {
     private Attention() {}
 
+    /// With the default scale, 1/√d.
+    static Tensor apply(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal) {
+        Ops.nonNull("scaledDotProductAttention", q);
+        return apply(q, k, v, mask, causal, 1 / Math.sqrt(q.rank() == 0 ? 1 : q.dim(-1)));
+    }
+
     static Tensor apply(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
         Ops.nonNull("scaledDotProductAttention", q, k, v);
         String op = "scaledDotProductAttention";

@@ -8,8 +8,10 @@ public final class Generator {
     private final long seed;
     private long counter;
 
+    /// A generator at position 0 of the stream of `seed` (as `torch.Generator().manual_seed(seed)`).
     public Generator(long seed) { this.seed = seed; }
 
+    /// The seed it was made with.
     public long seed() { return seed; }
 
     /// How many 64-bit draws have been taken so far.
@@ -34,6 +36,33 @@ public final class Generator {
             if (i + 1 < count) values[i + 1] = radius * Math.sin(2 * Math.PI * u2);
         }
         return values;
+    }
+
+    /// A random ordering of `0, 1, …, n-1`, as `torch.randperm(n, generator=…)`: Fisher–Yates, each
+    /// swap partner an unbiased draw (rejection on 63 bits, as `java.util.Random.nextInt(bound)`), so
+    /// the result depends only on the seed and [#position], which advances by about `n - 1`.
+    public int[] permutation(int n) {
+        if (n < 0) throw SmeltException.of("permutation", "the length must be ≥ 0, got %d", n);
+        int[] order = new int[n];
+        for (int i = 0; i < n; i++) order[i] = i;
+        for (int i = n - 1; i > 0; i--) {
+            int j = below(i + 1);
+            int swap = order[i];
+            order[i] = order[j];
+            order[j] = swap;
+        }
+        return order;
+    }
+
+    // Uniform in [0, bound): a 63-bit draw modulo bound, redrawn when it falls in the last partial
+    // block of bound values (probability below bound / 2⁶³).
+    private int below(int bound) {
+        long draw = bits(counter++) >>> 1, remainder = draw % bound;
+        while (draw - remainder + (bound - 1) < 0) {
+            draw = bits(counter++) >>> 1;
+            remainder = draw % bound;
+        }
+        return (int) remainder;
     }
 
     // SplitMix64 of the n-th counter value after the seed.

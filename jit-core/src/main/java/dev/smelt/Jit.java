@@ -17,20 +17,38 @@ public final class Jit {
 
     /// A tensor function of one argument: a lambda or a method reference such as `Model::forward`.
     @FunctionalInterface
-    public interface Function1 { Tensor apply(Tensor a); }
+    public interface Function1 {
+        /// The function's result for `a`.
+        Tensor apply(Tensor a);
+    }
 
+    /// A tensor function of two arguments.
     @FunctionalInterface
-    public interface Function2 { Tensor apply(Tensor a, Tensor b); }
+    public interface Function2 {
+        /// The function's result for `a` and `b`.
+        Tensor apply(Tensor a, Tensor b);
+    }
 
+    /// A tensor function of three arguments.
     @FunctionalInterface
-    public interface Function3 { Tensor apply(Tensor a, Tensor b, Tensor c); }
+    public interface Function3 {
+        /// The function's result for `a`, `b` and `c`.
+        Tensor apply(Tensor a, Tensor b, Tensor c);
+    }
 
+    /// A tensor function of four arguments.
     @FunctionalInterface
-    public interface Function4 { Tensor apply(Tensor a, Tensor b, Tensor c, Tensor d); }
+    public interface Function4 {
+        /// The function's result for `a` to `d`.
+        Tensor apply(Tensor a, Tensor b, Tensor c, Tensor d);
+    }
 
     /// A tensor function of any number of arguments and results.
     @FunctionalInterface
-    public interface FunctionN { List<Tensor> apply(List<Tensor> arguments); }
+    public interface FunctionN {
+        /// The function's results, at least one, for `arguments`.
+        List<Tensor> apply(List<Tensor> arguments);
+    }
 
     /// `function` compiled: each call with a new input signature traces, fuses and generates
     /// kernels once; later calls with that signature run them (the Java `torch.compile` / `jax.jit`).
@@ -39,16 +57,19 @@ public final class Jit {
         return new Compiled(args -> Arrays.asList(function.apply(args.get(0))), 1, UnaryOperator.identity());
     }
 
+    /// [#compile(Function1)] for a function of two tensors.
     public static Compiled compile(Function2 function) {
         nonNull("compile", function);
         return new Compiled(args -> Arrays.asList(function.apply(args.get(0), args.get(1))), 2, UnaryOperator.identity());
     }
 
+    /// [#compile(Function1)] for a function of three tensors.
     public static Compiled compile(Function3 function) {
         nonNull("compile", function);
         return new Compiled(args -> Arrays.asList(function.apply(args.get(0), args.get(1), args.get(2))), 3, UnaryOperator.identity());
     }
 
+    /// [#compile(Function1)] for a function of four tensors.
     public static Compiled compile(Function4 function) {
         nonNull("compile", function);
         return new Compiled(args -> Arrays.asList(function.apply(args.get(0), args.get(1), args.get(2), args.get(3))), 4, UnaryOperator.identity());
@@ -120,21 +141,26 @@ public final class Jit {
         if (function == null) throw SmeltException.of(op, "the function is null");
     }
 
+    /// `function` traced once on a symbolic tensor shaped like `a` (as `torch.fx` / `jax.make_jaxpr`);
+    /// see [#trace(FunctionN, List)].
     public static Traced trace(Function1 function, Tensor a) {
         nonNull("trace", function);
         return trace(args -> Arrays.asList(function.apply(args.get(0))), Arrays.asList(a));
     }
 
+    /// [#trace(Function1, Tensor)] for a function of two tensors.
     public static Traced trace(Function2 function, Tensor a, Tensor b) {
         nonNull("trace", function);
         return trace(args -> Arrays.asList(function.apply(args.get(0), args.get(1))), Arrays.asList(a, b));
     }
 
+    /// [#trace(Function1, Tensor)] for a function of three tensors.
     public static Traced trace(Function3 function, Tensor a, Tensor b, Tensor c) {
         nonNull("trace", function);
         return trace(args -> Arrays.asList(function.apply(args.get(0), args.get(1), args.get(2))), Arrays.asList(a, b, c));
     }
 
+    /// [#trace(Function1, Tensor)] for a function of four tensors.
     public static Traced trace(Function4 function, Tensor a, Tensor b, Tensor c, Tensor d) {
         nonNull("trace", function);
         return trace(args -> Arrays.asList(function.apply(args.get(0), args.get(1), args.get(2), args.get(3))), Arrays.asList(a, b, c, d));

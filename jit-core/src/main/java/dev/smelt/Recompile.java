@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 /// that was compiled before, dropped from the bounded cache and needed again has no changes and
 /// says `evicted`. [Compiled#recompiles] lists them.
 public record Recompile(String function, int compilation, Signature signature, List<Signature.Change> changes, boolean evicted) {
+    /// Copies `changes`.
     public Recompile {
         changes = List.copyOf(changes);
     }

@@ -12,6 +12,7 @@ import java.util.function.IntPredicate;
 /// `double`, `boolean`, enum or string of a [Compile] method, which the trace bakes in). Two calls
 /// with equal signatures run the same kernels.
 public record Signature(List<Argument> arguments) {
+    /// Copies `arguments`.
     public Signature {
         arguments = List.copyOf(arguments);
     }
@@ -26,6 +27,7 @@ public record Signature(List<Argument> arguments) {
     /// dynamic axis ([Compiled#dynamic]) does not select one either: `shape` holds 0 there, and the
     /// type prints `f32[?,784]`.
     public record TensorType(String name, DType dtype, Shape shape, boolean needsGradient, List<Integer> dynamicAxes) implements Argument {
+        /// Sets the extents of `dynamicAxes` in `shape` to 0, so signatures differing only there are equal.
         public TensorType {
             dynamicAxes = List.copyOf(dynamicAxes);
             if (!dynamicAxes.isEmpty()) {

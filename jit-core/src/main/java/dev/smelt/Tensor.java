@@ -50,38 +50,55 @@ public final class Tensor {
         this.tracer = tracer;
     }
 
-    // ---- creation (see Creation) ----
+    // ---- creation (see Creation); a negative size or more than MAX_SIZE elements throws ----
+    /// An `f32` tensor of zeros, as `torch.zeros(*shape)`; no sizes make a 0-d tensor.
     public static Tensor zeros(int... shape) { return Creation.full(DType.F32, 0, shape); }
+    /// Zeros of `dtype` (`false` for `BOOL`).
     public static Tensor zeros(DType dtype, int... shape) { return Creation.full(dtype, 0, shape); }
+    /// An `f32` tensor of ones, as `torch.ones(*shape)`.
     public static Tensor ones(int... shape) { return Creation.full(DType.F32, 1, shape); }
+    /// Ones of `dtype` (`true` for `BOOL`).
     public static Tensor ones(DType dtype, int... shape) { return Creation.full(dtype, 1, shape); }
+    /// An `f32` tensor with every element `value`, as `torch.full(shape, value)`.
     public static Tensor full(double value, int... shape) { return Creation.full(DType.F32, value, shape); }
+    /// Every element `value`, rounded to `dtype` (`i32` truncates toward zero).
     public static Tensor full(DType dtype, double value, int... shape) { return Creation.full(dtype, value, shape); }
     /// A 0-d `f32` tensor (use [#scalar(DType, double)] for other dtypes).
     public static Tensor scalar(double value) { return Creation.full(DType.F32, value); }
+    /// A 0-d tensor of `dtype`, as `torch.tensor(value, dtype=…)`.
     public static Tensor scalar(DType dtype, double value) { return Creation.full(dtype, value); }
     /// `0, 1, …, end-1` as `i32`, like `torch.arange(end)`.
     public static Tensor arange(int end) { return Creation.arange(0, end, 1); }
+    /// `start, start+step, …` short of `end`, as `i32`; `step` may be negative, never 0.
     public static Tensor arange(int start, int end, int step) { return Creation.arange(start, end, step); }
-    /// `start, start+step, …` below `end`, as `f32`.
+    /// `start, start+step, …` below `end`, as `f32` (computed in double, rounded once).
     public static Tensor arange(double start, double end, double step) { return Creation.arange(start, end, step); }
     /// `steps` evenly spaced `f32` values from `start` to `end` inclusive.
     public static Tensor linspace(double start, double end, int steps) { return Creation.linspace(start, end, steps); }
-    /// A tensor over a copy of `data` in row-major order; `shape` defaults to `[data.length]`.
+    /// A tensor over a copy of `data` in row-major order; `shape` defaults to `[data.length]` and
+    /// must hold exactly `data.length` elements. `f32` here, `f64`, `i32` or `bool` below.
     public static Tensor of(float[] data, int... shape) { return Creation.of(Storage.wrap(Creation.data(data).clone()), shape); }
+    /// An `f64` tensor over a copy of `data`; see [#of(float\[\], int...)].
     public static Tensor of(double[] data, int... shape) { return Creation.of(Storage.wrap(Creation.data(data).clone()), shape); }
+    /// An `i32` tensor over a copy of `data`; see [#of(float\[\], int...)].
     public static Tensor of(int[] data, int... shape) { return Creation.of(Storage.wrap(Creation.data(data).clone()), shape); }
+    /// A `bool` tensor over a copy of `data`; see [#of(float\[\], int...)].
     public static Tensor of(boolean[] data, int... shape) { return Creation.of(Creation.bools(Creation.data(data)), shape); }
-    /// Uniform `f32` values in `[0, 1)` from `generator`.
+    /// Uniform `f32` values in `[0, 1)` from `generator`, as `torch.rand(*shape, generator=…)`.
     public static Tensor rand(Generator generator, int... shape) { return Creation.random(generator, false, DType.F32, shape); }
+    /// Uniform values in `[0, 1)` of a float `dtype` (53 random bits for `f64`, 24 for `f32`).
     public static Tensor rand(Generator generator, DType dtype, int... shape) { return Creation.random(generator, false, dtype, shape); }
-    /// Standard normal `f32` values from `generator`.
+    /// Standard normal `f32` values from `generator`, as `torch.randn`.
     public static Tensor randn(Generator generator, int... shape) { return Creation.random(generator, true, DType.F32, shape); }
+    /// Standard normal values of a float `dtype`.
     public static Tensor randn(Generator generator, DType dtype, int... shape) { return Creation.random(generator, true, dtype, shape); }
 
     // ---- metadata ----
+    /// The sizes of the axes; `[]` for a 0-d tensor.
     public Shape shape() { return shape; }
+    /// The element type.
     public DType dtype() { return node != null ? node.dtype() : storage.dtype(); }
+    /// The number of axes (`ndim`).
     public int rank() { return shape.rank(); }
     /// The size of `axis` (negative counts from the end).
     public int dim(int axis) { return shape.dim(Builder.axis("dim", axis, rank())); }
@@ -91,23 +108,33 @@ public final class Tensor {
     public boolean isTraced() { return node != null; }
 
     // ---- views (see Views): share storage, never copy, except reshape of a non-contiguous tensor ----
-    /// Same elements in row-major order, new shape; one dimension may be -1 (inferred).
+    /// Same elements in row-major order, new shape; one dimension may be -1 (inferred). A view when
+    /// the elements are contiguous, else a copy, as `torch.reshape`.
     public Tensor reshape(int... shape) { return Views.reshape(this, shape); }
+    /// The axes reordered: axis `i` of the result is axis `order[i]` of this one (a view).
     public Tensor permute(int... order) { return Views.permute(this, order); }
+    /// Axes `axis0` and `axis1` swapped (a view).
     public Tensor transpose(int axis0, int axis1) { return Views.transpose(this, axis0, axis1); }
-    /// The transpose of a matrix (`transpose(-2, -1)`).
+    /// The transpose of a matrix (`transpose(-2, -1)`); needs at least two axes.
     public Tensor t() { return Views.transpose(this, -2, -1); }
     /// Size-1 axes repeated (stride 0), leading axes added: NumPy's `broadcast_to`.
     public Tensor expand(int... shape) { return Views.expand(this, shape); }
+    /// The same as [#expand].
     public Tensor broadcastTo(int... shape) { return Views.expand(this, shape); }
-    /// Elements `start, start+step, …` below `stop` of `axis`; negative indices count from the end.
+    /// Elements `start, start+step, …` below `stop` of `axis`, as `x[start:stop:step]`; negative
+    /// indices count from the end, `step ≥ 1`, out-of-range indices throw (a view).
     public Tensor slice(int axis, int start, int stop, int step) { return Views.slice(this, axis, start, stop, step); }
+    /// [#slice(int, int, int, int)] with step 1.
     public Tensor slice(int axis, int start, int stop) { return Views.slice(this, axis, start, stop, 1); }
     /// All size-1 axes removed.
     public Tensor squeeze() { return Views.squeeze(this, new int[0]); }
+    /// The given axes removed; each must have size 1.
     public Tensor squeeze(int... axes) { return Views.squeeze(this, axes); }
+    /// A size-1 axis inserted at `axis` (`-1` appends one).
     public Tensor unsqueeze(int axis) { return Views.unsqueeze(this, axis); }
+    /// All axes as one (`[size()]`).
     public Tensor flatten() { return Views.flatten(this, 0, -1); }
+    /// Axes `startAxis…endAxis` (inclusive) joined into one, as `torch.flatten(x, start, end)`.
     public Tensor flatten(int startAxis, int endAxis) { return Views.flatten(this, startAxis, endAxis); }
     /// This tensor if its elements are dense in row-major order, else a dense copy.
     public Tensor contiguous() { return Views.contiguous(this); }
@@ -119,146 +146,216 @@ public final class Tensor {
     public List<Tensor> chunk(int chunks, int axis) { return Views.chunk(this, chunks, axis); }
     /// The lower triangle of the last two axes, from diagonal `k` down (column − row ≤ k); 0 elsewhere.
     public Tensor tril(int k) { return Triangles.keep("tril", this, k, true); }
+    /// `tril(0)`: the main diagonal and below.
     public Tensor tril() { return tril(0); }
     /// The upper triangle of the last two axes, from diagonal `k` up (column − row ≥ k); 0 elsewhere.
     public Tensor triu(int k) { return Triangles.keep("triu", this, k, false); }
+    /// `triu(0)`: the main diagonal and above.
     public Tensor triu() { return triu(0); }
-    /// This tensor converted to `dtype` (itself if it already has it).
+    /// This tensor converted to `dtype` (itself if it already has it). Floats to `i32` truncate
+    /// toward zero and saturate (NaN gives 0); to `bool`, non-zero is `true`.
     public Tensor to(DType dtype) { return Ops.cast(this, dtype); }
 
-    // ---- elementwise unary (see UnaryOp for each definition) ----
+    // ---- elementwise unary (see UnaryOp for each definition); integer and bool inputs become f32,
+    //      except for neg, abs, square, relu and sign, which keep i32 ----
+    /// `-x`.
     public Tensor neg() { return Ops.unary(UnaryOp.NEG, this); }
+    /// `|x|`.
     public Tensor abs() { return Ops.unary(UnaryOp.ABS, this); }
+    /// `eˣ`.
     public Tensor exp() { return Ops.unary(UnaryOp.EXP, this); }
+    /// `eˣ - 1`, accurate near 0.
     public Tensor expm1() { return Ops.unary(UnaryOp.EXPM1, this); }
+    /// `ln x`: NaN below 0, `-inf` at ±0.
     public Tensor log() { return Ops.unary(UnaryOp.LOG, this); }
+    /// `ln(1 + x)`, accurate near 0.
     public Tensor log1p() { return Ops.unary(UnaryOp.LOG1P, this); }
+    /// `√x` (NaN below 0).
     public Tensor sqrt() { return Ops.unary(UnaryOp.SQRT, this); }
+    /// `1 / √x`.
     public Tensor rsqrt() { return Ops.unary(UnaryOp.RSQRT, this); }
+    /// `1 / x`.
     public Tensor reciprocal() { return Ops.unary(UnaryOp.RECIPROCAL, this); }
+    /// `x·x`.
     public Tensor square() { return Ops.unary(UnaryOp.SQUARE, this); }
+    /// `sin x`.
     public Tensor sin() { return Ops.unary(UnaryOp.SIN, this); }
+    /// `cos x`.
     public Tensor cos() { return Ops.unary(UnaryOp.COS, this); }
+    /// `tanh x`.
     public Tensor tanh() { return Ops.unary(UnaryOp.TANH, this); }
+    /// `1 / (1 + e⁻ˣ)`.
     public Tensor sigmoid() { return Ops.unary(UnaryOp.SIGMOID, this); }
+    /// `max(x, 0)`; NaN stays NaN.
     public Tensor relu() { return Ops.unary(UnaryOp.RELU, this); }
     /// GELU, exact form `x·Φ(x)` with the error function (PyTorch's default).
     public Tensor gelu() { return Ops.unary(UnaryOp.GELU_ERF, this); }
     /// GELU, tanh approximation (PyTorch's `approximate='tanh'`).
     public Tensor geluTanh() { return Ops.unary(UnaryOp.GELU_TANH, this); }
+    /// `x·sigmoid(x)` (SiLU, swish).
     public Tensor silu() { return Ops.unary(UnaryOp.SILU, this); }
+    /// `ln(1 + eˣ)`, and `x` above 20 as PyTorch's threshold.
     public Tensor softplus() { return Ops.unary(UnaryOp.SOFTPLUS, this); }
+    /// -1, 0 or 1; NaN stays NaN (as NumPy).
     public Tensor sign() { return Ops.unary(UnaryOp.SIGN, this); }
 
-    // ---- elementwise binary, broadcasting; a Java scalar is weakly typed (see DType) ----
+    // ---- elementwise binary: shapes broadcast as NumPy's (else SmeltException naming both), dtypes
+    //      promote as PyTorch's; a Java scalar is weakly typed (see DType) and must fit the dtype ----
+    /// `this + other`.
     public Tensor add(Tensor other) { return Ops.binary(BinaryOp.ADD, this, other); }
+    /// `this + other` for a Java scalar.
     public Tensor add(Number other) { return Ops.binary(BinaryOp.ADD, this, other); }
+    /// `this - other`.
     public Tensor sub(Tensor other) { return Ops.binary(BinaryOp.SUB, this, other); }
+    /// `this - other` for a Java scalar.
     public Tensor sub(Number other) { return Ops.binary(BinaryOp.SUB, this, other); }
+    /// `this · other`, elementwise (see [#matmul] for the matrix product).
     public Tensor mul(Tensor other) { return Ops.binary(BinaryOp.MUL, this, other); }
+    /// `this · other` for a Java scalar.
     public Tensor mul(Number other) { return Ops.binary(BinaryOp.MUL, this, other); }
     /// True division: integer operands give `f32`.
     public Tensor div(Tensor other) { return Ops.binary(BinaryOp.DIV, this, other); }
+    /// True division by a Java scalar.
     public Tensor div(Number other) { return Ops.binary(BinaryOp.DIV, this, other); }
+    /// `thisᵒᵗʰᵉʳ`, C's `pow` as PyTorch (`pow(x, 0) = 1`, `pow(1, y) = 1`, even for NaN).
     public Tensor pow(Tensor other) { return Ops.binary(BinaryOp.POW, this, other); }
+    /// `thisᵒᵗʰᵉʳ` for a Java scalar exponent.
     public Tensor pow(Number other) { return Ops.binary(BinaryOp.POW, this, other); }
+    /// The larger of each pair (`torch.maximum`): NaN wins, `-0 < +0`.
     public Tensor maximum(Tensor other) { return Ops.binary(BinaryOp.MAXIMUM, this, other); }
+    /// The larger of each element and a Java scalar (`torch.clamp(min=…)` for non-NaN input).
     public Tensor maximum(Number other) { return Ops.binary(BinaryOp.MAXIMUM, this, other); }
+    /// The smaller of each pair (`torch.minimum`): NaN wins, `-0 < +0`.
     public Tensor minimum(Tensor other) { return Ops.binary(BinaryOp.MINIMUM, this, other); }
+    /// The smaller of each element and a Java scalar.
     public Tensor minimum(Number other) { return Ops.binary(BinaryOp.MINIMUM, this, other); }
+    /// `this == other` as `bool` (NaN equals nothing).
     public Tensor eq(Tensor other) { return Ops.binary(BinaryOp.EQ, this, other); }
+    /// `this == other` for a Java scalar, as `bool`.
     public Tensor eq(Number other) { return Ops.binary(BinaryOp.EQ, this, other); }
+    /// `this != other` as `bool`.
     public Tensor ne(Tensor other) { return Ops.binary(BinaryOp.NE, this, other); }
+    /// `this != other` for a Java scalar, as `bool`.
     public Tensor ne(Number other) { return Ops.binary(BinaryOp.NE, this, other); }
+    /// `this < other` as `bool`.
     public Tensor lt(Tensor other) { return Ops.binary(BinaryOp.LT, this, other); }
+    /// `this < other` for a Java scalar, as `bool`.
     public Tensor lt(Number other) { return Ops.binary(BinaryOp.LT, this, other); }
+    /// `this <= other` as `bool`.
     public Tensor le(Tensor other) { return Ops.binary(BinaryOp.LE, this, other); }
+    /// `this <= other` for a Java scalar, as `bool`.
     public Tensor le(Number other) { return Ops.binary(BinaryOp.LE, this, other); }
+    /// `this > other` as `bool`.
     public Tensor gt(Tensor other) { return Ops.binary(BinaryOp.GT, this, other); }
+    /// `this > other` for a Java scalar, as `bool`.
     public Tensor gt(Number other) { return Ops.binary(BinaryOp.GT, this, other); }
+    /// `this >= other` as `bool`.
     public Tensor ge(Tensor other) { return Ops.binary(BinaryOp.GE, this, other); }
+    /// `this >= other` for a Java scalar, as `bool`.
     public Tensor ge(Number other) { return Ops.binary(BinaryOp.GE, this, other); }
-    /// `condition ? a : b` elementwise; `condition` is `bool`, all three broadcast.
+    /// `condition ? a : b` elementwise (`torch.where`); `condition` is `bool`, all three broadcast,
+    /// `a` and `b` promote.
     public static Tensor where(Tensor condition, Tensor a, Tensor b) { return Ops.where(condition, a, b); }
+    /// [#where(Tensor, Tensor, Tensor)] with a Java scalar for `b`.
     public static Tensor where(Tensor condition, Tensor a, Number b) { return Ops.where(condition, a, b); }
+    /// [#where(Tensor, Tensor, Tensor)] with a Java scalar for `a`.
     public static Tensor where(Tensor condition, Number a, Tensor b) { return Ops.where(condition, a, b); }
-    /// `tensors` joined along `axis`.
+    /// `tensors` joined along `axis` (`torch.cat`): equal shapes elsewhere, dtypes promote, at
+    /// least one tensor, none 0-d.
     public static Tensor concat(int axis, Tensor... tensors) { return Ops.concat(tensors, axis); }
+    /// [#concat(int, Tensor...)] of a list.
     public static Tensor concat(List<Tensor> tensors, int axis) { return Ops.concat(tensors, axis); }
-    /// NumPy `matmul`: 1-D operands are vectors, leading axes are broadcast batch axes.
+    /// NumPy `matmul` of float tensors: `[…, n, k] @ […, k, m] -> […, n, m]`; 1-D operands are
+    /// vectors, leading axes are broadcast batch axes, dtypes promote.
     public Tensor matmul(Tensor other) { return Ops.matmul(this, other); }
-    /// Einstein summation as `torch.einsum` defines it, e.g. `einsum("bhqd,bhkd->bhqk", q, k)`:
-    /// letters label axes, `...` broadcast axes; a label's sizes must match or be 1; a label repeated
-    /// in one operand takes the diagonal; without `->` the output is the `...` axes, then the labels
-    /// used once in ASCII order. Lowered to views, sums and one batched matmul per pair of operands
-    /// (left to right), so it is traced, fused and differentiated like them.
+    /// Einstein summation as `torch.einsum`, e.g. `einsum("bhqd,bhkd->bhqk", q, k)` (`...`, broadcast
+    /// sizes of 1, diagonals, implicit output), lowered to views, sums and batched matmuls.
     public static Tensor einsum(String spec, Tensor... operands) { return Einsum.apply(spec, operands); }
 
-    // ---- reductions: no axes means all; keepDims keeps each reduced axis with size 1 ----
+    // ---- reductions: no axes means all; keepDims keeps each reduced axis with size 1; negative axes
+    //      count from the end; sums of bool count in i32 ----
+    /// The sum over `axes` (all without any), as `torch.sum`.
     public Tensor sum(int... axes) { return Reductions.reduce(ReduceOp.SUM, this, axes, false); }
+    /// The sum over `axis`, which stays as size 1 with `keepDims`.
     public Tensor sum(int axis, boolean keepDims) { return Reductions.reduce(ReduceOp.SUM, this, new int[] {axis}, keepDims); }
+    /// The sum over `axes`, which stay as size 1 with `keepDims`.
     public Tensor sum(int[] axes, boolean keepDims) { return Reductions.reduce(ReduceOp.SUM, this, axes, keepDims); }
+    /// The product over `axes` (all without any).
     public Tensor prod(int... axes) { return Reductions.reduce(ReduceOp.PROD, this, axes, false); }
+    /// The product over `axis`, kept as size 1 with `keepDims`.
     public Tensor prod(int axis, boolean keepDims) { return Reductions.reduce(ReduceOp.PROD, this, new int[] {axis}, keepDims); }
+    /// The product over `axes`, kept as size 1 with `keepDims`.
     public Tensor prod(int[] axes, boolean keepDims) { return Reductions.reduce(ReduceOp.PROD, this, axes, keepDims); }
+    /// The maximum over `axes` (`torch.amax`; all without any); NaN wins; an empty axis throws.
     public Tensor max(int... axes) { return Reductions.reduce(ReduceOp.MAX, this, axes, false); }
+    /// The maximum over `axis`, kept as size 1 with `keepDims`.
     public Tensor max(int axis, boolean keepDims) { return Reductions.reduce(ReduceOp.MAX, this, new int[] {axis}, keepDims); }
+    /// The maximum over `axes`, kept as size 1 with `keepDims`.
     public Tensor max(int[] axes, boolean keepDims) { return Reductions.reduce(ReduceOp.MAX, this, axes, keepDims); }
+    /// The minimum over `axes` (`torch.amin`; all without any); NaN wins; an empty axis throws.
     public Tensor min(int... axes) { return Reductions.reduce(ReduceOp.MIN, this, axes, false); }
+    /// The minimum over `axis`, kept as size 1 with `keepDims`.
     public Tensor min(int axis, boolean keepDims) { return Reductions.reduce(ReduceOp.MIN, this, new int[] {axis}, keepDims); }
+    /// The minimum over `axes`, kept as size 1 with `keepDims`.
     public Tensor min(int[] axes, boolean keepDims) { return Reductions.reduce(ReduceOp.MIN, this, axes, keepDims); }
+    /// The mean over `axes` (all without any) in a float dtype; NaN over no elements.
     public Tensor mean(int... axes) { return Reductions.mean(this, axes, false); }
+    /// The mean over `axis`, kept as size 1 with `keepDims`.
     public Tensor mean(int axis, boolean keepDims) { return Reductions.mean(this, new int[] {axis}, keepDims); }
+    /// The mean over `axes`, kept as size 1 with `keepDims`.
     public Tensor mean(int[] axes, boolean keepDims) { return Reductions.mean(this, axes, keepDims); }
     /// Unbiased variance (Bessel's correction, PyTorch's default `correction=1`).
     public Tensor var(int... axes) { return Reductions.var(this, axes, 1, false); }
+    /// Unbiased variance over `axis`, kept as size 1 with `keepDims`.
     public Tensor var(int axis, boolean keepDims) { return Reductions.var(this, new int[] {axis}, 1, keepDims); }
     /// Variance dividing by `n - correction` (0 for the population variance).
     public Tensor var(int[] axes, int correction, boolean keepDims) { return Reductions.var(this, axes, correction, keepDims); }
     /// `log Σ exp x`, computed stably by subtracting the maximum.
     public Tensor logsumexp(int... axes) { return Reductions.logsumexp(this, axes, false); }
+    /// `log Σ exp x` over `axis`, kept as size 1 with `keepDims`.
     public Tensor logsumexp(int axis, boolean keepDims) { return Reductions.logsumexp(this, new int[] {axis}, keepDims); }
+    /// `log Σ exp x` over `axes`, kept as size 1 with `keepDims`.
     public Tensor logsumexp(int[] axes, boolean keepDims) { return Reductions.logsumexp(this, axes, keepDims); }
     /// Index of the first maximum of the flattened tensor, as a 0-d `i32`.
     public Tensor argmax() { return Reductions.argFlat(ReduceOp.ARGMAX, this); }
+    /// Index of the first maximum along `axis`, as `i32` with that axis removed.
     public Tensor argmax(int axis) { return Reductions.arg(ReduceOp.ARGMAX, this, axis, false); }
+    /// Index of the first maximum along `axis`, kept as size 1 with `keepDims`.
     public Tensor argmax(int axis, boolean keepDims) { return Reductions.arg(ReduceOp.ARGMAX, this, axis, keepDims); }
+    /// Index of the first minimum of the flattened tensor, as a 0-d `i32`.
     public Tensor argmin() { return Reductions.argFlat(ReduceOp.ARGMIN, this); }
+    /// Index of the first minimum along `axis`, as `i32` with that axis removed.
     public Tensor argmin(int axis) { return Reductions.arg(ReduceOp.ARGMIN, this, axis, false); }
+    /// Index of the first minimum along `axis`, kept as size 1 with `keepDims`.
     public Tensor argmin(int axis, boolean keepDims) { return Reductions.arg(ReduceOp.ARGMIN, this, axis, keepDims); }
 
     // ---- composites, written in the primitives above (see Composites) ----
+    /// `exp(x) / Σ exp(x)` along `axis`, computed stably; integer input becomes `f32`.
     public Tensor softmax(int axis) { return Composites.softmax(this, axis); }
+    /// `x - log Σ exp(x)` along `axis`, computed stably.
     public Tensor logSoftmax(int axis) { return Composites.logSoftmax(this, axis); }
     /// Normalises over the trailing axes `normalizedShape`, then scales by `weight` and shifts by
     /// `bias` (either may be null), as `torch.nn.functional.layer_norm`.
     public Tensor layerNorm(int[] normalizedShape, Tensor weight, Tensor bias, double eps) { return Composites.layerNorm(this, normalizedShape, weight, bias, eps); }
+    /// [#layerNorm(int\[\], Tensor, Tensor, double)] without weight and bias, `eps = 1e-5`.
     public Tensor layerNorm(int... normalizedShape) { return Composites.layerNorm(this, normalizedShape, null, null, 1e-5); }
     /// x / √(mean(x²) + eps) · weight over the trailing `normalizedShape` axes, as
     /// `torch.nn.functional.rms_norm`; `weight` may be null.
     public Tensor rmsNorm(int[] normalizedShape, Tensor weight, double eps) { return Transformers.rmsNorm(this, normalizedShape, weight, eps); }
-    /// Rotary position embedding over the last axis: each pair (x₀, x₁) becomes (x₀·cos − x₁·sin,
-    /// x₀·sin + x₁·cos). `interleaved` pairs neighbours (2i, 2i+1) as llama2.c and Meta's Llama do,
-    /// otherwise i with i + d/2 as Hugging Face's `rotate_half`; `cos` and `sin` hold one angle per pair
-    /// (last axis d/2) and broadcast against the rest of this tensor, e.g. [T, 1, d/2] for [T, heads, d].
+    /// Rotary position embedding: pairs of the last axis rotate by angles whose `cos` and `sin` end in d/2
+    /// and broadcast (e.g. [T, 1, d/2] for [T, heads, d]); `interleaved` pairs (2i, 2i+1) as llama2.c,
+    /// otherwise (i, i + d/2) as Hugging Face's `rotate_half`.
     public Tensor rope(Tensor cos, Tensor sin, boolean interleaved) { return Transformers.rope(this, cos, sin, interleaved); }
-    /// `softmax(q·kᵀ·scale + mask)·v` as `torch.nn.functional.scaled_dot_product_attention`: q
-    /// `[..., heads, T, d]`, k `[..., kvHeads, S, d]`, v `[..., kvHeads, S, dv]`; fewer kv heads than q
-    /// heads (a divisor) are shared, head h reading kv head h / (heads / kvHeads) (grouped-query
-    /// attention). `mask` is boolean (true takes part) or added to the scores, broadcast to [..., T,
-    /// S]; `causal` masks keys after each query (top-left aligned, as PyTorch's `is_causal`); give
-    /// one or neither. `scale` defaults to 1/√d.
+    /// `softmax(q·kᵀ·scale + mask)·v` as PyTorch's `scaled_dot_product_attention`: q `[..., heads, T, d]`,
+    /// k and v `[..., kvHeads, S, d | dv]`, kv heads shared by heads / kvHeads q heads each (grouped-query);
+    /// `mask` boolean (true takes part) or added, broadcast to [..., T, S]; `causal` top-left aligned.
     public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
         return Attention.apply(q, k, v, mask, causal, scale);
     }
-    public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, boolean causal) {
-        Ops.nonNull("scaledDotProductAttention", q);
-        return Attention.apply(q, k, v, null, causal, 1 / Math.sqrt(q.dim(-1)));
-    }
-    public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, Tensor mask) {
-        Ops.nonNull("scaledDotProductAttention", q);
-        return Attention.apply(q, k, v, mask, false, 1 / Math.sqrt(q.dim(-1)));
-    }
+    /// Attention with the default scale 1/√d, causal or not, without a mask.
+    public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, boolean causal) { return Attention.apply(q, k, v, null, causal); }
+    /// Attention with the default scale 1/√d and `mask` (boolean, or added to the scores).
+    public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, Tensor mask) { return Attention.apply(q, k, v, mask, false); }
     /// Mean cross-entropy of logits `[N, C]` (or `[C]`) against `i32` class indices `[N]` (or 0-d),
     /// or against class probabilities of the logits' shape. An index outside `[0, C)` throws when
     /// eager and gives NaN when traced.
@@ -266,7 +363,7 @@ public final class Tensor {
     /// Mean squared error against `target` of the same shape.
     public Tensor mseLoss(Tensor target) { return Composites.mseLoss(this, target); }
 
-    // ---- values (concrete tensors only) ----
+    // ---- values (concrete tensors only: reading a traced tensor's values throws) ----
     /// Element at `index` (negative indices count from the end), as a double.
     public double get(int... index) { return Values.get(this, index); }
     /// Stores `value` (rounded to the dtype) at `index`, in place, in the storage this tensor shares
@@ -275,12 +372,18 @@ public final class Tensor {
     public void set(double value, int... index) { Values.set(this, value, index); }
     /// The only element of a one-element tensor.
     public double item() { return Values.item(this); }
+    /// The elements in row-major order as a new `float[]` (other dtypes converted).
     public float[] toFloatArray() { return Values.floats(this); }
+    /// The elements in row-major order as a new `double[]`.
     public double[] toDoubleArray() { return Values.doubles(this); }
+    /// The elements of an `i32` or `bool` tensor as a new `int[]`; floats throw (convert with [#to]).
     public int[] toIntArray() { return Values.ints(this); }
+    /// The elements of a `bool` tensor as a new `boolean[]`; other dtypes throw.
     public boolean[] toBooleanArray() { return Values.booleans(this); }
-    /// `torch.allclose`: `|a - b| ≤ atol + rtol·|b|` everywhere after broadcasting, NaN never close.
+    /// `torch.allclose`: `|a - b| ≤ atol + rtol·|b|` everywhere after broadcasting, NaN never close,
+    /// with `rtol = 1e-5` and `atol = 1e-8`.
     public boolean allClose(Tensor other) { return Values.allClose(this, other, 1e-5, 1e-8, false); }
+    /// [#allClose(Tensor)] with the given tolerances; with `equalNan`, NaN is close to NaN.
     public boolean allClose(Tensor other, double rtol, double atol, boolean equalNan) { return Values.allClose(this, other, rtol, atol, equalNan); }
 
     /// Values in PyTorch's layout, summarised beyond 1000 elements, then shape and dtype.

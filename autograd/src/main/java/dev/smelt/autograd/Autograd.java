@@ -36,6 +36,7 @@ public final class Autograd {
         return grad(args -> Arrays.asList(f.apply(args.get(0), args.get(1))), 2, argnums);
     }
 
+    /// [#grad(Jit.Function2, int...)] for a function of three tensors.
     public static Compiled grad(Jit.Function3 f, int... argnums) {
         nonNull(f);
         return grad(args -> Arrays.asList(f.apply(args.get(0), args.get(1), args.get(2))), 3, argnums);
@@ -55,16 +56,20 @@ public final class Autograd {
         return new ValueAndGrad(args -> Arrays.asList(f.apply(args.get(0))), 1, new int[] {0});
     }
 
+    /// [#valueAndGrad(Jit.Function1)] for a function of two tensors, differentiated with respect to
+    /// `argnums` (default: the first).
     public static ValueAndGrad valueAndGrad(Jit.Function2 f, int... argnums) {
         nonNull(f);
         return new ValueAndGrad(args -> Arrays.asList(f.apply(args.get(0), args.get(1))), 2, argnums(argnums, 2));
     }
 
+    /// [#valueAndGrad(Jit.Function2, int...)] for a function of three tensors.
     public static ValueAndGrad valueAndGrad(Jit.Function3 f, int... argnums) {
         nonNull(f);
         return new ValueAndGrad(args -> Arrays.asList(f.apply(args.get(0), args.get(1), args.get(2))), 3, argnums(argnums, 3));
     }
 
+    /// [#valueAndGrad(Jit.Function2, int...)] for a function of `arity` tensors.
     public static ValueAndGrad valueAndGrad(Jit.FunctionN f, int arity, int... argnums) {
         nonNull(f);
         return new ValueAndGrad(f, arity, argnums(argnums, arity));

@@ -30,13 +30,16 @@ public final class Nodes {
     /// `node`, or the equal node built before it.
     public Node intern(Node node) { return interned.computeIfAbsent(node, n -> n); }
 
+    /// `value` (rounded to `dtype`) filling `shape`.
     public Node constant(double value, Shape shape, DType dtype) { return intern(new Node.Constant(value, shape, dtype)); }
 
     /// `value` with `like`'s shape and dtype.
     public Node constant(double value, Node like) { return constant(value, like.shape(), like.dtype()); }
 
+    /// `op(x)`.
     public Node unary(UnaryOp op, Node x) { return intern(new Node.Unary(op, x)); }
 
+    /// `op(a, b)` of equal shapes, or with a rank-0 operand broadcast; `1·x` is `x`.
     public Node binary(BinaryOp op, Node a, Node b) {
         if (a.shape().rank() == 0 && b.shape().rank() > 0) a = broadcast(a, b.shape());
         if (b.shape().rank() == 0 && a.shape().rank() > 0) b = broadcast(b, a.shape());
@@ -48,24 +51,34 @@ public final class Nodes {
     // The seed ∂L/∂L = 1 reaches most rules through a sum's expand: multiplying by it is a pass wasted.
     private static boolean isOne(Node x) { return x instanceof Node.Constant c && c.value() == 1; }
 
+    /// `a + b`.
     public Node add(Node a, Node b) { return binary(BinaryOp.ADD, a, b); }
+    /// `a - b`.
     public Node sub(Node a, Node b) { return binary(BinaryOp.SUB, a, b); }
+    /// `a · b`.
     public Node mul(Node a, Node b) { return binary(BinaryOp.MUL, a, b); }
+    /// `a / b`.
     public Node div(Node a, Node b) { return binary(BinaryOp.DIV, a, b); }
+    /// `-x`.
     public Node neg(Node x) { return unary(UnaryOp.NEG, x); }
+    /// `√x`.
     public Node sqrt(Node x) { return unary(UnaryOp.SQRT, x); }
+    /// `x²`.
     public Node square(Node x) { return unary(UnaryOp.SQUARE, x); }
 
     /// `c · x` for a Java constant `c`.
     public Node scale(double c, Node x) { return mul(constant(c, x), x); }
 
+    /// `condition ? ifTrue : ifFalse`, elementwise over equal shapes.
     public Node where(Node condition, Node ifTrue, Node ifFalse) { return intern(new Node.Where(condition, ifTrue, ifFalse)); }
 
+    /// `x` converted to `dtype`; `x` itself when it has it.
     public Node cast(Node x, DType dtype) { return x.dtype() == dtype ? x : intern(new Node.Cast(x, dtype)); }
 
     /// Σ over `axes`, keeping them with size 1; `x` itself over no axes.
     public Node sum(Node x, List<Integer> axes) { return axes.isEmpty() ? x : intern(new Node.Reduce(ReduceOp.SUM, x, axes)); }
 
+    /// `op` over `axes`, keeping them with size 1.
     public Node reduce(ReduceOp op, Node x, List<Integer> axes) { return intern(new Node.Reduce(op, x, axes)); }
 
     /// A view; of a constant, the constant in the new shape.
@@ -74,6 +87,7 @@ public final class Nodes {
         return x instanceof Node.Constant c ? constant(c.value(), shape, c.dtype()) : intern(new Node.Reshape(x, shape));
     }
 
+    /// `x`'s size-1 axes repeated to `shape` (same rank); of a constant, the constant in the new shape.
     public Node expand(Node x, Shape shape) {
         if (x.shape().equals(shape)) return x;
         return x instanceof Node.Constant c ? constant(c.value(), shape, c.dtype()) : intern(new Node.Expand(x, shape));
@@ -95,11 +109,13 @@ public final class Nodes {
         return intern(new Node.Permute(x, order));
     }
 
+    /// Elements `start, start+step, …` below `stop` of `axis`; `x` itself for the whole axis.
     public Node slice(Node x, int axis, int start, int stop, int step) {
         if (start == 0 && stop == x.shape().dim(axis) && step == 1) return x;
         return intern(new Node.Slice(x, axis, start, stop, step));
     }
 
+    /// `parts` joined along `axis`; a single part is itself.
     public Node concat(List<Node> parts, int axis) { return parts.size() == 1 ? parts.getFirst() : intern(new Node.Concat(parts, axis)); }
 
     /// `op(a)·op(b)`; an operand that is a permute swapping the matrix axes is read through a

@@ -10,6 +10,7 @@ import java.util.List;
 public final class Rebuild {
     private Rebuild() {}
 
+    /// `node`'s kind and attributes over `operands`, in its operands' order; leaves are themselves.
     public static Node with(Node node, List<Node> operands) {
         return switch (node) {
             case Input _, Constant _, Iota _ -> node;

@@ -25,6 +25,7 @@ public final class SaveOrRecompute {
         public String toString() { return (save ? "save " : "recompute ") + node + ": " + reason; }
     }
 
+    /// Whether the forward saves `node` for the backward or the backward recomputes it, and why.
     public static Choice choose(Node node) {
         return switch (node) {
             case Input _, Constant _, Iota _ -> recompute(node, "free: no memory read");

@@ -37,6 +37,8 @@ public final class ValueAndGrad {
         this.wrt = wrt;
     }
 
+    /// The function's value and its gradients at `arguments`: the forward program, then the
+    /// backward one on what the forward saved (each compiled once per signature).
     public Result apply(Tensor... arguments) {
         Split split = split(arguments);
         List<Tensor> forward = split.forward().applyAll(arguments);

@@ -11,6 +11,7 @@ import java.util.List;
 public final class Linear implements Module {
     private final Parameter weight, bias;
 
+    /// A layer from `in` to `out` features (both positive), `f32`, drawn from `generator`.
     public Linear(int in, int out, Generator generator) {
         if (in <= 0 || out <= 0) throw SmeltException.of("Linear", "sizes must be positive, got in=%d out=%d", in, out);
         if (generator == null) throw SmeltException.of("Linear", "the generator is null");
@@ -19,8 +20,10 @@ public final class Linear implements Module {
         bias = new Parameter("bias", Tensor.rand(generator, out).mul(2 * bound).sub(bound));
     }
 
+    /// The weight `[out, in]`.
     public Parameter weight() { return weight; }
 
+    /// The bias `[out]`.
     public Parameter bias() { return bias; }
 
     @Override
@@ -28,4 +31,10 @@ public final class Linear implements Module {
 
     @Override
     public List<Parameter> parameters() { return List.of(weight, bias); }
+
+    /// `Linear(in_features=64, out_features=128, bias=True)`, as PyTorch prints it.
+    @Override
+    public String toString() {
+        return "Linear(in_features=%d, out_features=%d, bias=True)".formatted(weight.value().dim(1), weight.value().dim(0));
+    }
 }

@@ -8,6 +8,7 @@ import java.util.List;
 /// A layer or a model: a tensor function with the parameters it reads. `forward` is ordinary
 /// tensor code, so it runs eagerly, traced under [dev.smelt.Jit#compile], or inside a training step.
 public interface Module {
+    /// The layer applied to `x`: eager on concrete tensors, recorded inside a trace.
     Tensor forward(Tensor x);
 
     /// The trainable parameters, in a fixed order.

@@ -21,8 +21,10 @@ public final class Parameter {
         this.value = initial.mul(1); // a fresh dense tensor: nobody else holds its storage
     }
 
+    /// The name it was made with, such as `weight`.
     public String name() { return name; }
 
+    /// The tensor holding its current values, the same one for its whole life.
     public Tensor value() { return value; }
 
     @Override

@@ -7,6 +7,7 @@ import java.util.List;
 
 /// Modules applied in order; their parameters in the same order.
 public record Sequential(List<Module> layers) implements Module {
+    /// Refuses a null list or a null layer; copies the list.
     public Sequential {
         if (layers == null) throw SmeltException.of("Sequential", "the list of layers is null");
         for (int i = 0; i < layers.size(); i++)
@@ -14,6 +15,7 @@ public record Sequential(List<Module> layers) implements Module {
         layers = List.copyOf(layers);
     }
 
+    /// `layers` in order, as `torch.nn.Sequential(*layers)`.
     public Sequential(Module... layers) { this(layers == null ? null : Arrays.asList(layers)); }
 
     @Override
@@ -24,4 +26,20 @@ public record Sequential(List<Module> layers) implements Module {
 
     @Override
     public List<Parameter> parameters() { return layers.stream().flatMap(layer -> layer.parameters().stream()).toList(); }
+
+    /// One line per layer, numbered, a nested layer's lines indented, as PyTorch prints it:
+    /// ```
+    /// Sequential(
+    ///   (0): Linear(in_features=64, out_features=128, bias=True)
+    ///   (1): ReLU()
+    /// )
+    /// ```
+    @Override
+    public String toString() {
+        if (layers.isEmpty()) return "Sequential()";
+        var text = new StringBuilder("Sequential(\n");
+        for (int i = 0; i < layers.size(); i++)
+            text.append("  (").append(i).append("): ").append(String.valueOf(layers.get(i)).replace("\n", "\n  ")).append('\n');
+        return text.append(')').toString();
+    }
 }

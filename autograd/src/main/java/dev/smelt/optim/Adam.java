@@ -5,6 +5,7 @@ import dev.smelt.SmeltException;
 import dev.smelt.autograd.Nodes;
 import dev.smelt.ir.Node;
 import dev.smelt.nn.Parameter;
+import dev.smelt.nn.Repr;
 import java.util.List;
 
 /// Adam and AdamW as `torch.optim.Adam` / `torch.optim.AdamW` (no amsgrad), at step `t`:
@@ -20,8 +21,11 @@ public final class Adam extends Optimizer {
     private final double beta1, beta2, eps;
     private final boolean decoupled;
 
+    /// Adam with PyTorch's defaults: β = (0.9, 0.999), ε = 1e-8, no weight decay.
     public Adam(List<Parameter> parameters, double learningRate) { this(parameters, learningRate, 0.9, 0.999, 1e-8, 0, false); }
 
+    /// Adam, or AdamW with `decoupledWeightDecay`; `0 ≤ β₁, β₂ < 1`, finite `ε ≥ 0`, `lr` and weight
+    /// decay finite and `≥ 0`; anything else throws.
     public Adam(List<Parameter> parameters, double learningRate, double beta1, double beta2, double eps, double weightDecay, boolean decoupledWeightDecay) {
         super(parameters, 2, learningRate, weightDecay);
         if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1) || !(eps >= 0) || Double.isInfinite(eps))
@@ -39,6 +43,13 @@ public final class Adam extends Optimizer {
 
     @Override
     String name() { return decoupled ? "AdamW" : "Adam"; }
+
+    /// `Adam (lr=0.001, betas=(0.9, 0.999), eps=1e-08, weight_decay=0)`, its current hyper-parameters.
+    @Override
+    public String toString() {
+        return "%s (lr=%s, betas=(%s, %s), eps=%s, weight_decay=%s)".formatted(name(), Repr.of(learningRate), Repr.of(beta1), Repr.of(beta2),
+                Repr.of(eps), Repr.orZero(weightDecay));
+    }
 
     @Override
     List<String> hyperParameterNames() { return List.of("step_size", "beta1", "1-beta1", "beta2", "1-beta2", "eps", "sqrt(1-beta2^t)", "l2", "decay"); }

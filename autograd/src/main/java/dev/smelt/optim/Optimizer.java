@@ -43,6 +43,7 @@ public abstract sealed class Optimizer permits SGD, Adam {
         weightDecay(weightDecay);
     }
 
+    /// The parameters it updates, in order.
     public List<Parameter> parameters() { return parameters; }
 
     /// Parameter `index`'s state tensors, updated in place by each step.
@@ -55,6 +56,7 @@ public abstract sealed class Optimizer permits SGD, Adam {
     /// Steps taken so far.
     public int steps() { return steps; }
 
+    /// The current learning rate.
     public double learningRate() { return learningRate; }
 
     /// Takes effect at the next step, without recompiling.
@@ -64,6 +66,7 @@ public abstract sealed class Optimizer permits SGD, Adam {
         return this;
     }
 
+    /// Sets the weight decay (finite, `≥ 0`) for the next step, without recompiling.
     public Optimizer weightDecay(double value) {
         if (!(value >= 0) || Double.isInfinite(value)) throw SmeltException.of(name(), "weight decay must be finite and ≥ 0, got %s", value);
         weightDecay = value;
@@ -77,11 +80,13 @@ public abstract sealed class Optimizer permits SGD, Adam {
         return new TrainStep(this, args -> Arrays.asList(loss.apply(args.get(0))), 1);
     }
 
+    /// [#compile(Jit.Function1)] for a loss of two batch tensors, such as inputs and labels.
     public TrainStep compile(Jit.Function2 loss) {
         if (loss == null) throw SmeltException.of(name(), "the loss function is null");
         return new TrainStep(this, args -> Arrays.asList(loss.apply(args.get(0), args.get(1))), 2);
     }
 
+    /// [#compile(Jit.Function1)] for a loss of `arity` batch tensors.
     public TrainStep compile(Jit.FunctionN loss, int arity) {
         if (loss == null) throw SmeltException.of(name(), "the loss function is null");
         if (arity < 0) throw SmeltException.of(name(), "arity %d is negative; it is the number of batch tensors", arity);

@@ -5,6 +5,7 @@ import dev.smelt.SmeltException;
 import dev.smelt.autograd.Nodes;
 import dev.smelt.ir.Node;
 import dev.smelt.nn.Parameter;
+import dev.smelt.nn.Repr;
 import java.util.List;
 
 /// Stochastic gradient descent as `torch.optim.SGD`: with weight decay `λ`, momentum `μ`,
@@ -21,8 +22,11 @@ public final class SGD extends Optimizer {
     private double momentum, dampening;
     private final boolean nesterov;
 
+    /// Plain SGD: `p ← p - lr·g`, no momentum buffer.
     public SGD(List<Parameter> parameters, double learningRate) { this(parameters, learningRate, 0, 0, 0, false); }
 
+    /// SGD with the given momentum, dampening, weight decay (all finite and `≥ 0`) and Nesterov
+    /// momentum (which needs a momentum and no dampening, as in PyTorch).
     public SGD(List<Parameter> parameters, double learningRate, double momentum, double dampening, double weightDecay, boolean nesterov) {
         super(parameters, momentum > 0 ? 1 : 0, learningRate, weightDecay);
         if (!(momentum >= 0) || !(dampening >= 0) || Double.isInfinite(momentum) || Double.isInfinite(dampening))
@@ -34,11 +38,20 @@ public final class SGD extends Optimizer {
         this.nesterov = nesterov;
     }
 
+    /// Sets the momentum for the next step, without recompiling; only an SGD made with momentum
+    /// has a buffer to apply it to.
     public SGD momentum(double value) {
         if (!(value >= 0) || Double.isInfinite(value)) throw SmeltException.of("SGD", "momentum must be finite and ≥ 0, got %s", value);
         if (value > 0 && state(0).isEmpty()) throw SmeltException.of("SGD", "this SGD was made without momentum and keeps no momentum buffer; make it with a momentum to change it later");
         momentum = value;
         return this;
+    }
+
+    /// `SGD (lr=0.1, momentum=0.9, dampening=0, weight_decay=0, nesterov=False)`, its current hyper-parameters.
+    @Override
+    public String toString() {
+        return "SGD (lr=%s, momentum=%s, dampening=%s, weight_decay=%s, nesterov=%s)".formatted(Repr.of(learningRate), Repr.orZero(momentum),
+                Repr.orZero(dampening), Repr.orZero(weightDecay), Repr.of(nesterov));
     }
 
     @Override

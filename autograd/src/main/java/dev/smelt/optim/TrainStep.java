@@ -43,16 +43,39 @@ public final class TrainStep {
     private static final int[] RANK_0 = {}; // the index of a 0-d tensor, shared: varargs would make one per call
 
     TrainStep(Optimizer optimizer, Jit.FunctionN lossFunction, int batchArity) {
+        this(optimizer, Jit.compile(args -> lossFunction.apply(args.subList(0, batchArity)), batchArity + optimizer.hyperParameterNames().size(),
+                traced -> withUpdates(optimizer, batchArity, traced)), batchArity);
+    }
+
+    private TrainStep(Optimizer optimizer, Compiled compiled, int batchArity) {
         this.optimizer = optimizer;
         this.batchArity = batchArity;
+        this.compiled = compiled;
         int hyper = optimizer.hyperParameterNames().size();
-        this.compiled = Jit.compile(args -> lossFunction.apply(args.subList(0, batchArity)), batchArity + hyper, this::withUpdates);
         this.arguments = new Tensor[batchArity + hyper];
         for (int h = 0; h < hyper; h++) arguments[batchArity + h] = Tensor.zeros(DType.F64);
         this.hyperParameters = new double[hyper];
         targets.add(loss);
         for (Parameter p : optimizer.parameters()) targets.add(p.value());
         for (int i = 0; i < optimizer.parameters().size(); i++) targets.addAll(optimizer.state(i));
+    }
+
+    /// The same step (a separate program cache, the same optimizer) with `axes` of batch tensor
+    /// `argument` dynamic, as [Compiled#dynamic]: a batch with another extent along them, such as
+    /// the short last batch of an epoch, is no new signature. It is traced and planned for its size
+    /// (so a mean over the batch divides by the actual batch size) and reuses the kernels.
+    /// [#compiledSignatures] stays 1 across an epoch of batches 32, 32, …, 29.
+    public TrainStep dynamic(int argument, int... axes) {
+        if (argument < 0 || argument >= batchArity)
+            throw SmeltException.of("train step", "there is no batch tensor %d to mark dynamic; the step takes %d (0…%d)", argument, batchArity, batchArity - 1);
+        return new TrainStep(optimizer, compiled.dynamic(argument, axes), batchArity);
+    }
+
+    /// [#dynamic] on axis 0 of every batch tensor: the batch size may change from step to step.
+    public TrainStep dynamicBatch() {
+        Compiled marked = compiled;
+        for (int argument = 0; argument < batchArity; argument++) marked = marked.dynamic(argument, 0);
+        return new TrainStep(optimizer, marked, batchArity);
     }
 
     /// Runs one step on a batch and returns the loss (before the update).
@@ -91,12 +114,16 @@ public final class TrainStep {
             if (batch[i] == null) throw SmeltException.of("train step", "batch tensor %d is null", i);
     }
 
+    /// `TrainStep(Adam (lr=0.001, …), batch_tensors=2, compiled_signatures=1)`.
+    @Override
+    public String toString() { return "TrainStep(%s, batch_tensors=%d, compiled_signatures=%d)".formatted(optimizer, batchArity, compiledSignatures()); }
+
     /// Batch signatures compiled so far (changing hyper-parameters adds none).
     public int compiledSignatures() { return compiled.compiledSignatures(); }
 
     // The loss graph → loss, gradients and updates. Inputs: batch and hyper-parameters (the
     // arguments), the tensors the loss read, then parameters it did not read and all state.
-    private Traced withUpdates(Traced traced) {
+    private static Traced withUpdates(Optimizer optimizer, int batchArity, Traced traced) {
         Graph graph = traced.graph();
         var inputs = new ArrayList<>(graph.inputs());
         var captures = new ArrayList<>(traced.captures());

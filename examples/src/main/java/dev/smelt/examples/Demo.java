@@ -4,6 +4,7 @@ package dev.smelt.examples;
 import dev.smelt.Generator;
 import dev.smelt.Jit;
 import dev.smelt.Tensor;
+import dev.smelt.examples.support.Timing;
 
 /// The README's demo: eager tensors, then the same code traced into a graph and printed as text.
 public final class Demo {

@@ -5,6 +5,8 @@ import dev.smelt.Compiled;
 import dev.smelt.Generator;
 import dev.smelt.Jit;
 import dev.smelt.Tensor;
+import dev.smelt.examples.support.Explained;
+import dev.smelt.examples.support.Timing;
 import dev.smelt.fusion.FusionMode;
 
 /// A tour of fusion, reproducing the seed documents' figures with Smelt's own `explain()`: each

@@ -4,6 +4,7 @@ package dev.smelt.examples;
 import dev.smelt.Generator;
 import dev.smelt.Jit;
 import dev.smelt.Tensor;
+import dev.smelt.examples.support.LossCurve;
 import dev.smelt.ir.DType;
 import dev.smelt.nn.Activations;
 import dev.smelt.nn.Linear;

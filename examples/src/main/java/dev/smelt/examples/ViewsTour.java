@@ -5,6 +5,8 @@ import dev.smelt.Compiled;
 import dev.smelt.Generator;
 import dev.smelt.Jit;
 import dev.smelt.Tensor;
+import dev.smelt.examples.support.Explained;
+import dev.smelt.examples.support.Timing;
 
 /// The tour's sections on views: matmul written as a broadcast zip then a reduce, and Burn's
 /// advice on grouping views before a chain. Part of [Tour]; runs on its own too.

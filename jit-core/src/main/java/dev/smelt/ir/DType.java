@@ -28,6 +28,7 @@ public enum DType {
     /// Size of one element in bytes.
     public int bytes() { return bytes; }
 
+    /// Whether this is `F32` or `F64`.
     public boolean isFloating() { return this == F32 || this == F64; }
 
     /// The dtype two tensors of these dtypes compute in.
@@ -62,6 +63,8 @@ public enum DType {
     @Override
     public String toString() { return text; }
 
+    /// The dtype the IR text calls `text` (`f32`, `f64`, `i32`, `bool`); anything else throws
+    /// `IllegalArgumentException`.
     public static DType parse(String text) {
         for (var dtype : values())
             if (dtype.text.equals(text)) return dtype;

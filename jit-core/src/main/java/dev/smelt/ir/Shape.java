@@ -11,6 +11,7 @@ import java.util.stream.Collectors;
 /// A tensor holds at most 2^31-1 elements ([#size] refuses more, as every tensor's storage asks
 /// it); an iteration space may be larger — a matmul's `[M, N, K]` — and is counted by [#count].
 public record Shape(List<Integer> dims) {
+    /// Copies `dims`; a negative size, or sizes whose product overflows a `long`, throw.
     public Shape {
         dims = List.copyOf(dims);
         for (int d : dims)
@@ -26,14 +27,18 @@ public record Shape(List<Integer> dims) {
         return count;
     }
 
+    /// The shape with these sizes: `Shape.of(2, 3)` is `[2,3]`.
     public static Shape of(int... dims) {
         return new Shape(Arrays.stream(dims).boxed().toList());
     }
 
+    /// The shape of a 0-d tensor: no axes, one element.
     public static final Shape SCALAR = new Shape(List.of());
 
+    /// The number of axes.
     public int rank() { return dims.size(); }
 
+    /// The size of `axis`, counted from 0 (no negative axes here).
     public int dim(int axis) { return dims.get(axis); }
 
     /// Number of elements: the product of the dimensions (1 for a scalar).
@@ -44,6 +49,7 @@ public record Shape(List<Integer> dims) {
         return (int) count;
     }
 
+    /// The sizes as a new array.
     public int[] toArray() { return dims.stream().mapToInt(Integer::intValue).toArray(); }
 
     /// Row-major strides of a contiguous tensor of this shape, in elements.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt.examples;
+package dev.smelt.examples.support;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,7 +13,7 @@ import java.util.Locale;
 /// axis (the loss), optionally one against the right axis (an accuracy), x in epochs with a mark at
 /// each epoch, ticks at round values (1, 2 or 5 times a power of ten) and labelled axes. Plain text,
 /// no plotting library.
-final class Chart {
+public final class Chart {
     private static final int WIDTH = 720, HEIGHT = 400, LEFT = 64, RIGHT = 64, TOP = 44, BOTTOM = 52;
     private static final String LEFT_COLOUR = "steelblue", RIGHT_COLOUR = "darkorange";
 
@@ -25,16 +25,17 @@ final class Chart {
     /// One series: its label and its points, x in epochs.
     private record Series(String label, double[] x, double[] y) {}
 
-    Chart(String title) { this.title = title; }
+    /// An empty chart titled `title`.
+    public Chart(String title) { this.title = title; }
 
     /// `values` recorded `perEpoch` times an epoch (each step's loss, say), against the left axis.
-    Chart left(String label, List<Double> values, int perEpoch) {
+    public Chart left(String label, List<Double> values, int perEpoch) {
         left = series(label, values, perEpoch);
         return this;
     }
 
     /// `values` recorded `perEpoch` times an epoch (each epoch's accuracy, say), against the right axis.
-    Chart right(String label, List<Double> values, int perEpoch) {
+    public Chart right(String label, List<Double> values, int perEpoch) {
         right = series(label, values, perEpoch);
         return this;
     }
@@ -51,7 +52,7 @@ final class Chart {
     }
 
     /// Writes the chart to `file` and returns it.
-    Path write(Path file) {
+    public Path write(Path file) {
         if (left == null) throw new IllegalStateException("a chart needs a series on the left axis");
         svg.setLength(0);
         add("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"12\">", WIDTH, HEIGHT);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt.examples;
+package dev.smelt.examples.support;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,12 +10,12 @@ import java.util.Locale;
 
 /// A loss curve as a small SVG file any browser opens: one polyline of the loss per training step,
 /// with the first and last values and the step count as labels. Plain text, no plotting library.
-final class LossCurve {
+public final class LossCurve {
     private LossCurve() {}
 
     private static final int WIDTH = 640, HEIGHT = 320, MARGIN = 40;
 
-    static Path write(List<Double> losses, Path file) {
+    public static Path write(List<Double> losses, Path file) {
         double max = losses.stream().mapToDouble(Double::doubleValue).max().orElse(1), min = Math.min(0, losses.stream().mapToDouble(Double::doubleValue).min().orElse(0));
         var points = new StringBuilder();
         for (int i = 0; i < losses.size(); i++) {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt.examples;
+package dev.smelt.examples.support;
 
 /// Wall-clock timing for the examples (the benchmarks module has the JMH figures).
-final class Timing {
+public final class Timing {
     private Timing() {}
 
     /// The best of 20 timed runs, after 20 untimed ones that let the JIT compile the code.
-    static double millis(Runnable work) {
+    public static double millis(Runnable work) {
         long best = Long.MAX_VALUE;
         for (int run = 0; run < 40; run++) {
             long start = System.nanoTime();
