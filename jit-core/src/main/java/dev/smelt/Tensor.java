@@ -3,6 +3,7 @@ package dev.smelt;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.Distribution;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
@@ -72,12 +73,13 @@ public final class Tensor {
     public static Tensor of(double[] data, int... shape) { return Creation.of(Storage.wrap(Creation.data(data).clone()), shape); }
     public static Tensor of(int[] data, int... shape) { return Creation.of(Storage.wrap(Creation.data(data).clone()), shape); }
     public static Tensor of(boolean[] data, int... shape) { return Creation.of(Creation.bools(Creation.data(data)), shape); }
-    /// Uniform `f32` values in `[0, 1)` from `generator`.
-    public static Tensor rand(Generator generator, int... shape) { return Creation.random(generator, false, DType.F32, shape); }
-    public static Tensor rand(Generator generator, DType dtype, int... shape) { return Creation.random(generator, false, dtype, shape); }
+    /// Uniform `f32` values in `[0, 1)` from `generator` (24 random bits; 53 for `f64`). Inside a
+    /// compiled function, a graph node drawn afresh on each call (see [Generator]).
+    public static Tensor rand(Generator generator, int... shape) { return Creation.random(generator, Distribution.UNIFORM, DType.F32, shape); }
+    public static Tensor rand(Generator generator, DType dtype, int... shape) { return Creation.random(generator, Distribution.UNIFORM, dtype, shape); }
     /// Standard normal `f32` values from `generator`.
-    public static Tensor randn(Generator generator, int... shape) { return Creation.random(generator, true, DType.F32, shape); }
-    public static Tensor randn(Generator generator, DType dtype, int... shape) { return Creation.random(generator, true, dtype, shape); }
+    public static Tensor randn(Generator generator, int... shape) { return Creation.random(generator, Distribution.NORMAL, DType.F32, shape); }
+    public static Tensor randn(Generator generator, DType dtype, int... shape) { return Creation.random(generator, Distribution.NORMAL, dtype, shape); }
 
     // ---- metadata ----
     public Shape shape() { return shape; }
@@ -222,6 +224,10 @@ public final class Tensor {
     public Tensor crossEntropy(Tensor targets) { return Composites.crossEntropy(this, targets); }
     /// Mean squared error against `target` of the same shape.
     public Tensor mseLoss(Tensor target) { return Composites.mseLoss(this, target); }
+    /// Inverted dropout (training mode): each element zeroed with probability `p`, the others
+    /// scaled by `1 / (1 - p)`; the mask is drawn from `generator`, afresh on each call of a
+    /// compiled function. `p = 0` returns this tensor, `p = 1` this tensor times 0.
+    public Tensor dropout(double p, Generator generator) { return Composites.dropout(this, p, generator); }
 
     // ---- values (concrete tensors only) ----
     /// Element at `index` (negative indices count from the end), as a double.

@@ -41,7 +41,7 @@ record VectorPlan(int lanes, DType maskType) {
         kernel.reductions().forEach(reduction -> dtypes.add(reduction.dtype()));
         kernel.expressions().forEach(expr -> Expr.walk(expr, node -> {
             dtypes.add(node.dtype());
-            if (node instanceof Expr.Index) dtypes.add(DType.I32);
+            if (node instanceof Expr.Index || node instanceof Expr.Random) dtypes.add(DType.I32);
         }));
         DType widest = dtypes.stream().max((a, b) -> Integer.compare(a.bytes(), b.bytes())).orElse(DType.F32);
         // FloatVector.SPECIES_PREFERRED.length() and the others, without initialising the vector
@@ -87,6 +87,7 @@ record VectorPlan(int lanes, DType maskType) {
             case Expr.Binary binary -> isUniform(binary.left(), space) && isUniform(binary.right(), space);
             case Expr.Where where -> isUniform(where.condition(), space) && isUniform(where.ifTrue(), space) && isUniform(where.ifFalse(), space);
             case Expr.Cast cast -> isUniform(cast.x(), space);
+            case Expr.Random random -> isUniform(random.position(), space); // the key is the same at every point
             case Expr.Shared _ -> false; // vector loops keep shared values as vectors, even uniform ones
             case Expr.Element _ -> false;
         };

@@ -48,6 +48,11 @@ public final class CostModel {
     /// expm1, log1p, softplus, pow, gelu-erf and every `f64` transcendental. A harness over 1M
     /// elements: `f32` log 8.3 ns, `f64` exp 7.5, `f32` pow 12.7 per element.
     static final double LANE_NS = 7.5;
+    /// One element of a random node (`Randoms`): a uniform draw is SplitMix64's finaliser, a normal
+    /// one adds `StrictMath`'s log, sqrt and cos or sin; vector code samples lane by lane.
+    /// `DropoutBench` (see its comment for the figures).
+    static final double UNIFORM_NS = 1.0;
+    static final double NORMAL_NS = 20;
     /// A value over the register budget costs stores and reloads: `FusionBench.wide`, where greedy's
     /// one kernel (about 30 values over 32 registers) takes 0.48 ms and the two split kernels 0.29
     /// ms plus 0.10 ms of extra traffic, over 2^18 points: 0.037 ns per excess value and point.
@@ -129,6 +134,14 @@ public final class CostModel {
             case Expr.Index _, Expr.Where _, Expr.Cast _ -> CHEAP_NS;
             case Expr.Unary unary -> unary(unary.op(), unary.dtype());
             case Expr.Binary binary -> binary(binary.op());
+            case Expr.Random random -> random(random.distribution());
+        };
+    }
+
+    static double random(dev.smelt.ir.Distribution distribution) {
+        return switch (distribution) {
+            case UNIFORM -> UNIFORM_NS;
+            case NORMAL -> NORMAL_NS;
         };
     }
 
@@ -168,6 +181,7 @@ public final class CostModel {
             case dev.smelt.ir.Node.Unary unary -> unary(unary.op(), unary.dtype());
             case dev.smelt.ir.Node.Binary binary -> binary(binary.op());
             case dev.smelt.ir.Node.Where _, dev.smelt.ir.Node.Cast _ -> CHEAP_NS;
+            case dev.smelt.ir.Node.Random random -> random(random.distribution());
             default -> 0;
         };
     }
