@@ -7,12 +7,16 @@ import dev.smelt.ir.Node;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /// What kernels call for an `Expr.Random`: element `position` of the stream whose key's halves are
 /// `high` and `low`, by [Distribution#sample], the definition the interpreter and the eager
-/// generator use, so every variant gives their bits. The vector forms spill the positions to an
-/// array and sample lane by lane, as [Lanes] does. Public only because the kernel classes, hidden
+/// generator use, so every variant gives their bits. The uniform vector forms hash lane-wise on
+/// `LongVector`s; the normal ones spill the positions to an array and sample lane by lane with
+/// `StrictMath`, as [Lanes] does. Public only because the kernel classes, hidden
 /// classes in `dev.smelt.runtime`, call it.
 public final class Randoms {
     private Randoms() {}
@@ -25,12 +29,42 @@ public final class Randoms {
 
     public static double normalDouble(int position, int high, int low) { return sample(Distribution.NORMAL, position, high, low, DType.F64); }
 
+    /// SplitMix64 lane-wise on `LongVector`s, a part of the lanes at a time when longs of that
+    /// many lanes are wider than the machine's vectors (16 `f32` lanes need two 512-bit parts).
     public static FloatVector uniform(VectorSpecies<Float> species, IntVector positions, int high, int low) {
-        return floats(species, positions, high, low, Distribution.UNIFORM);
+        var longs = longSpecies(species.length());
+        FloatVector values = null;
+        for (int part = 0; part * longs.length() < species.length(); part++) {
+            var top = (LongVector) hash(longs, positions, part, high, low).lanewise(VectorOperators.LSHR, 64 - 24);
+            var converted = (FloatVector) top.convertShape(VectorOperators.L2F, species, -part); // exact: 24 bits
+            values = values == null ? converted : values.add(converted); // the other part's lanes are 0
+        }
+        return values.mul(0x1.0p-24f);
     }
 
     public static DoubleVector uniformDouble(VectorSpecies<Double> species, IntVector positions, int high, int low) {
-        return doubles(species, positions, high, low, Distribution.UNIFORM);
+        var longs = longSpecies(species.length());
+        DoubleVector values = null;
+        for (int part = 0; part * longs.length() < species.length(); part++) {
+            var top = (LongVector) hash(longs, positions, part, high, low).lanewise(VectorOperators.LSHR, 64 - 53);
+            var converted = (DoubleVector) top.convertShape(VectorOperators.L2D, species, -part); // exact: 53 bits
+            values = values == null ? converted : values.add(converted);
+        }
+        return values.mul(0x1.0p-53);
+    }
+
+    /// `Distribution.bits(key, position)` for the `longs.length()` lanes of `positions` from `part · longs.length()` on.
+    private static LongVector hash(VectorSpecies<Long> longs, IntVector positions, int part, int high, int low) {
+        var z = ((LongVector) positions.convertShape(VectorOperators.I2L, longs, part)).mul(Distribution.GAMMA).add(Node.Random.key(high, low));
+        z = z.lanewise(VectorOperators.XOR, z.lanewise(VectorOperators.LSHR, 30)).mul(Distribution.MIX_1);
+        z = z.lanewise(VectorOperators.XOR, z.lanewise(VectorOperators.LSHR, 27)).mul(Distribution.MIX_2);
+        return z.lanewise(VectorOperators.XOR, z.lanewise(VectorOperators.LSHR, 31));
+    }
+
+    /// Longs of `lanes` lanes, or of as many as the machine's widest vector holds.
+    private static VectorSpecies<Long> longSpecies(int lanes) {
+        int bits = Math.min(lanes * Long.SIZE, LongVector.SPECIES_MAX.vectorBitSize());
+        return VectorSpecies.of(long.class, VectorShape.forBitSize(bits));
     }
 
     public static FloatVector normal(VectorSpecies<Float> species, IntVector positions, int high, int low) {

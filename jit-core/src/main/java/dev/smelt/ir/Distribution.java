@@ -13,8 +13,8 @@ public enum Distribution {
     /// `√(-2 ln u₁)·cos(2πu₂)` and `…·sin(2πu₂)`. `StrictMath`, so the bits are the same on every JVM.
     NORMAL;
 
-    /// SplitMix64's increment, the golden ratio in 64 bits.
-    private static final long GAMMA = 0x9E3779B97F4A7C15L;
+    /// SplitMix64's increment (the golden ratio in 64 bits) and its finaliser's multipliers.
+    public static final long GAMMA = 0x9E3779B97F4A7C15L, MIX_1 = 0xBF58476D1CE4E5B9L, MIX_2 = 0x94D049BB133111EBL;
 
     /// The key of the stream of `seed` positioned after `offset` draws.
     public static long key(long seed, long offset) { return seed + (offset + 1) * GAMMA; }
@@ -22,8 +22,8 @@ public enum Distribution {
     /// Draw `n` of the stream `key`: SplitMix64's finaliser.
     public static long bits(long key, long n) {
         long z = key + n * GAMMA;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        z = (z ^ (z >>> 30)) * MIX_1;
+        z = (z ^ (z >>> 27)) * MIX_2;
         return z ^ (z >>> 31);
     }
 
