@@ -9,7 +9,6 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /// What kernels call for an `Expr.Random`: element `position` of the stream whose key's halves are
@@ -29,42 +28,41 @@ public final class Randoms {
 
     public static double normalDouble(int position, int high, int low) { return sample(Distribution.NORMAL, position, high, low, DType.F64); }
 
-    /// SplitMix64 lane-wise on `LongVector`s, a part of the lanes at a time when longs of that
-    /// many lanes are wider than the machine's vectors (16 `f32` lanes need two 512-bit parts).
+    /// SplitMix64 lane-wise on a `LongVector` of as many lanes (kernels that draw have at most as
+    /// many lanes as the machine's widest vector holds longs, see [VectorPlan]), else lane by lane.
     public static FloatVector uniform(VectorSpecies<Float> species, IntVector positions, int high, int low) {
-        var longs = longSpecies(species.length());
-        FloatVector values = null;
-        for (int part = 0; part * longs.length() < species.length(); part++) {
-            var top = (LongVector) hash(longs, positions, part, high, low).lanewise(VectorOperators.LSHR, 64 - 24);
-            var converted = (FloatVector) top.convertShape(VectorOperators.L2F, species, -part); // exact: 24 bits
-            values = values == null ? converted : values.add(converted); // the other part's lanes are 0
-        }
-        return values.mul(0x1.0p-24f);
+        var longs = longs(species.length());
+        if (longs == null) return floats(species, positions, high, low, Distribution.UNIFORM);
+        var top = hash(longs, positions, high, low).lanewise(VectorOperators.LSHR, 64 - 24);
+        return ((FloatVector) top.convertShape(VectorOperators.L2F, species, 0)).mul(0x1.0p-24f); // exact: 24 bits
     }
 
     public static DoubleVector uniformDouble(VectorSpecies<Double> species, IntVector positions, int high, int low) {
-        var longs = longSpecies(species.length());
-        DoubleVector values = null;
-        for (int part = 0; part * longs.length() < species.length(); part++) {
-            var top = (LongVector) hash(longs, positions, part, high, low).lanewise(VectorOperators.LSHR, 64 - 53);
-            var converted = (DoubleVector) top.convertShape(VectorOperators.L2D, species, -part); // exact: 53 bits
-            values = values == null ? converted : values.add(converted);
-        }
-        return values.mul(0x1.0p-53);
+        var longs = longs(species.length());
+        if (longs == null) return doubles(species, positions, high, low, Distribution.UNIFORM);
+        var top = hash(longs, positions, high, low).lanewise(VectorOperators.LSHR, 64 - 53);
+        return ((DoubleVector) top.convertShape(VectorOperators.L2D, species, 0)).mul(0x1.0p-53); // exact: 53 bits
     }
 
-    /// `Distribution.bits(key, position)` for the `longs.length()` lanes of `positions` from `part · longs.length()` on.
-    private static LongVector hash(VectorSpecies<Long> longs, IntVector positions, int part, int high, int low) {
-        var z = ((LongVector) positions.convertShape(VectorOperators.I2L, longs, part)).mul(Distribution.GAMMA).add(Node.Random.key(high, low));
+    /// `Distribution.bits(key, position)` in each lane.
+    private static LongVector hash(VectorSpecies<Long> longs, IntVector positions, int high, int low) {
+        var z = ((LongVector) positions.convertShape(VectorOperators.I2L, longs, 0)).mul(Distribution.GAMMA).add(Node.Random.key(high, low));
         z = z.lanewise(VectorOperators.XOR, z.lanewise(VectorOperators.LSHR, 30)).mul(Distribution.MIX_1);
         z = z.lanewise(VectorOperators.XOR, z.lanewise(VectorOperators.LSHR, 27)).mul(Distribution.MIX_2);
         return z.lanewise(VectorOperators.XOR, z.lanewise(VectorOperators.LSHR, 31));
     }
 
-    /// Longs of `lanes` lanes, or of as many as the machine's widest vector holds.
-    private static VectorSpecies<Long> longSpecies(int lanes) {
-        int bits = Math.min(lanes * Long.SIZE, LongVector.SPECIES_MAX.vectorBitSize());
-        return VectorSpecies.of(long.class, VectorShape.forBitSize(bits));
+    /// The species of `lanes` longs, or null beyond the machine's widest vector. A switch over
+    /// constants, so that C2 folds it where the kernel's species is a constant.
+    private static VectorSpecies<Long> longs(int lanes) {
+        var species = switch (lanes) {
+            case 1 -> LongVector.SPECIES_64;
+            case 2 -> LongVector.SPECIES_128;
+            case 4 -> LongVector.SPECIES_256;
+            case 8 -> LongVector.SPECIES_512;
+            default -> null;
+        };
+        return species != null && species.vectorBitSize() <= LongVector.SPECIES_MAX.vectorBitSize() ? species : null;
     }
 
     public static FloatVector normal(VectorSpecies<Float> species, IntVector positions, int high, int low) {
