@@ -48,11 +48,12 @@ public final class CostModel {
     /// expm1, log1p, softplus, pow, gelu-erf and every `f64` transcendental. A harness over 1M
     /// elements: `f32` log 8.3 ns, `f64` exp 7.5, `f32` pow 12.7 per element.
     static final double LANE_NS = 7.5;
-    /// One element of a random node (`Randoms`): a uniform draw is SplitMix64's finaliser, a normal
-    /// one adds `StrictMath`'s log, sqrt and cos or sin; vector code samples lane by lane.
-    /// `DropoutBench` (see its comment for the figures).
-    static final double UNIFORM_NS = 1.0;
-    static final double NORMAL_NS = 20;
+    /// One element of a random node (`Randoms`): a uniform draw is SplitMix64's finaliser on
+    /// `LongVector` lanes, a normal one `StrictMath`'s log, sqrt and cos or sin lane by lane.
+    /// `DropoutBench.uniform` and `normal` (rand and randn into f32[1M], 0.66 and 37.6 ms per call,
+    /// 2026-11-26, load 5) less the write of 4 MiB.
+    static final double UNIFORM_NS = 0.44;
+    static final double NORMAL_NS = 36;
     /// A value over the register budget costs stores and reloads: `FusionBench.wide`, where greedy's
     /// one kernel (about 30 values over 32 registers) takes 0.48 ms and the two split kernels 0.29
     /// ms plus 0.10 ms of extra traffic, over 2^18 points: 0.037 ns per excess value and point.
