@@ -96,8 +96,7 @@ final class Creation {
         Shape shape = shape(op, dims);
         if (Tracer.CURRENT.isBound()) {
             Tracer tracer = Tracer.CURRENT.get();
-            long offset = tracer.sources().stream().filter(source -> source instanceof Draw draw && draw.generator() == generator).mapToLong(source -> ((Draw) source).count()).sum();
-            Node key = tracer.capture(new Draw(generator, offset, distribution.draws(shape.size())), Shape.of(2), DType.I32);
+            Node key = tracer.capture(new Draw(generator, drawnBefore(tracer, generator), distribution.draws(shape.size())), Shape.of(2), DType.I32);
             return new Tensor(tracer.record(new Node.Random(distribution, key, shape, dtype)), tracer);
         }
         Storage storage = Storage.allocate(dtype, shape.size());
@@ -108,6 +107,14 @@ final class Creation {
 
     /// What a trace captures for a random tensor: [Jit#trace] turns it into a [Traced.Draw].
     record Draw(Generator generator, long offset, long count) {}
+
+    /// The draws this trace has taken from `generator` so far.
+    private static long drawnBefore(Tracer tracer, Generator generator) {
+        long drawn = 0;
+        for (Object source : tracer.sources())
+            if (source instanceof Draw draw && draw.generator() == generator) drawn += draw.count();
+        return drawn;
+    }
 
     static Shape shape(String op, int... dims) {
         if (dims == null) throw SmeltException.of(op, "shape is null");

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
+import dev.smelt.ir.Shape;
 import dev.smelt.ir.Storage;
 import dev.smelt.ref.Interpreter;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 
 /// The result of [Jit#trace]: the graph, how many of its inputs are the function's arguments, the
@@ -30,7 +33,7 @@ public record Traced(Graph graph, int arguments, List<Tensor> captures, List<Dra
             throw SmeltException.of("Traced", "%d arguments and %d captures do not make the graph's %d inputs", arguments, captures.size(), inputs);
         for (int i = 0; i < captures.size(); i++) requireCapture(i, captures.get(i), graph.inputs().get(arguments + i));
         for (Draw draw : draws)
-            if (draw == null || draw.generator() == null || draw.capture() < 0 || draw.capture() >= captures.size() || !captures.get(draw.capture()).shape().equals(KEY_SHAPE) || captures.get(draw.capture()).dtype() != dev.smelt.ir.DType.I32)
+            if (draw == null || draw.generator() == null || !isKey(draw.capture(), captures))
                 throw SmeltException.of("Traced", "draw %s does not name an i32[2] key among the %d captures", draw, captures.size());
         captures = List.copyOf(captures);
         draws = List.copyOf(draws);
@@ -39,7 +42,9 @@ public record Traced(Graph graph, int arguments, List<Tensor> captures, List<Dra
     /// A function that draws no random tensors.
     public Traced(Graph graph, int arguments, List<Tensor> captures) { this(graph, arguments, captures, List.of()); }
 
-    private static final dev.smelt.ir.Shape KEY_SHAPE = dev.smelt.ir.Shape.of(2);
+    private static boolean isKey(int capture, List<Tensor> captures) {
+        return capture >= 0 && capture < captures.size() && captures.get(capture).dtype() == DType.I32 && captures.get(capture).shape().equals(Shape.of(2));
+    }
 
     /// The same arguments, captures and draws around `graph`, which has the same inputs (a
     /// transform of this trace, such as its gradients).
@@ -51,7 +56,7 @@ public record Traced(Graph graph, int arguments, List<Tensor> captures, List<Dra
     /// generator state draw the same ones.
     public List<Tensor> callCaptures() {
         if (draws.isEmpty()) return captures;
-        var starts = new java.util.IdentityHashMap<Generator, Long>();
+        var starts = new IdentityHashMap<Generator, Long>();
         for (Draw draw : draws)
             starts.computeIfAbsent(draw.generator(), g -> g.advance(draws.stream().filter(d -> d.generator() == g).mapToLong(Draw::count).sum()));
         var fresh = new ArrayList<>(captures);
