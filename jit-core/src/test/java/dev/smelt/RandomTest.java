@@ -171,6 +171,27 @@ class RandomTest {
         assertThrows(SmeltException.class, () -> x.dropout(0.5, null));
     }
 
+    /// Threads sharing one compiled function and its generator each reserve their own draws: the
+    /// calls' values are exactly the eager draws at positions 0, n, 2n, …, each once.
+    @Test
+    void concurrentCallsTakeDistinctDraws() throws Exception {
+        int n = 64, threads = 4, calls = 25;
+        var g = new Generator(21);
+        var f = Jit.compile(x -> x.add(Tensor.rand(g, n)));
+        var results = java.util.Collections.synchronizedSet(new java.util.HashSet<String>());
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(threads)) {
+            var futures = new java.util.ArrayList<java.util.concurrent.Future<?>>();
+            for (int t = 0; t < threads; t++)
+                futures.add(pool.submit(() -> { for (int call = 0; call < calls; call++) results.add(Arrays.toString(f.apply(Tensor.zeros(n)).toFloatArray())); }));
+            for (var future : futures) future.get();
+        }
+        var eager = new Generator(21);
+        var expected = new java.util.HashSet<String>();
+        for (int call = 0; call < threads * calls; call++) expected.add(Arrays.toString(Tensor.rand(eager, n).toFloatArray()));
+        assertEquals(expected, results);
+        assertEquals(eager.position(), g.position());
+    }
+
     @Test
     void generatorPrintsItsSeedAndPosition() {
         var g = new Generator(42);
