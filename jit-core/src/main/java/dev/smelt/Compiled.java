@@ -106,7 +106,7 @@ public final class Compiled {
                 if (!matches(argument, i, needsGradient)) return null;
                 buffers[program.inputBuffer(i)] = array(argument, i);
             }
-            var captures = version.traced().captures();
+            var captures = version.traced().callCaptures();
             for (int i = 0; i < captures.size(); i++) buffers[program.inputBuffer(arguments.length + i)] = Dispatch.dense(captures.get(i)).array();
             return new Tensor(Storage.wrapArray(program.runOne(buffers)), shapes[0], strides[0], 0);
         }
@@ -302,7 +302,7 @@ public final class Compiled {
     private static List<Storage> inputs(Version entry, Tensor[] arguments) {
         var storages = new ArrayList<Storage>(arguments.length + entry.traced().captures().size());
         for (Tensor argument : arguments) storages.add(Dispatch.dense(argument));
-        var captures = entry.traced().captures();
+        var captures = entry.traced().callCaptures();
         for (int i = 0; i < captures.size(); i++) storages.add(Dispatch.dense(captures.get(i)));
         return storages;
     }

@@ -125,4 +125,18 @@ final class Composites {
             return Reductions.mean(b, b.unary(UnaryOp.SQUARE, error), IntStream.range(0, x.rank()).boxed().toList(), false);
         });
     }
+
+    /// Inverted dropout, as `torch.nn.functional.dropout` in training: each element is kept with
+    /// probability `1 - p` (where its draw is at least `p`) and scaled by `1 / (1 - p)`, so the
+    /// expected value is unchanged. As in PyTorch, `p = 0` is `x` itself and `p = 1` is `x · 0` (NaN
+    /// stays NaN), and neither draws.
+    static Tensor dropout(Tensor x, double p, Generator generator) {
+        Ops.nonNull("dropout", x, generator);
+        if (!(p >= 0 && p <= 1)) throw SmeltException.of("dropout", "p is the probability of zeroing an element and must be in [0, 1], got %s", p);
+        if (!x.dtype().isFloating()) throw SmeltException.of("dropout", "needs a float tensor, not %s; convert it with .to(DType.F32)", x.dtype());
+        if (p == 0) return x;
+        if (p == 1) return x.mul(0);
+        Tensor keep = Tensor.rand(generator, x.dtype(), x.shape().toArray()).ge(p);
+        return x.mul(keep).mul(1 / (1 - p));
+    }
 }

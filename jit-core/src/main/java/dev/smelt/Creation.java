@@ -3,14 +3,17 @@ package dev.smelt;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.Distribution;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.Storage;
+import dev.smelt.trace.Tracer;
 import java.util.Arrays;
 import java.util.List;
 
 /// Tensor factories. `full`, `arange` and `linspace` are graph nodes, so inside a trace they are
-/// constants the compiler can fold; arrays and random tensors are concrete data, captured as inputs.
+/// constants the compiler can fold; random tensors are graph nodes too, drawn afresh on each call;
+/// arrays are concrete data, captured as inputs.
 final class Creation {
     private Creation() {}
 
@@ -83,15 +86,34 @@ final class Creation {
         return Storage.wrapBool(bytes);
     }
 
-    static Tensor random(Generator generator, boolean normal, DType dtype, int... dims) {
-        String op = normal ? "randn" : "rand";
+    /// Eagerly, the next draws of `generator`. Inside a trace, a [Node.Random] whose key is a
+    /// capture the compiled function fills in for each call ([Traced#callCaptures]), starting after
+    /// the draws this trace took from `generator` before.
+    static Tensor random(Generator generator, Distribution distribution, DType dtype, int... dims) {
+        String op = distribution.toString();
         Ops.nonNull(op, generator, dtype);
         if (!dtype.isFloating()) throw SmeltException.of(op, "needs a float dtype, not %s", dtype);
         Shape shape = shape(op, dims);
+        if (Tracer.CURRENT.isBound()) {
+            Tracer tracer = Tracer.CURRENT.get();
+            Node key = tracer.capture(new Draw(generator, drawnBefore(tracer, generator), distribution.draws(shape.size())), Shape.of(2), DType.I32);
+            return new Tensor(tracer.record(new Node.Random(distribution, key, shape, dtype)), tracer);
+        }
         Storage storage = Storage.allocate(dtype, shape.size());
-        double[] values = normal ? generator.normals(shape.size()) : generator.uniforms(shape.size(), dtype == DType.F32 ? 24 : 53);
+        double[] values = generator.sample(distribution, shape.size(), dtype);
         for (int i = 0; i < values.length; i++) storage.set(i, values[i]);
         return new Tensor(storage, shape, shape.contiguousStrides(), 0);
+    }
+
+    /// What a trace captures for a random tensor: [Jit#trace] turns it into a [Traced.Draw].
+    record Draw(Generator generator, long offset, long count) {}
+
+    /// The draws this trace has taken from `generator` so far.
+    private static long drawnBefore(Tracer tracer, Generator generator) {
+        long drawn = 0;
+        for (Object source : tracer.sources())
+            if (source instanceof Draw draw && draw.generator() == generator) drawn += draw.count();
+        return drawn;
     }
 
     static Shape shape(String op, int... dims) {

@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
-/// A seeded source of random numbers for [Tensor#rand] and [Tensor#randn]. Counter-based: draw
-/// number `n` is a pure function of `(seed, n)` (SplitMix64's finaliser), so a stream can be
-/// reproduced or regenerated from its position, as dropout masks will need. Not thread-safe.
+import dev.smelt.ir.DType;
+import dev.smelt.ir.Distribution;
+
+/// A seeded source of random numbers for [Tensor#rand], [Tensor#randn] and [Tensor#dropout].
+/// Counter-based: draw number `n` is a pure function of `(seed, n)` (SplitMix64's finaliser, see
+/// [Distribution]), and the generator's state is only its [#position]. A random tensor of `n`
+/// elements takes the next `n` draws (rounded up to even for `randn`), eagerly or in a compiled
+/// function: there the tensor is a graph node whose key (seed and position) is an input of each
+/// call, so each call draws fresh values, the generator advances exactly as the eager function
+/// would advance it, and a backward regenerates a dropout mask from the key instead of storing it.
+/// Advancing is atomic; a generator shared by threads still gives each call its own draws, but
+/// which call gets which depends on their order.
 public final class Generator {
     private final long seed;
-    private long counter;
+    private long position;
 
     /// A generator at position 0 of the stream of `seed` (as `torch.Generator().manual_seed(seed)`).
     public Generator(long seed) { this.seed = seed; }
@@ -15,33 +24,35 @@ public final class Generator {
     public long seed() { return seed; }
 
     /// How many 64-bit draws have been taken so far.
-    public long position() { return counter; }
+    public synchronized long position() { return position; }
 
-    /// `count` values uniform in `[0, 1)`, with `precision` random bits each: 53 for f64, and 24
-    /// for f32 (as PyTorch), because a 53-bit value within 2⁻²⁵ of 1 would round up to 1.0f.
-    double[] uniforms(int count, int precision) {
-        double[] values = new double[count];
-        for (int i = 0; i < count; i++) values[i] = (bits(counter++) >>> (64 - precision)) * Math.scalb(1.0, -precision);
-        return values;
+    /// Reserves the next `draws` draws and returns the position of the first.
+    synchronized long advance(long draws) {
+        long start = position;
+        position += draws;
+        return start;
     }
 
-    /// `count` standard normal values (Box–Muller on pairs of uniforms).
-    double[] normals(int count) {
+    /// The key of the stream starting at draw `start`, as a random node reads it: `i32[2]`, its
+    /// high and low halves.
+    Tensor key(long start) {
+        long key = Distribution.key(seed, start);
+        return Tensor.of(new int[] {(int) (key >>> 32), (int) key}, 2);
+    }
+
+    /// `count` values of `distribution` as `dtype` takes them (see [Distribution#sample]), from the
+    /// next draws.
+    double[] sample(Distribution distribution, int count, DType dtype) {
+        long key = Distribution.key(seed, advance(distribution.draws(count)));
         double[] values = new double[count];
-        for (int i = 0; i < count; i += 2) {
-            double u1 = ((bits(counter++) >>> 11) + 1) * 0x1.0p-53; // in (0, 1]: log stays finite
-            double u2 = (bits(counter++) >>> 11) * 0x1.0p-53;
-            double radius = Math.sqrt(-2 * Math.log(u1));
-            values[i] = radius * Math.cos(2 * Math.PI * u2);
-            if (i + 1 < count) values[i + 1] = radius * Math.sin(2 * Math.PI * u2);
-        }
+        for (int i = 0; i < count; i++) values[i] = distribution.sample(key, i, dtype);
         return values;
     }
 
     /// A random ordering of `0, 1, …, n-1`, as `torch.randperm(n, generator=…)`: Fisher–Yates, each
     /// swap partner an unbiased draw (rejection on 63 bits, as `java.util.Random.nextInt(bound)`), so
     /// the result depends only on the seed and [#position], which advances by about `n - 1`.
-    public int[] permutation(int n) {
+    public synchronized int[] permutation(int n) {
         if (n < 0) throw SmeltException.of("permutation", "the length must be ≥ 0, got %d", n);
         int[] order = new int[n];
         for (int i = 0; i < n; i++) order[i] = i;
@@ -55,21 +66,17 @@ public final class Generator {
     }
 
     // Uniform in [0, bound): a 63-bit draw modulo bound, redrawn when it falls in the last partial
-    // block of bound values (probability below bound / 2⁶³).
+    // block of bound values (probability below bound / 2⁶³). The caller holds the lock.
     private int below(int bound) {
-        long draw = bits(counter++) >>> 1, remainder = draw % bound;
+        long draw = Distribution.bits(Distribution.key(seed, 0), position++) >>> 1, remainder = draw % bound;
         while (draw - remainder + (bound - 1) < 0) {
-            draw = bits(counter++) >>> 1;
+            draw = Distribution.bits(Distribution.key(seed, 0), position++) >>> 1;
             remainder = draw % bound;
         }
         return (int) remainder;
     }
 
-    // SplitMix64 of the n-th counter value after the seed.
-    private long bits(long n) {
-        long z = seed + (n + 1) * 0x9E3779B97F4A7C15L;
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
-    }
+    /// `Generator(seed=42, position=1024)`.
+    @Override
+    public String toString() { return "Generator(seed=%d, position=%d)".formatted(seed, position()); }
 }

@@ -183,9 +183,22 @@ public final class Jit {
         var outputs = new ArrayList<Node>();
         for (Tensor result : results) outputs.add(outputNode(tracer, result));
         var graph = tracer.finish(outputs);
-        var captures = tracer.sources().subList(examples.size(), tracer.sources().size()).stream().map(Tensor.class::cast).toList();
-        return new Traced(graph, examples.size(), captures);
+        var sources = tracer.sources().subList(examples.size(), tracer.sources().size());
+        var captures = new ArrayList<Tensor>();
+        var draws = new ArrayList<Traced.Draw>();
+        for (Object source : sources) {
+            if (source instanceof Creation.Draw draw) {
+                draws.add(new Traced.Draw(captures.size(), draw.generator(), draw.offset(), draw.count()));
+                captures.add(draw.generator().key(draw.generator().position() + draw.offset()));
+            } else captures.add((Tensor) source);
+        }
+        return new Traced(graph, examples.size(), captures, draws);
     }
+
+    /// Whether this thread is recording a trace: code whose behaviour depends on a Java value (a
+    /// layer's training mode) reads it as a tensor then, so that the compiled function follows
+    /// later changes to it instead of keeping the value it had when traced.
+    public static boolean isTracing() { return Tracer.CURRENT.isBound(); }
 
     /// The symbolic arguments as the traced function sees them: reading one past the arity is a
     /// [SmeltException] naming both, not an IndexOutOfBoundsException from inside the trace.

@@ -3,6 +3,7 @@ package dev.smelt;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.Distribution;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
@@ -84,14 +85,15 @@ public final class Tensor {
     public static Tensor of(int[] data, int... shape) { return Creation.of(Storage.wrap(Creation.data(data).clone()), shape); }
     /// A `bool` tensor over a copy of `data`; see [#of(float\[\], int...)].
     public static Tensor of(boolean[] data, int... shape) { return Creation.of(Creation.bools(Creation.data(data)), shape); }
-    /// Uniform `f32` values in `[0, 1)` from `generator`, as `torch.rand(*shape, generator=…)`.
-    public static Tensor rand(Generator generator, int... shape) { return Creation.random(generator, false, DType.F32, shape); }
+    /// Uniform `f32` values in `[0, 1)` from `generator`, as `torch.rand(*shape, generator=…)`. Inside a
+    /// compiled function, a graph node drawn afresh on each call (see [Generator]).
+    public static Tensor rand(Generator generator, int... shape) { return Creation.random(generator, Distribution.UNIFORM, DType.F32, shape); }
     /// Uniform values in `[0, 1)` of a float `dtype` (53 random bits for `f64`, 24 for `f32`).
-    public static Tensor rand(Generator generator, DType dtype, int... shape) { return Creation.random(generator, false, dtype, shape); }
+    public static Tensor rand(Generator generator, DType dtype, int... shape) { return Creation.random(generator, Distribution.UNIFORM, dtype, shape); }
     /// Standard normal `f32` values from `generator`, as `torch.randn`.
-    public static Tensor randn(Generator generator, int... shape) { return Creation.random(generator, true, DType.F32, shape); }
+    public static Tensor randn(Generator generator, int... shape) { return Creation.random(generator, Distribution.NORMAL, DType.F32, shape); }
     /// Standard normal values of a float `dtype`.
-    public static Tensor randn(Generator generator, DType dtype, int... shape) { return Creation.random(generator, true, dtype, shape); }
+    public static Tensor randn(Generator generator, DType dtype, int... shape) { return Creation.random(generator, Distribution.NORMAL, dtype, shape); }
 
     // ---- metadata ----
     /// The sizes of the axes; `[]` for a 0-d tensor.
@@ -339,29 +341,28 @@ public final class Tensor {
     public Tensor layerNorm(int[] normalizedShape, Tensor weight, Tensor bias, double eps) { return Composites.layerNorm(this, normalizedShape, weight, bias, eps); }
     /// [#layerNorm(int\[\], Tensor, Tensor, double)] without weight and bias, `eps = 1e-5`.
     public Tensor layerNorm(int... normalizedShape) { return Composites.layerNorm(this, normalizedShape, null, null, 1e-5); }
-    /// x / √(mean(x²) + eps) · weight over the trailing `normalizedShape` axes, as
-    /// `torch.nn.functional.rms_norm`; `weight` may be null.
+    /// x / √(mean(x²) + eps) · weight (null: none) over the trailing axes, as `torch.nn.functional.rms_norm`.
     public Tensor rmsNorm(int[] normalizedShape, Tensor weight, double eps) { return Transformers.rmsNorm(this, normalizedShape, weight, eps); }
-    /// Rotary position embedding: pairs of the last axis rotate by angles whose `cos` and `sin` end in d/2
-    /// and broadcast (e.g. [T, 1, d/2] for [T, heads, d]); `interleaved` pairs (2i, 2i+1) as llama2.c,
-    /// otherwise (i, i + d/2) as Hugging Face's `rotate_half`.
+    /// Rotary embedding: pairs of the last axis turn by angles (`cos`, `sin`: [..., d/2], broadcast); pairs
+    /// are (2i, 2i+1) when `interleaved`, as llama2.c, else (i, i + d/2), as Hugging Face's `rotate_half`.
     public Tensor rope(Tensor cos, Tensor sin, boolean interleaved) { return Transformers.rope(this, cos, sin, interleaved); }
     /// `softmax(q·kᵀ·scale + mask)·v` as PyTorch's `scaled_dot_product_attention`: q `[..., heads, T, d]`,
     /// k and v `[..., kvHeads, S, d | dv]`, kv heads shared by heads / kvHeads q heads each (grouped-query);
     /// `mask` boolean (true takes part) or added, broadcast to [..., T, S]; `causal` top-left aligned.
-    public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
-        return Attention.apply(q, k, v, mask, causal, scale);
-    }
+    public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) { return Attention.apply(q, k, v, mask, causal, scale); }
     /// Attention with the default scale 1/√d, causal or not, without a mask.
     public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, boolean causal) { return Attention.apply(q, k, v, null, causal); }
     /// Attention with the default scale 1/√d and `mask` (boolean, or added to the scores).
     public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, Tensor mask) { return Attention.apply(q, k, v, mask, false); }
     /// Mean cross-entropy of logits `[N, C]` (or `[C]`) against `i32` class indices `[N]` (or 0-d),
-    /// or against class probabilities of the logits' shape. An index outside `[0, C)` throws when
-    /// eager and gives NaN when traced.
+    /// or against class probabilities of the logits' shape. An index outside `[0, C)` throws.
     public Tensor crossEntropy(Tensor targets) { return Composites.crossEntropy(this, targets); }
     /// Mean squared error against `target` of the same shape.
     public Tensor mseLoss(Tensor target) { return Composites.mseLoss(this, target); }
+    /// Inverted dropout (training mode): each element zeroed with probability `p`, the others
+    /// scaled by `1 / (1 - p)`; the mask is drawn from `generator`, afresh on each call of a
+    /// compiled function. `p = 0` returns this tensor, `p = 1` this tensor times 0.
+    public Tensor dropout(double p, Generator generator) { return Composites.dropout(this, p, generator); }
 
     // ---- values (concrete tensors only: reading a traced tensor's values throws) ----
     /// Element at `index` (negative indices count from the end), as a double.

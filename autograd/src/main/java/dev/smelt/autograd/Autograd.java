@@ -83,7 +83,7 @@ public final class Autograd {
         var outputs = new ArrayList<Node>();
         if (withValue) outputs.add(loss(graph));
         outputs.addAll(gradients(graph, differentiable(graph, wrt), nodes));
-        return new Traced(new Graph(graph.inputs(), outputs), traced.arguments(), traced.captures());
+        return traced.withGraph(new Graph(graph.inputs(), outputs));
     }
 
     /// The backward transform on a graph: `∂output/∂x` for each of `wrt`, where `output` is the

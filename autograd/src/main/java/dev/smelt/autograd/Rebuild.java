@@ -25,6 +25,7 @@ public final class Rebuild {
             case Expand e -> new Expand(operands.get(0), e.shape());
             case Slice s -> new Slice(operands.get(0), s.axis(), s.start(), s.stop(), s.step());
             case Concat c -> new Concat(operands, c.axis());
+            case Random r -> new Random(r.distribution(), operands.get(0), r.shape(), r.dtype());
         };
     }
 }

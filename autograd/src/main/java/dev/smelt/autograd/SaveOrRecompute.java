@@ -10,7 +10,8 @@ import dev.smelt.ir.Node.*;
 /// recomputes it from values it has, in the fusion cost model's unit ([CostModel]): a pointwise
 /// value is recomputed when its arithmetic per element, done by each backward kernel that reads
 /// it, costs less than writing it and reading it back; views and constants are free; reductions
-/// and matmuls are saved (recomputing one reads its whole operand again). Recomputing a node makes
+/// and matmuls are saved (recomputing one reads its whole operand again); random tensors are
+/// regenerated from their keys. Recomputing a node makes
 /// its operands needed in turn, so `relu(x·W)` saves the matmul and recomputes the relu from it.
 public final class SaveOrRecompute {
     private SaveOrRecompute() {}
@@ -31,6 +32,8 @@ public final class SaveOrRecompute {
             case Input _, Constant _, Iota _ -> recompute(node, "free: no memory read");
             case Reshape _, Permute _, Expand _, Slice _ -> recompute(node, "a view: an index map, read in place");
             case Concat _ -> recompute(node, "a copy of its parts, fused on read");
+            // As the design plans for dropout: the backward reads its key, never a saved mask.
+            case Random _ -> recompute(node, "random: regenerated from its key, not kept from forward to backward");
             case Cast _, Where _, Unary _, Binary _ -> {
                 double recompute = RECOMPUTATIONS * CostModel.pointwise(node), save = CostModel.savedPerElement(node.dtype());
                 String costs = "%.3f ns per element to recompute against %.3f to save".formatted(recompute, save);

@@ -28,8 +28,9 @@ public final class ValueAndGrad {
     private final Map<String, Split> splits = new LruMap<>(Compiled.CAPACITY);
     private volatile Split last;
 
-    /// One signature's two programs; `seed` is the cotangent `∂L/∂L = 1`.
-    private record Split(Partition partition, Compiled forward, Compiled backward, List<Tensor> captures, Tensor seed) {}
+    /// One signature's two programs; `seed` is the cotangent `∂L/∂L = 1`. The forward takes the
+    /// trace's captures as arguments, so that both programs of a call read the same random keys.
+    private record Split(Partition partition, Compiled forward, Compiled backward, Traced traced, Tensor seed) {}
 
     ValueAndGrad(Jit.FunctionN function, int arity, int[] wrt) {
         this.function = function;
@@ -41,9 +42,10 @@ public final class ValueAndGrad {
     /// backward one on what the forward saved (each compiled once per signature).
     public Result apply(Tensor... arguments) {
         Split split = split(arguments);
-        List<Tensor> forward = split.forward().applyAll(arguments);
-        var backwardArguments = new ArrayList<>(Arrays.asList(arguments));
-        backwardArguments.addAll(split.captures());
+        var inputs = new ArrayList<>(Arrays.asList(arguments));
+        inputs.addAll(split.traced().callCaptures());
+        List<Tensor> forward = split.forward().applyAll(inputs.toArray(Tensor[]::new));
+        var backwardArguments = new ArrayList<>(inputs);
         backwardArguments.addAll(forward.subList(1, forward.size()));
         backwardArguments.add(split.seed());
         return new Result(forward.getFirst(), split.backward().applyAll(backwardArguments.toArray(Tensor[]::new)));
@@ -84,9 +86,9 @@ public final class ValueAndGrad {
         var cotangent = new Node.Input(primal.inputs().size(), loss.shape(), loss.dtype());
         var gradients = Backward.gradients(primal.inputs(), List.of(loss), List.of(cotangent), Autograd.differentiable(primal, wrt), new Nodes(primal));
         Partition partition = Partition.split(primal, List.of(cotangent), gradients);
-        Compiled forward = Jit.compile(new Traced(partition.forward(), traced.arguments(), traced.captures()));
+        Compiled forward = Jit.compile(new Traced(partition.forward(), partition.forward().inputs().size(), List.of()));
         Compiled backward = Jit.compile(new Traced(partition.backward(), partition.backward().inputs().size(), List.of()));
         Tensor seed = Tensor.ones(loss.dtype(), loss.shape().toArray());
-        return new Split(partition, forward, backward, traced.captures(), seed);
+        return new Split(partition, forward, backward, traced, seed);
     }
 }

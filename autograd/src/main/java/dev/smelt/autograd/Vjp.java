@@ -43,6 +43,7 @@ final class Vjp {
             case Expand(var x, var shape, var _) -> List.of(b.sum(g, expandedAxes(x.shape(), shape))); // Σ over repeated axes
             case Slice s -> List.of(slice(s, g, b));                                            // g placed back, zeros elsewhere
             case Concat c -> concat(c, g, b);                                                    // each part's slice of g
+            case Random _ -> Arrays.asList((Node) null);                                         // no gradient to the key
         };
     }
 

@@ -161,7 +161,7 @@ public final class TrainStep {
         outputs.add(lossValue);
         outputs.addAll(newParameters);
         outputs.addAll(newState);
-        return new Traced(new Graph(inputs, outputs), traced.arguments(), captures);
+        return new Traced(new Graph(inputs, outputs), traced.arguments(), captures, traced.draws());
     }
 
     private static Node.Input extra(List<Node.Input> inputs, List<Tensor> captures, Tensor value) {

@@ -2,6 +2,7 @@
 package dev.smelt.codegen;
 
 import dev.smelt.ir.DType;
+import dev.smelt.ir.Distribution;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.UnaryOp;
 import java.util.EnumMap;
@@ -112,4 +113,10 @@ final class JavaApi {
     private static MethodRef math(String name) { return MethodRef.of(Math.class, name, double.class); }
 
     private static MethodRef scalars(String name) { return MethodRef.of(Scalars.class, name, double.class); }
+
+    /// [Randoms]' scalar form of `distribution` on `dtype`: `(position, high, low)` to a `float` or `double`.
+    static MethodRef random(Distribution distribution, DType dtype) {
+        String name = (distribution == Distribution.UNIFORM ? "uniform" : "normal") + (dtype == DType.F64 ? "Double" : "");
+        return MethodRef.of(Randoms.class, name, int.class, int.class, int.class);
+    }
 }

@@ -48,7 +48,7 @@ final class RowValues {
         boolean same = switch (expr) {
             case Expr.Load _, Expr.Index _, Expr.Element _, Expr.Shared _ -> false;
             case Expr.Constant _, Expr.Accumulated _ -> true;
-            case Expr.Unary _, Expr.Binary _, Expr.Where _, Expr.Cast _ -> Expr.operands(expr).stream().allMatch(operand -> sameInRow(operand, known));
+            case Expr.Unary _, Expr.Binary _, Expr.Where _, Expr.Cast _, Expr.Random _ -> Expr.operands(expr).stream().allMatch(operand -> sameInRow(operand, known));
         };
         known.put(expr, same);
         return same;

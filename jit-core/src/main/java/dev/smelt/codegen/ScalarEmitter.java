@@ -50,6 +50,7 @@ final class ScalarEmitter {
             case Expr.Binary binary -> emitBinary(binary);
             case Expr.Where where -> emitWhere(where);
             case Expr.Cast cast -> emitCast(cast);
+            case Expr.Random random -> emitRandom(random);
             case Expr.Accumulated accumulated -> emitAccumulated(accumulated);
             case Expr.Element element -> emitElement(element);
             case Expr.Shared shared -> code.load(Code.scalarType(shared.dtype()), layout.shared().get(shared.id()));  // t<id>
@@ -233,6 +234,14 @@ final class ScalarEmitter {
     private void emitCast(Expr.Cast cast) {
         emit(cast.x());
         convert(cast.x().dtype(), cast.dtype());
+    }
+
+    // Randoms.uniform(<position>, <keyHigh>, <keyLow>)
+    private void emitRandom(Expr.Random random) {
+        emit(random.position());
+        emit(random.keyHigh());
+        emit(random.keyLow());
+        JavaApi.random(random.distribution(), random.dtype()).invoke(code.mv);
     }
 
     // r<k>

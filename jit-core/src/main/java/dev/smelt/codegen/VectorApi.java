@@ -3,6 +3,7 @@ package dev.smelt.codegen;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.Distribution;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.UnaryOp;
 import jdk.incubator.vector.ByteVector;
@@ -154,4 +155,10 @@ final class VectorApi {
     }
 
     private static FieldRef operator(String name) { return FieldRef.of(VectorOperators.class, name); }
+
+    /// [Randoms]' vector form of `distribution` on `dtype`: `(species, positions, high, low)` to a vector.
+    static MethodRef random(Distribution distribution, DType dtype) {
+        String name = (distribution == Distribution.UNIFORM ? "uniform" : "normal") + (dtype == DType.F64 ? "Double" : "");
+        return MethodRef.of(Randoms.class, name, VectorSpecies.class, IntVector.class, int.class, int.class);
+    }
 }

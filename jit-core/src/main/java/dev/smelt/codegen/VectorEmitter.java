@@ -77,6 +77,7 @@ final class VectorEmitter {
             case Expr.Where where -> emitWhere(where);
             case Expr.Cast cast -> emitCast(cast);
             case Expr.Element element -> emitElement(element);
+            case Expr.Random random -> emitRandom(random);
             case Expr.Shared _ -> throw new IllegalStateException("handled above");
         }
     }
@@ -180,6 +181,15 @@ final class VectorEmitter {
         code.pushInt(1);
         VectorApi.ADD_INDEX.invoke(code.mv);
         convert(DType.I32, index.dtype());
+    }
+
+    // Randoms.uniform(SPECIES_F32, <positions>, <keyHigh>, <keyLow>)   (the key is one scalar for the loop)
+    private void emitRandom(Expr.Random random) {
+        pushSpecies(random.dtype());
+        emit(random.position());
+        scalar.emit(random.keyHigh());
+        scalar.emit(random.keyLow());
+        VectorApi.random(random.distribution(), random.dtype()).invoke(code.mv);
     }
 
     private void emitBinary(Expr.Binary binary) {

@@ -17,7 +17,7 @@ import jdk.incubator.vector.VectorSpecies;
 /// How a kernel's vector loops are shaped, and which of its loops stay scalar.
 ///
 /// One lane count for the whole kernel: the preferred lane count of its widest dtype (16 on an
-/// AVX-512 host for `f32`, 8 once an `f64` appears). Every dtype then uses a species of that many
+/// AVX-512 host for `f32`, 8 once an `f64` or a random draw, hashed in 64-bit lanes, appears). Every dtype then uses a species of that many
 /// lanes, so masks convert between them with `VectorMask.cast` and values with `castShape(…, 0)`.
 /// `bool` values are masks of the widest dtype's species ([#maskType]).
 ///
@@ -37,16 +37,21 @@ record VectorPlan(int lanes, DType maskType) {
 
     static VectorPlan of(Kernel kernel) {
         var dtypes = EnumSet.noneOf(DType.class);
+        boolean[] draws = {false};
         kernel.inputs().forEach(input -> dtypes.add(input.dtype()));
         kernel.reductions().forEach(reduction -> dtypes.add(reduction.dtype()));
         kernel.expressions().forEach(expr -> Expr.walk(expr, node -> {
             dtypes.add(node.dtype());
-            if (node instanceof Expr.Index) dtypes.add(DType.I32);
+            if (node instanceof Expr.Index || node instanceof Expr.Random) dtypes.add(DType.I32);
+            draws[0] |= node instanceof Expr.Random;
         }));
         DType widest = dtypes.stream().max((a, b) -> Integer.compare(a.bytes(), b.bytes())).orElse(DType.F32);
+        // A random draw hashes in 64-bit lanes (Randoms), as many as the kernel has: 16 of them
+        // would need two LongVectors and conversions across shapes that C2 does not keep intrinsic.
+        int bytes = draws[0] ? Long.BYTES : widest.bytes();
         // FloatVector.SPECIES_PREFERRED.length() and the others, without initialising the vector
         // classes: scalar kernels ask too (RowExtent), and a fresh JVM took 20 ms for that.
-        return new VectorPlan(VectorShape.preferredShape().vectorBitSize() / (widest.bytes() * Byte.SIZE), widest);
+        return new VectorPlan(VectorShape.preferredShape().vectorBitSize() / (bytes * Byte.SIZE), widest);
     }
 
     /// The width of `dtype`'s species.
@@ -87,6 +92,7 @@ record VectorPlan(int lanes, DType maskType) {
             case Expr.Binary binary -> isUniform(binary.left(), space) && isUniform(binary.right(), space);
             case Expr.Where where -> isUniform(where.condition(), space) && isUniform(where.ifTrue(), space) && isUniform(where.ifFalse(), space);
             case Expr.Cast cast -> isUniform(cast.x(), space);
+            case Expr.Random random -> isUniform(random.position(), space); // the key is the same at every point
             case Expr.Shared _ -> false; // vector loops keep shared values as vectors, even uniform ones
             case Expr.Element _ -> false;
         };

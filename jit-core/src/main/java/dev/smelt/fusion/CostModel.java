@@ -48,6 +48,12 @@ public final class CostModel {
     /// expm1, log1p, softplus, pow, gelu-erf and every `f64` transcendental. A harness over 1M
     /// elements: `f32` log 8.3 ns, `f64` exp 7.5, `f32` pow 12.7 per element.
     static final double LANE_NS = 7.5;
+    /// One element of a random node (`Randoms`): a uniform draw is SplitMix64's finaliser on
+    /// `LongVector` lanes, a normal one `StrictMath`'s log, sqrt and cos or sin lane by lane.
+    /// `DropoutBench.uniform` and `normal` (rand and randn into f32[1M], 0.66 and 37.6 ms per call,
+    /// 2026-11-26, load 5) less the write of 4 MiB.
+    static final double UNIFORM_NS = 0.44;
+    static final double NORMAL_NS = 36;
     /// A value over the register budget costs stores and reloads: `FusionBench.wide`, where greedy's
     /// one kernel (about 30 values over 32 registers) takes 0.48 ms and the two split kernels 0.29
     /// ms plus 0.10 ms of extra traffic, over 2^18 points: 0.037 ns per excess value and point.
@@ -129,6 +135,14 @@ public final class CostModel {
             case Expr.Index _, Expr.Where _, Expr.Cast _ -> CHEAP_NS;
             case Expr.Unary unary -> unary(unary.op(), unary.dtype());
             case Expr.Binary binary -> binary(binary.op());
+            case Expr.Random random -> random(random.distribution());
+        };
+    }
+
+    static double random(dev.smelt.ir.Distribution distribution) {
+        return switch (distribution) {
+            case UNIFORM -> UNIFORM_NS;
+            case NORMAL -> NORMAL_NS;
         };
     }
 
@@ -168,6 +182,7 @@ public final class CostModel {
             case dev.smelt.ir.Node.Unary unary -> unary(unary.op(), unary.dtype());
             case dev.smelt.ir.Node.Binary binary -> binary(binary.op());
             case dev.smelt.ir.Node.Where _, dev.smelt.ir.Node.Cast _ -> CHEAP_NS;
+            case dev.smelt.ir.Node.Random random -> random(random.distribution());
             default -> 0;
         };
     }

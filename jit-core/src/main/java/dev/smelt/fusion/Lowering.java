@@ -117,12 +117,20 @@ final class Lowering {
             case Node.Reduce r -> r.axes().isEmpty() ? foldAlone(r, mapping) : accumulated(r, mapping);
             case Node.MatMul m -> accumulated(m, mapping);
             case Node.Concat c -> demand(c, "concat writes its parts into one buffer");
+            case Node.Random r -> random(r, mapping);
         };
+    }
+
+    // rand<f32>(position, key[0], key[1]): each point draws the element at its row-major position
+    private Expr random(Node.Random r, Mapping mapping) {
+        int rank = mapping.kernelRank();
+        Expr high = lower(r.key(), Mapping.element(r.key().shape(), 0, rank)), low = lower(r.key(), Mapping.element(r.key().shape(), 1, rank));
+        return new Expr.Random(r.distribution(), Indexes.position(mapping), high, low, r.dtype());
     }
 
     private static boolean isElementwise(Node node) {
         return switch (node) {
-            case Node.Constant _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reshape _ -> true;
+            case Node.Constant _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reshape _, Node.Random _ -> true;
             case Node.Input _, Node.Iota _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Reduce _, Node.MatMul _, Node.Concat _ -> false;
         };
     }
@@ -132,7 +140,7 @@ final class Lowering {
     private boolean count(Node node) {
         return switch (node) {
             // A node reached twice is computed once (shared); the budget counts it once.
-            case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Iota _ ->
+            case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Iota _, Node.Random _ ->
                     !(fusedOnce.add(node) && fused.add(node) && counting && ++operations > budget);
             case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _ -> true;
         };

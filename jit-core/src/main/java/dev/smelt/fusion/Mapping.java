@@ -40,6 +40,11 @@ final class Mapping {
         return new Mapping(kernelRank, shape, coef, new int[shape.rank()], null, 0);
     }
 
+    /// Every kernel point reads element `index` of the rank-1 value of `shape` (a random node's key).
+    static Mapping element(Shape shape, int index, int kernelRank) {
+        return new Mapping(kernelRank, shape, new int[][] {new int[kernelRank]}, new int[] {index}, null, 0);
+    }
+
     Shape shape() { return shape; }
 
     boolean isAffine() { return flat == null; }

@@ -107,6 +107,8 @@ final class Pressure {
             case Expr.Shared s -> need(s.value(), shared, known);
             case Expr.Unary unary -> Math.max(1, need(unary.x(), shared, known));
             case Expr.Cast cast -> Math.max(1, need(cast.x(), shared, known));
+            // The key is scalar and the lanes are sampled in a call, which saves the registers.
+            case Expr.Random random -> Math.max(1, need(random.position(), shared, known));
             case Expr.Binary binary -> operands(List.of(binary.left(), binary.right()), shared, known);
             case Expr.Where where -> operands(List.of(where.condition(), where.ifTrue(), where.ifFalse()), shared, known);
         };

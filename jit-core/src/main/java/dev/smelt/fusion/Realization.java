@@ -44,7 +44,7 @@ final class Realization {
     /// What eager mode runs as a kernel of its own: everything but inputs, constants and views.
     static boolean isOperation(Node node) {
         return switch (node) {
-            case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Iota _ -> true;
+            case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Iota _, Node.Random _ -> true;
             case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _ -> false;
         };
     }

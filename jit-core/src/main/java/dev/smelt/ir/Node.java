@@ -43,6 +43,24 @@ public sealed interface Node {
         public List<Node> inputs() { return List.of(); }
     }
 
+    /// A tensor of `distribution` drawn from the stream whose 64-bit key is `key`, an `i32[2]` of its
+    /// high and low halves: element `i` (row-major) is `distribution.sample(key, i, dtype)`. The key
+    /// is an input, so each call draws fresh values without a recompile, and a backward regenerates
+    /// a dropout mask from it instead of saving the mask.
+    record Random(Distribution distribution, Node key, Shape shape, DType dtype) implements Node {
+        public Random {
+            Check.that(key.dtype() == DType.I32 && key.shape().equals(Shape.of(2)), "%s needs an i32[2] key, not %s%s", distribution, key.dtype(), key.shape());
+            Check.that(dtype.isFloating(), "%s needs a float dtype, not %s", distribution, dtype);
+        }
+        public List<Node> inputs() { return List.of(key); }
+        public boolean equals(Object o) { return o instanceof Random r && distribution == r.distribution && shape.equals(r.shape) && dtype == r.dtype && key == r.key; }
+        public int hashCode() { return Check.hash(distribution, shape, dtype, key); }
+        public String toString() { return Check.describe(this, distribution.toString()); }
+
+        /// The key's two halves as one `long`.
+        public static long key(int high, int low) { return (long) high << 32 | (low & 0xFFFFFFFFL); }
+    }
+
     /// `op(x)`, elementwise.
     record Unary(UnaryOp op, Node x, Shape shape, DType dtype) implements Node {
         public Unary(UnaryOp op, Node x) { this(op, x, null, null); }

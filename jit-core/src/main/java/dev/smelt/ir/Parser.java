@@ -12,7 +12,7 @@ import java.util.function.Supplier;
 /// `text` for every printed graph.
 ///
 /// Each node line ends in its type, `: f32[2,3]`. Reshape and expand take their target shape from
-/// it, cast its dtype, const and iota both; every line's type must equal what its operator infers.
+/// it, cast its dtype, const, iota, rand and randn both; every line's type must equal what its operator infers.
 /// Hand-written text may name nodes freely (`%x`), but defines each before its first use. Equal
 /// lines become one node, as the tracer's hash-consing makes them, so the result prints canonically.
 /// Errors are `IllegalArgumentException`s reading `line N: what is wrong: the line`.
@@ -89,6 +89,8 @@ public final class Parser {
             case "expand" -> new Node.Expand(operand(s, 1, 0), s.type.shape());
             case "slice" -> new Node.Slice(operand(s, 1, 0), s.integer("axis"), s.integer("start"), s.integer("stop"), s.integer("step"));
             case "concat" -> new Node.Concat(s.operands.stream().map(this::value).toList(), s.integer("axis"));
+            case "rand" -> new Node.Random(Distribution.UNIFORM, operand(s, 1, 0), s.type.shape(), s.type.dtype());
+            case "randn" -> new Node.Random(Distribution.NORMAL, operand(s, 1, 0), s.type.shape(), s.type.dtype());
             case "input" -> throw new IllegalArgumentException("inputs are declared in the graph header, not as lines");
             default -> elementwiseOrReduce(s);
         };

@@ -52,6 +52,7 @@ public final class Printer {
             case Node.Expand _ -> "expand";
             case Node.Slice _ -> "slice";
             case Node.Concat _ -> "concat";
+            case Node.Random r -> r.distribution().toString();
         };
     }
 
@@ -74,6 +75,7 @@ public final class Printer {
             case Node.Expand e -> "expand " + ref(e.x(), ids);
             case Node.Slice s -> "slice " + ref(s.x(), ids) + " axis=" + s.axis() + " start=" + s.start() + " stop=" + s.stop() + " step=" + s.step();
             case Node.Concat c -> "concat " + refs(c.parts(), ids) + " axis=" + c.axis();
+            case Node.Random r -> r.distribution() + " " + ref(r.key(), ids);
         };
     }
 

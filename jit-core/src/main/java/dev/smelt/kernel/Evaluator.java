@@ -2,6 +2,7 @@
 package dev.smelt.kernel;
 
 import dev.smelt.ir.DType;
+import dev.smelt.ir.Node;
 import dev.smelt.ir.Storage;
 
 /// Evaluates one expression at the current point for the [KernelInterpreter], with the graph
@@ -30,6 +31,8 @@ record Evaluator(Kernel kernel, Storage[] buffers, int[] index, double[] accumul
             case Expr.Accumulated a -> accumulated[a.reduction()];
             case Expr.Element e -> evaluate.applyAsDouble(kernel.reductions().get(e.reduction()).value());
             case Expr.Shared shared -> evaluate.applyAsDouble(shared.value());
+            case Expr.Random r -> r.dtype().round(r.distribution().sample(
+                    Node.Random.key((int) evaluate.applyAsDouble(r.keyHigh()), (int) evaluate.applyAsDouble(r.keyLow())), (int) evaluate.applyAsDouble(r.position()), r.dtype()));
         };
     }
 

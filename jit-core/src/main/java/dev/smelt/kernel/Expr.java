@@ -3,6 +3,7 @@ package dev.smelt.kernel;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.Distribution;
 import dev.smelt.ir.UnaryOp;
 import java.util.List;
 
@@ -46,6 +47,7 @@ public sealed interface Expr {
             case Binary binary -> List.of(binary.left(), binary.right());
             case Where where -> List.of(where.condition(), where.ifTrue(), where.ifFalse());
             case Cast cast -> List.of(cast.x());
+            case Random random -> List.of(random.position(), random.keyHigh(), random.keyLow());
         };
     }
 
@@ -58,6 +60,7 @@ public sealed interface Expr {
             case Where where -> new Where(rewrite.apply(where.condition()), rewrite.apply(where.ifTrue()), rewrite.apply(where.ifFalse()));
             case Cast cast -> new Cast(rewrite.apply(cast.x()), cast.dtype());
             case Shared shared -> new Shared(shared.id(), rewrite.apply(shared.value()));
+            case Random random -> new Random(random.distribution(), rewrite.apply(random.position()), rewrite.apply(random.keyHigh()), rewrite.apply(random.keyLow()), random.dtype());
         };
     }
 
@@ -127,6 +130,18 @@ public sealed interface Expr {
     }
 
     record Cast(Expr x, DType dtype) implements Expr {
+        public boolean equals(Object o) { return o instanceof Expr e && Structure.equal(this, e); }
+        public int hashCode() { return Structure.hash(this); }
+        public String toString() { return KernelPrinter.expression(this, 2000); }
+    }
+
+    /// Element `position` (an `i32`, row-major in the random node's shape) of a graph `Random` node whose
+    /// key's halves are `keyHigh` and `keyLow`: `distribution.sample(key, position, dtype)`.
+    record Random(Distribution distribution, Expr position, Expr keyHigh, Expr keyLow, DType dtype) implements Expr {
+        public Random {
+            if (position.dtype() != DType.I32 || keyHigh.dtype() != DType.I32 || keyLow.dtype() != DType.I32 || !dtype.isFloating())
+                throw new IllegalArgumentException(distribution + " needs i32 position and key and a float dtype");
+        }
         public boolean equals(Object o) { return o instanceof Expr e && Structure.equal(this, e); }
         public int hashCode() { return Structure.hash(this); }
         public String toString() { return KernelPrinter.expression(this, 2000); }

@@ -63,6 +63,7 @@ final class KernelCheck {
             switch (expr) {
                 case Expr.Load load -> load(load);
                 case Expr.Constant _, Expr.Cast _ -> { }
+                case Expr.Random random -> require(invariant(random.keyHigh()) && invariant(random.keyLow()), "the key of %s varies over the space", random);
                 case Expr.Shared s -> {
                     Expr known = shared.putIfAbsent(s.id(), s.value());
                     require(known == null || known == s.value() || known.equals(s.value()), "shared value t%d has two definitions", s.id());
@@ -89,6 +90,17 @@ final class KernelCheck {
                     require(reductions.get(k).value().dtype() == element.dtype(), "element %d read as %s", k, element.dtype());
                 }
             }
+        }
+
+        /// Whether `expr` has one value at every point: code generation reads a key once per loop.
+        private boolean invariant(Expr expr) {
+            boolean[] invariant = {true};
+            Expr.walk(expr, node -> invariant[0] &= switch (node) {
+                case Expr.Load load -> load.input() < inputs.size() && inputs.get(load.input()).map().strides().stream().allMatch(stride -> stride == 0);
+                case Expr.Index _, Expr.Accumulated _, Expr.Element _, Expr.Shared _, Expr.Random _ -> false;
+                case Expr.Constant _, Expr.Unary _, Expr.Binary _, Expr.Where _, Expr.Cast _ -> true;
+            });
+            return invariant[0];
         }
 
         private void load(Expr.Load load) {

@@ -105,6 +105,7 @@ public final class KernelPrinter {
                 case Expr.Binary binary -> call(binary.op().toString(), binary.left(), binary.right());
                 case Expr.Where where -> call("where", where.condition(), where.ifTrue(), where.ifFalse());
                 case Expr.Cast cast -> call("cast<" + cast.dtype() + ">", cast.x());
+                case Expr.Random r -> call(r.distribution() + "<" + r.dtype() + ">", r.position(), r.keyHigh(), r.keyLow());
                 case Expr.Accumulated acc -> text.append('r').append(acc.reduction());
                 case Expr.Element element -> text.append('e').append(element.reduction());
                 case Expr.Shared s -> {

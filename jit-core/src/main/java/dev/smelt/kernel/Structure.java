@@ -51,6 +51,7 @@ public final class Structure {
             case Expr.Binary binary -> binary.op() == ((Expr.Binary) b).op();
             case Expr.Cast cast -> cast.dtype() == ((Expr.Cast) b).dtype();
             case Expr.Shared shared -> shared.id() == ((Expr.Shared) b).id();
+            case Expr.Random random -> random.distribution() == ((Expr.Random) b).distribution() && random.dtype() == b.dtype();
             case Expr.Where _, Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _, Expr.Element _ -> true;
         };
     }
@@ -65,6 +66,7 @@ public final class Structure {
             case Expr.Cast c -> c.dtype().hashCode();
             case Expr.Shared s -> s.id();
             case Expr.Where _ -> 7;
+            case Expr.Random r -> 31 * r.distribution().ordinal() + r.dtype().ordinal();
             case Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _, Expr.Element _ -> throw new IllegalStateException("leaf");
         };
         for (Expr operand : Expr.operands(expr)) hash = 31 * hash + hash(operand, known);

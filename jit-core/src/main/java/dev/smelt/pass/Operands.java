@@ -25,6 +25,7 @@ final class Operands {
             case Node.Expand e -> new Node.Expand(inputs.getFirst(), e.shape());
             case Node.Slice s -> new Node.Slice(inputs.getFirst(), s.axis(), s.start(), s.stop(), s.step());
             case Node.Concat c -> new Node.Concat(inputs, c.axis());
+            case Node.Random r -> new Node.Random(r.distribution(), inputs.getFirst(), r.shape(), r.dtype());
         };
     }
 

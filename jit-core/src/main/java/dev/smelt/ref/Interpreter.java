@@ -70,7 +70,16 @@ public final class Interpreter {
             case Expand expand -> expand(expand, values.get(expand.x()));
             case Slice slice -> slice(slice, values.get(slice.x()));
             case Concat concat -> concat(concat, concat.parts().stream().map(values::get).toList());
+            case Node.Random random -> random(random, values.get(random.key()));
         };
+    }
+
+    // Element i is distribution.sample(key, i), rounded once by Storage.set.
+    private static Storage random(Node.Random random, Storage key) {
+        long stream = Node.Random.key((int) key.get(0), (int) key.get(1));
+        var result = Storage.allocate(random.dtype(), random.shape().size());
+        for (int i = 0; i < result.size(); i++) result.set(i, random.distribution().sample(stream, i, random.dtype()));
+        return result;
     }
 
     private static Storage constant(Constant constant) {

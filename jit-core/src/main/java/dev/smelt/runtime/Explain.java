@@ -128,7 +128,7 @@ public final class Explain {
     private static boolean isOperation(Node node) {
         return switch (node) {
             case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _ -> false;
-            case Node.Iota _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Concat _ -> true;
+            case Node.Iota _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Random _ -> true;
         };
     }
 }

@@ -40,6 +40,21 @@ class PrinterParserTest {
                 """);
     }
 
+    /// Random nodes name their distribution and key; equal lines are one node (the same draws).
+    @Test
+    void randomNodes() {
+        Graph graph = roundTrip("""
+                graph(%0: i32[2], %1: f32[3,5]) {
+                  %2 = rand %0 : f32[3,5]
+                  %3 = add %1 %2 : f32[3,5]
+                  %4 = randn %0 : f64[7]
+                  return %3, %4
+                }
+                """);
+        assertEquals(Distribution.NORMAL, ((Node.Random) graph.outputs().get(1)).distribution());
+        assertSame(graph.inputs().getFirst(), ((Node.Random) graph.outputs().get(1)).key());
+    }
+
     @Test
     void specialConstants() {
         Graph graph = roundTrip("""

@@ -51,6 +51,7 @@ public final class GraphTolerance {
             case Node.Input in -> zero(in.shape());
             case Node.Constant c -> zero(c.shape());
             case Node.Iota iota -> zero(iota.shape());
+            case Node.Random r -> zero(r.shape()); // every evaluation computes the same bits
             case Node.Unary u -> Bounds.ofUnary(u, e.get(u.x()));
             case Node.Binary b -> Bounds.ofBinary(b, e.get(b.left()), e.get(b.right()));
             case Node.Where w -> unstableIf(positive(e.get(w.condition())), where(w.condition(), e.get(w.ifTrue()), e.get(w.ifFalse())));

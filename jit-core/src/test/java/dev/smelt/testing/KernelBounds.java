@@ -71,7 +71,16 @@ public final class KernelBounds {
             case Expr.Accumulated a -> accumulated[a.reduction()];
             case Expr.Element e -> evaluate(kernel.reductions().get(e.reduction()).value(), index, accumulated);
             case Expr.Shared shared -> evaluate(shared.value(), index, accumulated);
+            case Expr.Random r -> random(r, index, accumulated);
         };
+    }
+
+    // Exact where the position and key are: every evaluation computes the same bits.
+    private Bound random(Expr.Random r, int[] index, Bound[] accumulated) {
+        Bound position = evaluate(r.position(), index, accumulated), high = evaluate(r.keyHigh(), index, accumulated), low = evaluate(r.keyLow(), index, accumulated);
+        if (!position.exact() || !high.exact() || !low.exact()) return Bound.any(r.dtype());
+        long key = dev.smelt.ir.Node.Random.key((int) high.lo(), (int) low.lo());
+        return Bound.exact(r.dtype().round(r.distribution().sample(key, (int) position.lo(), r.dtype())));
     }
 
     private Bound where(Expr.Where where, int[] index, Bound[] accumulated) {

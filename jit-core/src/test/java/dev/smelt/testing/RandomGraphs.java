@@ -3,6 +3,7 @@ package dev.smelt.testing;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.Distribution;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.ReduceOp;
@@ -38,7 +39,7 @@ public final class RandomGraphs {
         -Float.MAX_VALUE, 1.0, -1.0, 0.5};
     private static final double[] SPECIAL_DOUBLES = {Double.MIN_VALUE, Double.MIN_NORMAL / 3, Double.MAX_VALUE, -Double.MAX_VALUE};
 
-    private enum Kind { CONSTANT, IOTA, UNARY, BINARY, WHERE, CAST, REDUCE, MATMUL, RESHAPE, PERMUTE, EXPAND, SLICE, CONCAT }
+    private enum Kind { CONSTANT, IOTA, UNARY, BINARY, WHERE, CAST, REDUCE, MATMUL, RESHAPE, PERMUTE, EXPAND, SLICE, CONCAT, RANDOM }
 
     private final Random random;
     private final List<Node> pool = new ArrayList<>();
@@ -107,6 +108,8 @@ public final class RandomGraphs {
             case EXPAND -> expand(withUnitAxis(pick()));
             case SLICE -> slice(atLeastRank(pick(), 1));
             case CONCAT -> concat(atLeastRank(pick(), 1));
+            // Keyed by a constant: every evaluation draws the same values, so the oracle can check them.
+            case RANDOM -> add(new Node.Random(any(Distribution.values()), constant(Shape.of(2), DType.I32), randomShape(), any(List.of(DType.F32, DType.F64))));
         };
     }
 

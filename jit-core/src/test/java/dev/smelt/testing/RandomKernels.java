@@ -3,6 +3,7 @@ package dev.smelt.testing;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.Distribution;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.UnaryOp;
@@ -142,6 +143,9 @@ public final class RandomKernels {
                 yield new Expr.Cast(expression(from, depth - 1, perRow), dtype);
             }
             default -> {
+                if (dtype.isFloating() && random.nextInt(8) == 0) // a random draw: its key is the same at every point
+                    yield new Expr.Random(any(Distribution.values()), expression(DType.I32, depth - 1, perRow),
+                            new Expr.Constant(random.nextInt(), DType.I32), new Expr.Constant(random.nextInt(), DType.I32), dtype);
                 var ops = dtype == DType.I32 ? Arrays.stream(ARITHMETIC).filter(BinaryOp::acceptsIntegers).toArray(BinaryOp[]::new) : ARITHMETIC;
                 yield new Expr.Binary(any(ops), expression(dtype, depth - 1, perRow), expression(dtype, depth - 1, perRow));
             }
