@@ -230,6 +230,20 @@ public final class Tensor {
     /// with its views; a compiled function that reads this tensor sees the new value at its next
     /// call. `t.set(0.01)` sets a 0-d tensor, such as a hyper-parameter a training step passes.
     public void set(double value, int... index) { Values.set(this, value, index); }
+    /// Overwrites every element with `source`'s, in place, as [#set] does one: views of this tensor
+    /// and compiled functions or training steps that read it see the new values at their next
+    /// call. `source` must have this tensor's shape and dtype; bits are copied unchanged. Returns
+    /// this tensor. A broadcast view (`expand`) cannot be written: its elements share storage.
+    public Tensor copyFrom(Tensor source) { return Copies.copyFrom(this, source); }
+    /// Overwrites every element with `values` in row-major order; their count must be [#size].
+    /// Into `f32` bit for bit or `f64` exactly; not into `i32`.
+    public Tensor copyFrom(float[] values) { return Copies.copyFrom(this, values); }
+    /// Into `f64` only: rounding to `f32` would change the values (copy from `Tensor.of(values).to(DType.F32)` to round).
+    public Tensor copyFrom(double[] values) { return Copies.copyFrom(this, values); }
+    /// Into `i32`, or `f64`, which holds every `int` exactly.
+    public Tensor copyFrom(int[] values) { return Copies.copyFrom(this, values); }
+    /// Into `bool` only.
+    public Tensor copyFrom(boolean[] values) { return Copies.copyFrom(this, values); }
     /// The only element of a one-element tensor.
     public double item() { return Values.item(this); }
     public float[] toFloatArray() { return Values.floats(this); }
