@@ -15,8 +15,8 @@ final class Copies {
     private Copies() {}
 
     static Tensor copyFrom(Tensor target, Tensor source) {
-        Values.requireConcrete("copyFrom", target);
         if (source == null) throw SmeltException.of("copyFrom", "the source tensor is null");
+        requireWritable(target);
         Values.requireConcrete("copyFrom", source);
         if (!source.shape().equals(target.shape()))
             throw SmeltException.of("copyFrom", "the source is %s%s but the tensor is %s%s; expected the same shape (reshape the source first)", source.dtype(), source.shape(), target.dtype(), target.shape());
@@ -59,8 +59,8 @@ final class Copies {
     // The target's dtype, after checking that it is concrete, writable, one of the dtypes the
     // array converts to exactly, and has `length` elements (-1: the array is null).
     private static DType checkArray(Tensor target, int length, String type, DType exact, DType widened) {
-        Values.requireConcrete("copyFrom", target);
         if (length < 0) throw SmeltException.of("copyFrom", "the %s is null", type);
+        requireWritable(target);
         DType dtype = target.dtype();
         if (dtype != exact && dtype != widened)
             throw SmeltException.of("copyFrom", "a %s cannot be written into a %s tensor without changing values; expected a tensor of %s%s (or copy from a tensor converted with .to(DType.%s))",
@@ -68,6 +68,12 @@ final class Copies {
         if (length != target.size())
             throw SmeltException.of("copyFrom", "%d values cannot fill the tensor %s%s (%d elements)", length, dtype, target.shape(), target.size());
         return dtype;
+    }
+
+    private static void requireWritable(Tensor target) {
+        if (target.isTraced())
+            throw SmeltException.of("copyFrom", "cannot write into a traced tensor %s%s: a trace records operations, not data; write into concrete tensors outside the traced function, or return the new values",
+                    target.dtype(), target.shape());
     }
 
     // Writes `values`, a dense row-major array of the target's dtype and size, through its strides.

@@ -7,6 +7,7 @@ import dev.smelt.io.TensorData;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.Storage;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.Collections;
@@ -36,15 +37,25 @@ public final class SafeTensors {
         for (var entry : tensors.entrySet()) {
             String name = entry.getKey();
             if (name == null || name.equals("__metadata__")) throw SmeltException.of("SafeTensors.save", "a tensor is named %s; the name is reserved", name);
+            requireUnicode(name);
             data.put(name, data("SafeTensors.save", "tensor \"" + name + "\"", entry.getValue()));
         }
-        for (var entry : metadata.entrySet())
+        for (var entry : metadata.entrySet()) {
             if (entry.getKey() == null || entry.getValue() == null) throw SmeltException.of("SafeTensors.save", "metadata %s → %s has a null; keys and values are strings", entry.getKey(), entry.getValue());
+            requireUnicode(entry.getKey());
+            requireUnicode(entry.getValue());
+        }
         try {
             SafeTensorsFile.write(path, data, metadata);
         } catch (IOException e) {
             throw failure("SafeTensors.save", path, e);
         }
+    }
+
+    // The header is UTF-8, in which an unpaired surrogate would silently become '?'.
+    private static void requireUnicode(String text) {
+        if (!StandardCharsets.UTF_8.newEncoder().canEncode(text))
+            throw SmeltException.of("SafeTensors.save", "the name or metadata \"%s\" is not valid Unicode (it has an unpaired surrogate); the header is UTF-8", text);
     }
 
     /// Every tensor of the file, by name in the header's order, each a new dense tensor.

@@ -98,6 +98,20 @@ class CheckpointTest {
     }
 
     @Test
+    void aCompiledStepSeesParametersWrittenWithCopyFrom() {
+        var model = mlp(1);
+        var step = new SGD(model.parameters(), 0).compile((x, y) -> model.forward(x).crossEntropy(y)); // lr 0: weights stay
+        double before = step.apply(batch(0), labels(0));
+        var other = mlp(2);
+        var otherStep = new SGD(other.parameters(), 0).compile((x, y) -> other.forward(x).crossEntropy(y));
+        for (int i = 0; i < model.parameters().size(); i++) model.parameters().get(i).value().copyFrom(other.parameters().get(i).value());
+        double after = step.apply(batch(0), labels(0));
+        assertEquals(otherStep.apply(batch(0), labels(0)), after);
+        assertTrue(before != after);
+        assertEquals(1, step.compiledSignatures());
+    }
+
+    @Test
     void adamStateHasPyTorchsNamesAndLiveTensors() {
         var model = mlp(1);
         var adam = new Adam(model.parameters(), 0.01);

@@ -141,9 +141,24 @@ class SafeTensorsTest {
             SafeTensors.save(file, Map.of("x", x));
             return x;
         }, Tensor.ones(2)), "traced");
+        rejects(() -> SafeTensors.save(file, Map.of("bad\ud800", Tensor.ones(1))), "not valid Unicode");
+        rejects(() -> SafeTensors.save(file, Map.of(), Map.of("k", "\udc00")), "not valid Unicode");
         rejects(() -> SafeTensors.save(directory.resolve("no/such/dir/x.safetensors"), Map.of("w", Tensor.ones(1))), "no such file or directory");
         rejects(() -> SafeTensors.load(directory.resolve("missing.safetensors")), "missing.safetensors", "no such file");
         assertFalse(Files.exists(file));
+    }
+
+    @Test
+    void nullArgumentsAreRefused() {
+        Path file = directory.resolve("x");
+        rejects(() -> SafeTensors.save(null, Map.of()), "argument 0 is null");
+        rejects(() -> SafeTensors.save(file, null), "argument 1 is null");
+        rejects(() -> SafeTensors.save(file, Map.of(), null), "argument 2 is null");
+        rejects(() -> SafeTensors.load(null), "argument 0 is null");
+        rejects(() -> SafeTensors.metadata(null), "argument 0 is null");
+        rejects(() -> dev.smelt.Npy.save(null, Tensor.ones(1)), "argument 0 is null");
+        rejects(() -> dev.smelt.Npy.save(file, null), "the tensor is null");
+        rejects(() -> dev.smelt.Npy.load(null), "argument 0 is null");
     }
 
     @Test
