@@ -20,10 +20,8 @@ import java.util.List;
 /// Broadcasting follows NumPy; dtype promotion follows PyTorch (see [DType]); axes may be negative,
 /// counting from the end. Bad input throws [SmeltException] naming the op, the shapes and the caller.
 public final class Tensor {
-    /// The most elements a tensor holds: the largest array length every JVM allocates (the JDK's
-    /// own `ArraysSupport.SOFT_MAX_ARRAY_LENGTH`; HotSpot refuses `Integer.MAX_VALUE - 1` whatever the
-    /// heap). Every op that would make a larger tensor, eagerly or inside a trace, throws
-    /// [SmeltException] instead; a smaller one that the heap cannot hold is an `OutOfMemoryError`.
+    /// The most elements a tensor holds: the JDK's `ArraysSupport.SOFT_MAX_ARRAY_LENGTH`, the largest array
+    /// every JVM allocates. A larger result throws [SmeltException]; one the heap cannot hold, `OutOfMemoryError`.
     public static final int MAX_SIZE = Integer.MAX_VALUE - 8;
 
     private final Storage storage;
@@ -33,20 +31,15 @@ public final class Tensor {
     private final Node node;
     private final Tracer tracer;
 
-    Tensor(Storage storage, Shape shape, int[] strides, int offset) {
+    Tensor(Storage storage, Shape shape, int[] strides, int offset) { this(storage, shape, strides, offset, null, null); }
+
+    Tensor(Node node, Tracer tracer) { this(null, node.shape(), null, 0, node, tracer); }
+
+    private Tensor(Storage storage, Shape shape, int[] strides, int offset, Node node, Tracer tracer) {
         this.storage = storage;
         this.shape = shape;
         this.strides = strides;
         this.offset = offset;
-        this.node = null;
-        this.tracer = null;
-    }
-
-    Tensor(Node node, Tracer tracer) {
-        this.storage = null;
-        this.shape = node.shape();
-        this.strides = null;
-        this.offset = 0;
         this.node = node;
         this.tracer = tracer;
     }
@@ -140,11 +133,9 @@ public final class Tensor {
     public Tensor flatten(int startAxis, int endAxis) { return Views.flatten(this, startAxis, endAxis); }
     /// This tensor if its elements are dense in row-major order, else a dense copy.
     public Tensor contiguous() { return Views.contiguous(this); }
-    /// Views of consecutive pieces of `size` elements along `axis` (the last may be shorter), as
-    /// `torch.split(x, size, axis)`.
+    /// Views of consecutive pieces of `size` along `axis` (the last may be shorter), as `torch.split`.
     public List<Tensor> split(int size, int axis) { return Views.split(this, size, axis); }
-    /// `chunks` views of (nearly) equal size along `axis`: each ⌈n / chunks⌉ but the last, so there may
-    /// be fewer than `chunks` of them, as `torch.chunk`.
+    /// At most `chunks` views of ⌈n / chunks⌉ along `axis` (the last may be shorter), as `torch.chunk`.
     public List<Tensor> chunk(int chunks, int axis) { return Views.chunk(this, chunks, axis); }
     /// The lower triangle of the last two axes, from diagonal `k` down (column − row ≤ k); 0 elsewhere.
     public Tensor tril(int k) { return Triangles.keep("tril", this, k, true); }
@@ -346,9 +337,8 @@ public final class Tensor {
     /// Rotary embedding: pairs of the last axis turn by angles (`cos`, `sin`: [..., d/2], broadcast); pairs
     /// are (2i, 2i+1) when `interleaved`, as llama2.c, else (i, i + d/2), as Hugging Face's `rotate_half`.
     public Tensor rope(Tensor cos, Tensor sin, boolean interleaved) { return Transformers.rope(this, cos, sin, interleaved); }
-    /// `softmax(q·kᵀ·scale + mask)·v` as PyTorch's `scaled_dot_product_attention`: q `[..., heads, T, d]`,
-    /// k and v `[..., kvHeads, S, d | dv]`, kv heads shared by heads / kvHeads q heads each (grouped-query);
-    /// `mask` boolean (true takes part) or added, broadcast to [..., T, S]; `causal` top-left aligned.
+    /// PyTorch's `scaled_dot_product_attention`, `softmax(q·kᵀ·scale + mask)·v`: q `[…, heads, T, d]`, k, v `[…, kvHeads,
+    /// S, d | dv]` (fewer kv heads: grouped-query); `mask` boolean (true: take part) or added; `causal` top-left.
     public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) { return Attention.apply(q, k, v, mask, causal, scale); }
     /// Attention with the default scale 1/√d, causal or not, without a mask.
     public static Tensor scaledDotProductAttention(Tensor q, Tensor k, Tensor v, boolean causal) { return Attention.apply(q, k, v, null, causal); }
@@ -359,18 +349,28 @@ public final class Tensor {
     public Tensor crossEntropy(Tensor targets) { return Composites.crossEntropy(this, targets); }
     /// Mean squared error against `target` of the same shape.
     public Tensor mseLoss(Tensor target) { return Composites.mseLoss(this, target); }
-    /// Inverted dropout (training mode): each element zeroed with probability `p`, the others
-    /// scaled by `1 / (1 - p)`; the mask is drawn from `generator`, afresh on each call of a
-    /// compiled function. `p = 0` returns this tensor, `p = 1` this tensor times 0.
+    /// Inverted dropout: each element zeroed with probability `p`, the others scaled by `1 / (1 - p)`, the mask
+    /// drawn from `generator` (afresh on each compiled call). `p = 0` returns this tensor, `p = 1` it times 0.
     public Tensor dropout(double p, Generator generator) { return Composites.dropout(this, p, generator); }
 
     // ---- values (concrete tensors only: reading a traced tensor's values throws) ----
     /// Element at `index` (negative indices count from the end), as a double.
     public double get(int... index) { return Values.get(this, index); }
-    /// Stores `value` (rounded to the dtype) at `index`, in place, in the storage this tensor shares
-    /// with its views; a compiled function that reads this tensor sees the new value at its next
-    /// call. `t.set(0.01)` sets a 0-d tensor, such as a hyper-parameter a training step passes.
+    /// Stores `value` (rounded to the dtype) at `index` in place, seen by views and by compiled functions that
+    /// read this tensor at their next call; `t.set(0.01)` sets a 0-d tensor such as a hyper-parameter.
     public void set(double value, int... index) { Values.set(this, value, index); }
+    /// Overwrites every element with `source`'s (same shape and dtype; bits unchanged) in place, as [#set]
+    /// does one, and returns this tensor. A broadcast view (`expand`) cannot be written: elements share storage.
+    public Tensor copyFrom(Tensor source) { return Copies.copyFrom(this, source); }
+    /// Overwrites every element with `values` in row-major order; their count must be [#size].
+    /// Into `f32` bit for bit or `f64` exactly; not into `i32`.
+    public Tensor copyFrom(float[] values) { return Copies.copyFrom(this, values); }
+    /// Into `f64` only: rounding to `f32` would change the values (copy from `Tensor.of(values).to(DType.F32)` to round).
+    public Tensor copyFrom(double[] values) { return Copies.copyFrom(this, values); }
+    /// Into `i32`, or `f64`, which holds every `int` exactly.
+    public Tensor copyFrom(int[] values) { return Copies.copyFrom(this, values); }
+    /// Into `bool` only.
+    public Tensor copyFrom(boolean[] values) { return Copies.copyFrom(this, values); }
     /// The only element of a one-element tensor.
     public double item() { return Values.item(this); }
     /// The elements in row-major order as a new `float[]` (other dtypes converted).

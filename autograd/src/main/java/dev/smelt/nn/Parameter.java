@@ -21,7 +21,8 @@ public final class Parameter {
         this.value = initial.mul(1); // a fresh dense tensor: nobody else holds its storage
     }
 
-    /// The name it was made with, such as `weight`.
+    /// The parameter's name in its own layer (`weight`); [Module#namedParameters] gives its dotted
+    /// name in a model (`0.weight`).
     public String name() { return name; }
 
     /// The tensor holding its current values, the same one for its whole life.

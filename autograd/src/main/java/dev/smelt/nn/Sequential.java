@@ -4,6 +4,8 @@ package dev.smelt.nn;
 import dev.smelt.SmeltException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
 
 /// Modules applied in order; their parameters in the same order.
 public record Sequential(List<Module> layers) implements Module {
@@ -25,7 +27,13 @@ public record Sequential(List<Module> layers) implements Module {
     }
 
     @Override
-    public List<Parameter> parameters() { return layers.stream().flatMap(layer -> layer.parameters().stream()).toList(); }
+    public List<Parameter> parameters() { return List.copyOf(namedParameters().values()); }
+
+    /// Each layer's parameters prefixed by its index: `0.weight`, `0.bias`, `2.weight`, ….
+    @Override
+    public Map<String, Parameter> namedParameters() {
+        return Module.nest(IntStream.range(0, layers.size()).mapToObj(String::valueOf).toList(), layers);
+    }
 
     /// One line per layer, numbered, a nested layer's lines indented, as PyTorch prints it:
     /// ```

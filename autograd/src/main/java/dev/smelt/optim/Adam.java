@@ -27,7 +27,7 @@ public final class Adam extends Optimizer {
     /// Adam, or AdamW with `decoupledWeightDecay`; `0 ≤ β₁, β₂ < 1`, finite `ε ≥ 0`, `lr` and weight
     /// decay finite and `≥ 0`; anything else throws.
     public Adam(List<Parameter> parameters, double learningRate, double beta1, double beta2, double eps, double weightDecay, boolean decoupledWeightDecay) {
-        super(parameters, 2, learningRate, weightDecay);
+        super(parameters, List.of("exp_avg", "exp_avg_sq"), learningRate, weightDecay);
         if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1) || !(eps >= 0) || Double.isInfinite(eps))
             throw SmeltException.of(decoupledWeightDecay ? "AdamW" : "Adam", "expected 0 ≤ β₁, β₂ < 1 and a finite ε ≥ 0, got %s, %s, %s", beta1, beta2, eps);
         this.beta1 = beta1;

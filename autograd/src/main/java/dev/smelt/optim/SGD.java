@@ -28,7 +28,7 @@ public final class SGD extends Optimizer {
     /// SGD with the given momentum, dampening, weight decay (all finite and `≥ 0`) and Nesterov
     /// momentum (which needs a momentum and no dampening, as in PyTorch).
     public SGD(List<Parameter> parameters, double learningRate, double momentum, double dampening, double weightDecay, boolean nesterov) {
-        super(parameters, momentum > 0 ? 1 : 0, learningRate, weightDecay);
+        super(parameters, momentum > 0 ? List.of("momentum_buffer") : List.of(), learningRate, weightDecay);
         if (!(momentum >= 0) || !(dampening >= 0) || Double.isInfinite(momentum) || Double.isInfinite(dampening))
             throw SmeltException.of("SGD", "momentum and dampening must be finite and ≥ 0, got %s and %s", momentum, dampening);
         if (nesterov && (momentum == 0 || dampening != 0))
