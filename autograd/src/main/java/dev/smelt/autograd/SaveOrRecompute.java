@@ -30,6 +30,7 @@ public final class SaveOrRecompute {
             case Input _, Constant _, Iota _ -> recompute(node, "free: no memory read");
             case Reshape _, Permute _, Expand _, Slice _ -> recompute(node, "a view: an index map, read in place");
             case Concat _ -> recompute(node, "a copy of its parts, fused on read");
+            case IndexCheck _ -> recompute(node, "an index check: the backward checks the indices it reads too");
             case Cast _, Where _, Unary _, Binary _ -> {
                 double recompute = RECOMPUTATIONS * CostModel.pointwise(node), save = CostModel.savedPerElement(node.dtype());
                 String costs = "%.3f ns per element to recompute against %.3f to save".formatted(recompute, save);
