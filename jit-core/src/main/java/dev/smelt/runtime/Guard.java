@@ -32,9 +32,6 @@ public final class Guard {
     /// Whether there is nothing to check.
     public boolean isEmpty() { return slots.length == 0 && computed == null; }
 
-    /// The number of checks, as `explain()` reports them.
-    public int count() { return slots.length + computedBounds.length; }
-
     /// Checks a call's inputs, one storage per input slot.
     void check(List<Storage> inputs) {
         for (int c = 0; c < slots.length; c++) onInputs[c].check((int[]) inputs.get(slots[c]).array());
