@@ -32,7 +32,10 @@ import org.openjdk.jmh.annotations.Warmup;
 /// `logits.crossEntropy(labels)` on `[rows, classes]` logits; `trainStep` an Adam step of an MLP
 /// (`layers`, input first) on a batch of `rows`, with cross-entropy. The ratio off / on is the
 /// cost; each `@Setup` first makes sure that the checked program rejects a bad label and that both
-/// compute the same loss.
+/// compute the same loss, then calls the program until its large kernels run their vector variant
+/// (at most a minute): a fork whose kernel tiers up during the run, or not, differs by far more
+/// (1024x1000: 0.65 ms vector, 3.3–4.9 ms scalar) than the checks cost. Forcing the vector
+/// variant instead (`-Dsmelt.tier=vector`) made the 784-512-10 step 8–12× slower.
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 5, time = 1)
@@ -61,6 +64,7 @@ public class IndexCheckBench {
                 throw new IllegalStateException("compiled and eager losses differ");
             Tensor bad = labels(shape[0], shape[1]).add(shape[1]);
             if (checks.equals("on") && !rejects(() -> loss.apply(arguments[0], bad))) throw new IllegalStateException("a bad label passed the check");
+            settle(() -> loss.apply(arguments), loss::explain);
         }
     }
 
@@ -92,6 +96,7 @@ public class IndexCheckBench {
             if (checks.equals("on") && !rejects(() -> step.apply(batch[0], bad))) throw new IllegalStateException("a bad label passed the step's check");
             for (int i = 0; i < 200; i++) step.apply(batch);
             if (!(step.apply(batch) < first)) throw new IllegalStateException("200 steps did not lower the loss");
+            settle(() -> step.apply(batch), step::explain);
         }
     }
 
@@ -99,6 +104,16 @@ public class IndexCheckBench {
     static void useChecks(String checks) {
         if (!checks.equals("on") && !checks.equals("off")) throw new IllegalArgumentException("checks=" + checks + ": expected on or off");
         System.setProperty("smelt.indexChecks", String.valueOf(checks.equals("on")));
+    }
+
+    /// Calls until no kernel of the program is still on its scalar variant for want of a warm-up.
+    static void settle(Runnable call, java.util.function.Supplier<String> explain) {
+        long start = System.nanoTime();
+        while (System.nanoTime() - start < 60_000_000_000L) {
+            for (int i = 0; i < 100; i++) call.run();
+            String text = explain.get();
+            if (!text.contains("warming up") && !text.contains("not faster yet")) return;
+        }
     }
 
     static Tensor labels(int rows, int classes) { return Tensor.of(IntStream.range(0, rows).map(i -> i * 7 % classes).toArray()); }

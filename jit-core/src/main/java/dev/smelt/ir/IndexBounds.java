@@ -12,6 +12,7 @@ public record IndexBounds(String op, String what, int limit) {
         Check.that(limit >= 0, "index limit %d is negative", limit);
     }
 
+    /// Whether `index` (a constant's value) passes the check.
     public boolean contains(double index) { return index >= 0 && index < limit; }
 
     /// Throws [IndexOutOfRange] for the first of `values` (row-major) outside `0..limit-1`.
@@ -20,8 +21,8 @@ public record IndexBounds(String op, String what, int limit) {
             if (values[i] < 0 | values[i] >= limit) throw outside(values[i], i); // both compares, one branch: the loop stays tight
     }
 
-    /// The failure for `value` found at row-major position `index` of the checked tensor.
-    public IndexOutOfRange outside(long value, long index) {
+    // The failure for `value` found at row-major position `index` of the checked tensor.
+    private IndexOutOfRange outside(int value, int index) {
         return new IndexOutOfRange(op, "%s %d at index %d is out of range; expected 0..%d".formatted(what, value, index, limit - 1));
     }
 
