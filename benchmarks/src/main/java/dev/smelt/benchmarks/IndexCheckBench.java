@@ -30,12 +30,13 @@ import org.openjdk.jmh.annotations.Warmup;
 /// checks (`checks = on`, the default) and without (`off`: `-Dsmelt.indexChecks=false`, set before
 /// they compile, which no real program should do), one thread. `crossEntropy` is a compiled
 /// `logits.crossEntropy(labels)` on `[rows, classes]` logits; `trainStep` an Adam step of an MLP
-/// (`layers`, input first) on a batch of `rows`, with cross-entropy. The ratio off / on is the
+/// (`layers`, input first) on a batch of `rows`, with cross-entropy. The ratio on / off is the
 /// cost; each `@Setup` first makes sure that the checked program rejects a bad label and that both
 /// compute the same loss, then calls the program until its large kernels run their vector variant
-/// (at most a minute): a fork whose kernel tiers up during the run, or not, differs by far more
-/// (1024x1000: 0.65 ms vector, 3.3–4.9 ms scalar) than the checks cost. Forcing the vector
-/// variant instead (`-Dsmelt.tier=vector`) made the 784-512-10 step 8–12× slower.
+/// (at most a minute). Even so, forks of the 1024x1000 loss, checked or not, run at 0.65, 2.0,
+/// 3.3 or 4.5 ms by how its kernels were compiled, far more than the checks cost: compare forks
+/// of the same mode, or the small shapes. Forcing the vector variant (`-Dsmelt.tier=vector`) made
+/// the 784-512-10 step 8–12× slower (20–34 ms), so the benchmark does not.
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 5, time = 1)
