@@ -3,6 +3,7 @@ package dev.smelt;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.IndexBounds;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Printer;
 import dev.smelt.ir.ReduceOp;
@@ -38,6 +39,9 @@ record Builder(Tracer tracer, String operation, List<Node> operands) {
     Node matmul(Node a, Node b) { return record(new Node.MatMul(a, b, false, false)); }
 
     Node concat(List<Node> parts, int axis) { return record(new Node.Concat(parts, axis)); }
+
+    /// `x` itself, checked against `bounds` when the program runs ([Node.IndexCheck]).
+    Node indexCheck(Node x, IndexBounds bounds) { return record(new Node.IndexCheck(x, bounds)); }
 
     Node cast(Node x, DType dtype) { return x.dtype() == dtype ? x : record(new Node.Cast(x, dtype)); }
 

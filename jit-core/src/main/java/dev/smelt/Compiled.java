@@ -108,12 +108,12 @@ public final class Compiled {
             }
             var captures = version.traced().callCaptures();
             for (int i = 0; i < captures.size(); i++) buffers[program.inputBuffer(arguments.length + i)] = Dispatch.dense(captures.get(i)).array();
-            return new Tensor(Storage.wrapArray(program.runOne(buffers)), shapes[0], strides[0], 0);
+            return new Tensor(Storage.wrapArray(Compiler.runOne(program, buffers)), shapes[0], strides[0], 0);
         }
 
         /// The results of a function of several, whose `arguments` [#matches] has checked.
         List<Tensor> run(Tensor[] arguments) {
-            var results = version.program().run(inputs(version, arguments));
+            var results = Compiler.run(version.program(), inputs(version, arguments), null);
             var tensors = new ArrayList<Tensor>(results.size());
             for (int i = 0; i < results.size(); i++) tensors.add(new Tensor(results.get(i), shapes[i], strides[i], 0));
             return tensors;
@@ -248,7 +248,7 @@ public final class Compiled {
     }
 
     private static List<Tensor> run(Version entry, Tensor[] arguments) {
-        var results = entry.program().run(inputs(entry, arguments));
+        var results = Compiler.run(entry.program(), inputs(entry, arguments), null);
         var tensors = new ArrayList<Tensor>(results.size());
         for (int i = 0; i < results.size(); i++) {
             var shape = entry.traced().graph().outputs().get(i).shape();
@@ -282,7 +282,7 @@ public final class Compiled {
         var inputs = inputs(entry, arguments);
         var targets = new ArrayList<Storage>(outputs.size());
         for (int o = 0; o < outputs.size(); o++) targets.add(target(op, o, outputs.get(o), graph.outputs().get(o), updating ? List.of() : inputs, targets));
-        entry.program().run(inputs, targets);
+        Compiler.run(entry.program(), inputs, targets);
         return outputs;
     }
 

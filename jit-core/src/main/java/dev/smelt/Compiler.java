@@ -9,15 +9,18 @@ import dev.smelt.fusion.FusionMode;
 import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
+import dev.smelt.ir.IndexOutOfRange;
 import dev.smelt.ir.Storage;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.MatMulKernel;
 import dev.smelt.kernel.KernelFunction;
 import dev.smelt.kernel.Schedule;
+import dev.smelt.pass.IndexChecks;
 import dev.smelt.pass.Passes;
 import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Executor;
+import dev.smelt.runtime.Guard;
 import dev.smelt.runtime.KernelCache;
 import dev.smelt.runtime.KernelLoader;
 import dev.smelt.runtime.LruMap;
@@ -66,20 +69,36 @@ final class Compiler {
     /// whose node numbers the kernels' decisions name.
     static Graph optimise(Graph graph) { return Dump.after("passes", Passes.apply(graph)); }
 
-    /// Plans and generates the kernels. A kernel whose bytecode would exceed HotSpot's 8000-byte
-    /// limit for JIT compilation is refused by the emitter; the graph is then planned again with
-    /// half the operations per kernel.
+    /// Plans and generates the kernels. The graph's index checks are taken out first and run before
+    /// the first kernel of every call ([IndexChecks], [Guard]). A kernel whose bytecode would
+    /// exceed HotSpot's 8000-byte limit for JIT compilation is refused by the emitter; the graph is
+    /// then planned again with half the operations per kernel.
     static Program program(Graph graph, FusionMode mode) {
+        var checks = IndexChecks.of(graph);
+        Guard guard = checks.any() && indexChecks() ? guard(checks, mode) : Guard.NONE;
         var options = FusionPlanner.Options.DEFAULT.withMode(mode);
         while (true) {
-            Schedule schedule = Dump.after("fusion", FusionPlanner.plan(graph, options));
+            Schedule schedule = Dump.after("fusion", FusionPlanner.plan(checks.unchecked(), options));
             try {
-                return new Program(schedule, Compiler::kernel, Executor.shared());
+                return new Program(schedule, Compiler::kernel, Executor.shared(), guard);
             } catch (KernelTooLargeException tooLarge) {
                 if (options.budget() <= 1) throw tooLarge;
                 options = options.withBudget(options.budget() / 2);
             }
         }
+    }
+
+    /// False while `-Dsmelt.indexChecks=false` is set: programs compiled then skip their index checks,
+    /// so that IndexCheckBench can measure what the checks cost. An out-of-range index then gives
+    /// a wrong result (NaN from crossEntropy); nothing else should set it.
+    private static boolean indexChecks() { return !"false".equals(System.getProperty("smelt.indexChecks")); }
+
+    /// The guard that runs `checks`, with a program of its own for the computed values they check.
+    static Guard guard(IndexChecks checks, FusionMode mode) {
+        Program computed = checks.computed() == null ? null : program(checks.computed(), mode);
+        var onInputs = checks.onInputs();
+        return new Guard(onInputs.stream().map(IndexChecks.OnInput::slot).toList(), onInputs.stream().map(IndexChecks.OnInput::bounds).toList(),
+                computed, checks.computedBounds());
     }
 
     /// Runs a one-op graph for an eager call, reusing the program compiled for the same op and shapes.
@@ -91,7 +110,26 @@ final class Compiler {
             program = program(graph, FusionMode.COST_MODEL); // no passes: an eager op computes exactly the op it names, into a fresh buffer
             synchronized (EAGER) { EAGER.putIfAbsent(key, program); }
         }
-        return program.run(inputs).getFirst();
+        return run(program, inputs, null).getFirst();
+    }
+
+    /// [Program#run(List, List)], with a failed index check reported as its op's [SmeltException]:
+    /// every call of a program from the API goes through here or [#runOne].
+    static List<Storage> run(Program program, List<Storage> inputs, List<Storage> outputs) {
+        try {
+            return program.run(inputs, outputs);
+        } catch (IndexOutOfRange failure) {
+            throw SmeltException.of(failure);
+        }
+    }
+
+    /// [Program#runOne], with a failed index check reported as for [#run].
+    static Object runOne(Program program, Object[] buffers) {
+        try {
+            return program.runOne(buffers);
+        } catch (IndexOutOfRange failure) {
+            throw SmeltException.of(failure);
+        }
     }
 
     static KernelFunction kernel(KernelForm kernel) {

@@ -3,6 +3,7 @@ package dev.smelt;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.IndexBounds;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
@@ -21,20 +22,14 @@ final class CrossEntropy {
         if (targets.dtype() != DType.I32)
             throw SmeltException.of("crossEntropy", "class indices must be i32, not %s", targets.dtype());
         int classes = logits.dim(-1);
-        if (!Dispatch.isRecording(List.of(logits, targets))) checkRange(targets, classes);
         return Dispatch.apply("crossEntropy", List.of(logits, targets), (b, in) -> build(b, in.get(0), in.get(1), classes));
     }
 
-    // Out-of-range indices cannot be checked inside a trace; there they give NaN (see build).
-    private static void checkRange(Tensor targets, int classes) {
-        int[] values = targets.toIntArray();
-        for (int i = 0; i < values.length; i++)
-            if (values[i] < 0 || values[i] >= classes)
-                throw SmeltException.of("crossEntropy", "target %d at index %d is out of range; expected 0..%d", values[i], i, classes - 1);
-    }
-
-    // loss = mean over rows of -logp[row, target]; a row whose target matches no class gives NaN.
-    private static Node build(Builder b, Node logits, Node targets, int classes) {
+    // loss = mean over rows of -logp[row, target]. Every program checks the targets before its
+    // first kernel (Node.IndexCheck), eager or compiled; a row whose target matches no class still
+    // gives NaN, not a wrong finite loss, where the checks are off (-Dsmelt.indexChecks=false).
+    private static Node build(Builder b, Node logits, Node unchecked, int classes) {
+        Node targets = b.indexCheck(unchecked, new IndexBounds("crossEntropy", "target", classes));
         Node matrix = b.toFloat(logits.shape().rank() == 2 ? logits : b.reshape(logits, Shape.of(1, classes)));
         Shape shape = matrix.shape();
         Node column = b.broadcast(b.reshape(targets, Shape.of(shape.dim(0), 1)), shape);

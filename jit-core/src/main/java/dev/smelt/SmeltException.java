@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import dev.smelt.ir.IndexOutOfRange;
 import java.util.Optional;
 import java.util.Set;
 
@@ -26,6 +27,9 @@ public final class SmeltException extends IllegalArgumentException {
         String site = callSite().map(frame -> " (at " + frame + ")").orElse("");
         return new SmeltException(op, op + ": " + format.formatted(args) + site);
     }
+
+    /// An index check of a program (eager or compiled) that failed, as its op's error.
+    static SmeltException of(IndexOutOfRange failure) { return of(failure.op(), "%s", failure.getMessage()); }
 
     /// `cause` raised while tracing `function`, which the message now names first.
     static SmeltException in(String function, SmeltException cause) {

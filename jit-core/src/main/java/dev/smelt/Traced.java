@@ -3,6 +3,7 @@ package dev.smelt;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
+import dev.smelt.ir.IndexOutOfRange;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.Storage;
@@ -87,7 +88,12 @@ public record Traced(Graph graph, int arguments, List<Tensor> captures, List<Dra
                 throw SmeltException.of("interpret", "input %d was traced as %s%s but is now %s%s", slot, input.dtype(), input.shape(), value.dtype(), value.shape());
             storages.add(Dispatch.dense(value));
         }
-        var results = Interpreter.run(graph, storages);
+        List<Storage> results;
+        try {
+            results = Interpreter.run(graph, storages);
+        } catch (IndexOutOfRange failure) {
+            throw SmeltException.of(failure);
+        }
         var tensors = new ArrayList<Tensor>();
         for (int i = 0; i < results.size(); i++) {
             var shape = graph.outputs().get(i).shape();

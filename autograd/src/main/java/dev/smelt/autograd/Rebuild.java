@@ -18,6 +18,7 @@ public final class Rebuild {
             case Binary x -> new Binary(x.op(), operands.get(0), operands.get(1));
             case Where _ -> new Where(operands.get(0), operands.get(1), operands.get(2));
             case Cast c -> new Cast(operands.get(0), c.dtype());
+            case IndexCheck c -> new IndexCheck(operands.get(0), c.bounds());
             case Reduce r -> new Reduce(r.op(), operands.get(0), r.axes());
             case MatMul m -> new MatMul(operands.get(0), operands.get(1), m.transposeA(), m.transposeB());
             case Reshape r -> new Reshape(operands.get(0), r.shape());

@@ -34,6 +34,7 @@ public final class SaveOrRecompute {
             case Concat _ -> recompute(node, "a copy of its parts, fused on read");
             // As the design plans for dropout: the backward reads its key, never a saved mask.
             case Random _ -> recompute(node, "random: regenerated from its key, not kept from forward to backward");
+            case IndexCheck _ -> recompute(node, "an index check: the backward checks the indices it reads too");
             case Cast _, Where _, Unary _, Binary _ -> {
                 double recompute = RECOMPUTATIONS * CostModel.pointwise(node), save = CostModel.savedPerElement(node.dtype());
                 String costs = "%.3f ns per element to recompute against %.3f to save".formatted(recompute, save);

@@ -35,6 +35,7 @@ final class Vjp {
             case Binary(var op, var x1, var x2, var _, var _) -> binary(op, x1, x2, y, g, b);
             case Where(var c, var t, var f, var _, var _) -> Arrays.asList(null,                // d(c ? t : f) = c ? g : 0,
                     b.where(c, g, b.constant(0, g)), b.where(c, b.constant(0, g), g));         //                c ? 0 : g
+            case IndexCheck _ -> Arrays.asList((Node) null);                                   // indices: no gradient
             case Cast(var x, var _, var dtype) -> Arrays.asList(x.dtype().isFloating() && dtype.isFloating() ? b.cast(g, x.dtype()) : null);
             case Reduce r -> Arrays.asList(reduce(r, g, b));
             case MatMul m -> matmul(m, g, b);

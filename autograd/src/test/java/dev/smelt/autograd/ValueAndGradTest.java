@@ -86,7 +86,8 @@ class ValueAndGradTest {
                 new Node.Cast(x, DType.F64), new Node.Reduce(ReduceOp.MAX, x, List.of(1)), new Node.MatMul(x, x, false, true),
                 new Node.Reshape(x, Shape.of(3, 2)), new Node.Permute(x, List.of(1, 0)), new Node.Expand(new Node.Reshape(x, Shape.of(1, 2, 3)), Shape.of(4, 2, 3)),
                 new Node.Slice(x, 1, 0, 3, 2), new Node.Concat(List.of(x, x), 0),
-                new Node.Random(dev.smelt.ir.Distribution.UNIFORM, new Node.Constant(7, Shape.of(2), DType.I32), Shape.of(2, 3), DType.F32));
+                new Node.Random(dev.smelt.ir.Distribution.UNIFORM, new Node.Constant(7, Shape.of(2), DType.I32), Shape.of(2, 3), DType.F32),
+                new Node.IndexCheck(new Node.Cast(x, DType.I32), new dev.smelt.ir.IndexBounds("gather", "index", 3)));
         var kinds = new ArrayList<Class<?>>();
         for (Node y : samples) {
             kinds.add(y.getClass());

@@ -45,7 +45,7 @@ final class Realization {
     static boolean isOperation(Node node) {
         return switch (node) {
             case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Iota _, Node.Random _ -> true;
-            case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _ -> false;
+            case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.IndexCheck _ -> false;
         };
     }
 

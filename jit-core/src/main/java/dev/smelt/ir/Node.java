@@ -118,6 +118,23 @@ public sealed interface Node {
         public String toString() { return Check.describe(this, "cast"); }
     }
 
+    /// `x` itself, an `i32` tensor of indices, once each element is known to lie within `bounds`;
+    /// else the first that does not (row-major) is the user op's error ([IndexOutOfRange]). Compiled
+    /// programs run these checks before their first kernel, so a failed one has written nothing.
+    record IndexCheck(Node x, IndexBounds bounds, Shape shape, DType dtype) implements Node {
+        public IndexCheck(Node x, IndexBounds bounds) { this(x, bounds, null, null); }
+        public IndexCheck {
+            Check.that(x.dtype() == DType.I32, "an index check needs i32 indices, not %s", x.dtype());
+            Check.that(bounds != null, "an index check needs its bounds");
+            shape = Check.inferred(shape, x.shape(), "checkindex");
+            dtype = Check.inferred(dtype, x.dtype(), "checkindex");
+        }
+        public List<Node> inputs() { return List.of(x); }
+        public boolean equals(Object o) { return o instanceof IndexCheck c && bounds.equals(c.bounds) && x == c.x; }
+        public int hashCode() { return Check.hash(bounds, x); }
+        public String toString() { return Check.describe(this, "checkindex " + bounds); }
+    }
+
     /// `op` over `axes` (ascending, distinct), keeping each reduced axis with size 1.
     record Reduce(ReduceOp op, Node x, List<Integer> axes, Shape shape, DType dtype) implements Node {
         public Reduce(ReduceOp op, Node x, List<Integer> axes) { this(op, x, axes, null, null); }

@@ -83,6 +83,7 @@ public final class Parser {
             case "iota" -> new Node.Iota(s.integer("axis"), s.type.shape(), s.type.dtype());
             case "where" -> new Node.Where(operand(s, 3, 0), operand(s, 3, 1), operand(s, 3, 2));
             case "cast" -> new Node.Cast(operand(s, 1, 0), s.type.dtype());
+            case "checkindex" -> new Node.IndexCheck(operand(s, 1, 0), new IndexBounds(s.word("op"), s.word("what"), s.integer("limit")));
             case "matmul" -> new Node.MatMul(operand(s, 2, 0), operand(s, 2, 1), s.flag("transpose_a"), s.flag("transpose_b"));
             case "reshape" -> new Node.Reshape(operand(s, 1, 0), s.type.shape());
             case "permute" -> new Node.Permute(operand(s, 1, 0), s.integers("order"));

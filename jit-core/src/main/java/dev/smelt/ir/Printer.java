@@ -45,6 +45,7 @@ public final class Printer {
             case Node.Binary b -> b.op().toString();
             case Node.Where _ -> "where";
             case Node.Cast _ -> "cast";
+            case Node.IndexCheck _ -> "checkindex";
             case Node.Reduce r -> r.op().toString();
             case Node.MatMul _ -> "matmul";
             case Node.Reshape _ -> "reshape";
@@ -68,6 +69,7 @@ public final class Printer {
             case Node.Binary b -> b.op() + " " + refs(b.inputs(), ids);
             case Node.Where w -> "where " + refs(w.inputs(), ids);
             case Node.Cast c -> "cast " + ref(c.x(), ids);
+            case Node.IndexCheck c -> "checkindex " + ref(c.x(), ids) + " " + c.bounds();
             case Node.Reduce r -> r.op() + " " + ref(r.x(), ids) + " axes=" + list(r.axes());
             case Node.MatMul m -> "matmul " + refs(m.inputs(), ids) + (m.transposeA() ? " transpose_a" : "") + (m.transposeB() ? " transpose_b" : "");
             case Node.Reshape r -> "reshape " + ref(r.x(), ids);

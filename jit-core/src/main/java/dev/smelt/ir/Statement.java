@@ -45,6 +45,9 @@ final class Statement {
         }
     }
 
+    /// The value of `key=word`.
+    String word(String key) { return attribute(key); }
+
     /// The value of `key=[0,2]`.
     List<Integer> integers(String key) {
         String value = attribute(key);

@@ -10,6 +10,7 @@ import dev.smelt.ir.Node.Cast;
 import dev.smelt.ir.Node.Concat;
 import dev.smelt.ir.Node.Constant;
 import dev.smelt.ir.Node.Expand;
+import dev.smelt.ir.Node.IndexCheck;
 import dev.smelt.ir.Node.Iota;
 import dev.smelt.ir.Node.MatMul;
 import dev.smelt.ir.Node.Permute;
@@ -44,6 +45,7 @@ public final class ConstantFolding {
             case Binary(var op, Constant a, Constant b, var _, var _) -> constant(binary(op, a, b), n);  // a op b -> c
             case Cast(Constant c, var _, var _) -> constant(c.value(), n);       // (T) c -> c rounded to T
             case Where(Constant c, var ifTrue, var ifFalse, var _, var _) -> c.value() != 0 ? ifTrue : ifFalse;
+            case IndexCheck(Constant c, var bounds, var _, var _) when bounds.contains(c.value()) -> c;  // an index known to be in range
             case Reshape(Constant c, var _, var _) -> constant(c.value(), n);    // a view of a splat is a splat
             case Permute(Constant c, var _, var _, var _) -> constant(c.value(), n);
             case Expand(Constant c, var _, var _) -> constant(c.value(), n);

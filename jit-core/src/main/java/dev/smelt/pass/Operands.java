@@ -18,6 +18,7 @@ final class Operands {
             case Node.Binary b -> new Node.Binary(b.op(), inputs.get(0), inputs.get(1));
             case Node.Where _ -> new Node.Where(inputs.get(0), inputs.get(1), inputs.get(2));
             case Node.Cast c -> new Node.Cast(inputs.getFirst(), c.dtype());
+            case Node.IndexCheck c -> new Node.IndexCheck(inputs.getFirst(), c.bounds());
             case Node.Reduce r -> new Node.Reduce(r.op(), inputs.getFirst(), r.axes());
             case Node.MatMul m -> new Node.MatMul(inputs.get(0), inputs.get(1), m.transposeA(), m.transposeB());
             case Node.Reshape r -> new Node.Reshape(inputs.getFirst(), r.shape());

@@ -9,6 +9,7 @@ import dev.smelt.ir.Node.Cast;
 import dev.smelt.ir.Node.Concat;
 import dev.smelt.ir.Node.Constant;
 import dev.smelt.ir.Node.Expand;
+import dev.smelt.ir.Node.IndexCheck;
 import dev.smelt.ir.Node.Input;
 import dev.smelt.ir.Node.Iota;
 import dev.smelt.ir.Node.MatMul;
@@ -63,6 +64,7 @@ public final class Interpreter {
             case Binary binary -> binary(binary, values.get(binary.left()), values.get(binary.right()));
             case Where where -> where(where, values.get(where.condition()), values.get(where.ifTrue()), values.get(where.ifFalse()));
             case Cast cast -> convert(values.get(cast.x()), cast.dtype());
+            case IndexCheck check -> checked(check, values.get(check.x()));
             case Reduce reduce -> Reduction.evaluate(reduce, values.get(reduce.x()));
             case MatMul matMul -> matMul(matMul, values.get(matMul.a()), values.get(matMul.b()));
             case Reshape reshape -> convert(values.get(reshape.x()), reshape.dtype()); // same row-major order: a copy
@@ -80,6 +82,11 @@ public final class Interpreter {
         var result = Storage.allocate(random.dtype(), random.shape().size());
         for (int i = 0; i < result.size(); i++) result.set(i, random.distribution().sample(stream, i, random.dtype()));
         return result;
+    }
+
+    private static Storage checked(IndexCheck check, Storage indices) {
+        check.bounds().check((int[]) indices.array());
+        return indices;
     }
 
     private static Storage constant(Constant constant) {

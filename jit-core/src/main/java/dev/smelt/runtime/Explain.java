@@ -38,6 +38,7 @@ public final class Explain {
         long unfused = unfusedBytes(graph);
         text.append("bytes moved: %,d fused vs %,d unfused (%,d saved)%n".formatted(moved, unfused, Math.max(0, unfused - moved)));
         text.append(intermediateTraffic(graph, schedule));
+        if (!program.guard().isEmpty()) text.append(program.guard()).append('\n');
         text.append(program.updatingMemory());
         return text.toString();
     }
@@ -127,7 +128,7 @@ public final class Explain {
 
     private static boolean isOperation(Node node) {
         return switch (node) {
-            case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _ -> false;
+            case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.IndexCheck _ -> false;
             case Node.Iota _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Random _ -> true;
         };
     }

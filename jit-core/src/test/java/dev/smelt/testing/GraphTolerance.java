@@ -56,6 +56,7 @@ public final class GraphTolerance {
             case Node.Binary b -> Bounds.ofBinary(b, e.get(b.left()), e.get(b.right()));
             case Node.Where w -> unstableIf(positive(e.get(w.condition())), where(w.condition(), e.get(w.ifTrue()), e.get(w.ifFalse())));
             case Node.Cast c -> Bounds.ofCast(c, e.get(c.x()));
+            case Node.IndexCheck c -> e.get(c.x());                                            // the indices themselves
             case Node.Reduce r -> Bounds.ofReduce(r, e.get(r.x()));
             case Node.MatMul m -> Bounds.ofMatMul(m, e.get(m.a()), e.get(m.b()));
             case Node.Reshape r -> new Node.Reshape(e.get(r.x()), r.shape());
