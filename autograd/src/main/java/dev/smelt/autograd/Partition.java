@@ -54,9 +54,7 @@ record Partition(Graph forward, Graph backward, List<SaveOrRecompute.Choice> cho
             if (moved.containsKey(node) || node instanceof Node.Input) continue;
             if (dependent.contains(node) || recomputed.contains(node)) {
                 List<Node> operands = node.inputs().stream().map(x -> moved.getOrDefault(x, x)).toList();
-                boolean same = true;
-                for (int i = 0; i < operands.size(); i++) same &= operands.get(i) == node.inputs().get(i);
-                moved.put(node, same ? node : Rebuild.with(node, operands));
+                moved.put(node, node.withInputs(operands));
             }
         }
         Graph backward = new Graph(backwardInputs, gradients.stream().map(x -> moved.getOrDefault(x, x)).toList());

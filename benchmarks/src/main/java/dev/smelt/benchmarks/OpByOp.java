@@ -5,7 +5,6 @@ import dev.smelt.Compiled;
 import dev.smelt.Jit;
 import dev.smelt.Tensor;
 import dev.smelt.Traced;
-import dev.smelt.autograd.Rebuild;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
 import java.util.ArrayList;
@@ -26,7 +25,7 @@ final class OpByOp {
             if (node instanceof Node.Input) continue;
             var inputs = new ArrayList<Node.Input>();
             for (Node operand : node.inputs()) inputs.add(new Node.Input(inputs.size(), operand.shape(), operand.dtype()));
-            Node op = Rebuild.with(node, List.copyOf(inputs));
+            Node op = node.withInputs(List.copyOf(inputs));
             programs.put(node, Jit.compile(new Traced(new Graph(inputs, List.of(op)), inputs.size(), List.of())));
         }
     }

@@ -23,6 +23,38 @@ public sealed interface Node {
     /// The operands, in order.
     List<Node> inputs();
 
+    /// This node's operator and attributes over `inputs` (in the order of [#inputs]): how passes
+    /// and autograd's partition rebuild a node; itself when they are the same nodes, and a leaf is
+    /// always itself. The constructors check the typing rule again, so an operand of another type
+    /// fails at once.
+    default Node withInputs(List<Node> inputs) {
+        if (sameNodes(inputs(), inputs)) return this;
+        return switch (this) {
+            case Input _, Constant _, Iota _ -> this;
+            case Unary u -> new Unary(u.op(), inputs.getFirst());
+            case Binary b -> new Binary(b.op(), inputs.get(0), inputs.get(1));
+            case Where _ -> new Where(inputs.get(0), inputs.get(1), inputs.get(2));
+            case Cast c -> new Cast(inputs.getFirst(), c.dtype());
+            case IndexCheck c -> new IndexCheck(inputs.getFirst(), c.bounds());
+            case Reduce r -> new Reduce(r.op(), inputs.getFirst(), r.axes());
+            case MatMul m -> new MatMul(inputs.get(0), inputs.get(1), m.transposeA(), m.transposeB());
+            case Reshape r -> new Reshape(inputs.getFirst(), r.shape());
+            case Permute p -> new Permute(inputs.getFirst(), p.order());
+            case Expand e -> new Expand(inputs.getFirst(), e.shape());
+            case Slice s -> new Slice(inputs.getFirst(), s.axis(), s.start(), s.stop(), s.step());
+            case Concat c -> new Concat(inputs, c.axis());
+            case Random r -> new Random(r.distribution(), inputs.getFirst(), r.shape(), r.dtype());
+        };
+    }
+
+    /// Whether `a` and `b` hold the same node instances in the same order.
+    static boolean sameNodes(List<Node> a, List<Node> b) {
+        if (a.size() != b.size()) return false;
+        for (int i = 0; i < a.size(); i++)
+            if (a.get(i) != b.get(i)) return false;
+        return true;
+    }
+
     /// Graph input number `slot`.
     record Input(int slot, Shape shape, DType dtype) implements Node {
         public List<Node> inputs() { return List.of(); }

@@ -31,7 +31,7 @@ public final class CommonSubexpressions {
 
     // Operands come first in nodes(), so they are merged already.
     private void visit(Node node) {
-        Node rebuilt = Operands.replace(node, node.inputs().stream().map(merged::get).toList());
+        Node rebuilt = node.withInputs(node.inputs().stream().map(merged::get).toList());
         Node equal = known.get(rebuilt);
         if (equal == null && rebuilt instanceof Binary(var op, var a, var b, var _, var _) && mirror(op) != null)
             equal = known.get(new Binary(mirror(op), b, a));

@@ -23,7 +23,7 @@ public final class Passes {
         Graph current = graph;
         for (int round = 0; round < MAX_ROUNDS; round++) {
             Graph next = round(current);
-            if (Operands.identical(next.outputs(), current.outputs())) break;    // passes rebuild only what they change
+            if (Node.sameNodes(next.outputs(), current.outputs())) break;    // passes rebuild only what they change
             current = next;
         }
         return current;

@@ -51,7 +51,7 @@ public final class Rewriter {
 
     // Operands first (in nodes() order they are done already; a rule's new nodes are not), then the rule.
     private Node simplify(Node node) {
-        Node current = intern(Operands.replace(node, node.inputs().stream().map(this::rewrite).toList()));
+        Node current = intern(node.withInputs(node.inputs().stream().map(this::rewrite).toList()));
         for (int step = 0; ; step++) {
             Node next = rule.apply(current);
             if (next == current) break;
@@ -60,7 +60,7 @@ public final class Rewriter {
             if (!next.shape().equals(node.shape()) || next.dtype() != node.dtype())
                 throw new IllegalStateException("a rule changed the type of " + current + " to " + next);
             current = rewritten.containsKey(next) ? rewritten.get(next)
-                    : intern(Operands.replace(next, next.inputs().stream().map(this::rewrite).toList()));
+                    : intern(next.withInputs(next.inputs().stream().map(this::rewrite).toList()));
         }
         return current;
     }
