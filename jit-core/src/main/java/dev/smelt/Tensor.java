@@ -138,13 +138,9 @@ public final class Tensor {
     /// At most `chunks` views of ⌈n / chunks⌉ along `axis` (the last may be shorter), as `torch.chunk`.
     public List<Tensor> chunk(int chunks, int axis) { return Views.chunk(this, chunks, axis); }
     /// The lower triangle of the last two axes, from diagonal `k` down (column − row ≤ k); 0 elsewhere.
-    public Tensor tril(int k) { return Triangles.keep("tril", this, k, true); }
-    /// `tril(0)`: the main diagonal and below.
-    public Tensor tril() { return tril(0); }
+    public Tensor tril(int k) { return Masks.keep("tril", this, k, true); }
     /// The upper triangle of the last two axes, from diagonal `k` up (column − row ≥ k); 0 elsewhere.
-    public Tensor triu(int k) { return Triangles.keep("triu", this, k, false); }
-    /// `triu(0)`: the main diagonal and above.
-    public Tensor triu() { return triu(0); }
+    public Tensor triu(int k) { return Masks.keep("triu", this, k, false); }
     /// This tensor converted to `dtype` (itself if it already has it). Floats to `i32` truncate
     /// toward zero and saturate (NaN gives 0); to `bool`, non-zero is `true`.
     public Tensor to(DType dtype) { return Ops.cast(this, dtype); }
@@ -347,6 +343,9 @@ public final class Tensor {
     /// Mean cross-entropy of logits `[N, C]` (or `[C]`) against `i32` class indices `[N]` (or 0-d),
     /// or against class probabilities of the logits' shape. An index outside `[0, C)` throws.
     public Tensor crossEntropy(Tensor targets) { return Composites.crossEntropy(this, targets); }
+    /// `i32` one-hot rows, as `torch.nn.functional.one_hot`: `[..., classes]` from `i32` indices `[...]`; an
+    /// index outside `[0, classes)` throws, eagerly and compiled.
+    public Tensor oneHot(int classes) { return Masks.oneHot(this, classes); }
     /// Mean squared error against `target` of the same shape.
     public Tensor mseLoss(Tensor target) { return Composites.mseLoss(this, target); }
     /// Inverted dropout: each element zeroed with probability `p`, the others scaled by `1 / (1 - p)`, the mask
