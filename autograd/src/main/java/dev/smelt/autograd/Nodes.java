@@ -4,14 +4,13 @@ package dev.smelt.autograd;
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
+import dev.smelt.ir.Interner;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.UnaryOp;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /// Builds the nodes of backward and update graphs, with the shorthands vjp rules read as maths.
 ///
@@ -20,15 +19,15 @@ import java.util.Map;
 /// and equal subexpressions of different rules are computed once. Binary shorthands broadcast a
 /// rank-0 operand (a runtime scalar such as the learning rate) to the other's shape.
 public final class Nodes {
-    private final Map<Node, Node> interned = new HashMap<>();
+    private final Interner interned;
 
     /// A builder that knows `graph`'s nodes, so equal backward nodes reuse them.
     public Nodes(Graph graph) {
-        for (Node node : graph.nodes()) interned.putIfAbsent(node, node);
+        this.interned = new Interner(graph);
     }
 
     /// `node`, or the equal node built before it.
-    public Node intern(Node node) { return interned.computeIfAbsent(node, n -> n); }
+    public Node intern(Node node) { return interned.intern(node); }
 
     /// `value` (rounded to `dtype`) filling `shape`.
     public Node constant(double value, Shape shape, DType dtype) { return intern(new Node.Constant(value, shape, dtype)); }

@@ -2,8 +2,8 @@
 package dev.smelt.pass;
 
 import dev.smelt.ir.Graph;
+import dev.smelt.ir.Interner;
 import dev.smelt.ir.Node;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.function.UnaryOperator;
@@ -24,7 +24,7 @@ public final class Rewriter {
 
     private final UnaryOperator<Node> rule;
     private final Map<Node, Node> rewritten = new IdentityHashMap<>();
-    private final Map<Node, Node> interned = new HashMap<>();
+    private final Interner interned = new Interner();
     private int depth;
 
     private Rewriter(UnaryOperator<Node> rule) { this.rule = rule; }
@@ -71,8 +71,5 @@ public final class Rewriter {
         return result;
     }
 
-    private Node intern(Node node) {
-        Node known = interned.putIfAbsent(node, node);
-        return known != null ? known : node;
-    }
+    private Node intern(Node node) { return interned.intern(node); }
 }

@@ -3,10 +3,10 @@ package dev.smelt.trace;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
+import dev.smelt.ir.Interner;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +26,7 @@ public final class Tracer {
     private final List<Node.Input> inputs = new ArrayList<>();
     private final List<Object> sources = new ArrayList<>();
     private final Map<Object, Node.Input> captured = new IdentityHashMap<>();
-    private final Map<Node, Node> interned = new HashMap<>();
+    private final Interner interned = new Interner();
     private boolean finished;
 
     /// A new input slot for a function argument of the given type.
@@ -48,7 +48,7 @@ public final class Tracer {
     /// `node`, or the equal node recorded before it.
     public Node record(Node node) {
         if (finished) throw new IllegalStateException("this trace has finished; its tensors cannot be used any more");
-        return interned.computeIfAbsent(node, n -> n);
+        return interned.intern(node);
     }
 
     /// The source objects of the inputs, in slot order: the arguments, then each capture.
