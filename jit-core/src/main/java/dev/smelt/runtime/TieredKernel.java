@@ -131,7 +131,7 @@ public final class TieredKernel implements KernelFunction {
         int rows = Math.max(1, Math.min(end, WARM_UP_ELEMENTS / Math.max(1, kernel.rowLength())));
         long deadline = System.nanoTime() + round;
         while (System.nanoTime() - deadline < 0) {
-            long scalarNanos = time(scalar, buffers, rows, 20), vectorNanos = time(candidate, buffers, rows, 20);
+            long scalarNanos = Stopwatch.best(20, call -> scalar.run(buffers, 0, rows)), vectorNanos = Stopwatch.best(20, call -> candidate.run(buffers, 0, rows));
             if (vectorNanos < scalarNanos) {
                 active = candidate;
                 tier = "vector";
@@ -139,16 +139,5 @@ public final class TieredKernel implements KernelFunction {
             }
         }
         return false;
-    }
-
-    // The fastest of `calls` calls on the first `rows` rows.
-    private static long time(KernelFunction function, Object[] buffers, int rows, int calls) {
-        long best = Long.MAX_VALUE;
-        for (int call = 0; call < calls; call++) {
-            long start = System.nanoTime();
-            function.run(buffers, 0, rows);
-            best = Math.min(best, System.nanoTime() - start);
-        }
-        return best;
     }
 }

@@ -6,6 +6,7 @@ import dev.smelt.codegen.MicroKernelEmitter;
 import dev.smelt.codegen.MicroKernelShape;
 import dev.smelt.ir.DType;
 import dev.smelt.runtime.KernelLoader;
+import dev.smelt.runtime.Stopwatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -113,14 +114,11 @@ public final class MicroKernels {
         try {
             MicroKernel vector = vector(shape), scalar = current;
             Object a = array(shape.rows() * WARM_UP_DEPTH), b = array(shape.columns() * WARM_UP_DEPTH), c = array(shape.rows() * shape.columns());
-            long scalarNanos = Long.MAX_VALUE;
-            for (int call = 0; call < 2000; call++) scalarNanos = Math.min(scalarNanos, time(scalar, a, b, c, call));
+            long scalarNanos = Stopwatch.best(2000, call -> run(scalar, a, b, c, call));
             long deadline = System.nanoTime() + WARM_UP_LIMIT_NANOS;
             while (System.nanoTime() < deadline) {
                 for (int call = 0; call < 500; call++) vector.run(a, 0, b, 0, SHORT_DEPTH, c, 0, shape.columns(), call % 2 == 1);
-                long best = Long.MAX_VALUE;
-                for (int call = 0; call < 6; call++) best = Math.min(best, time(vector, a, b, c, call));
-                if (2 * best < scalarNanos) {
+                if (2 * Stopwatch.best(6, call -> run(vector, a, b, c, call)) < scalarNanos) {
                     current = vector;
                     tier = "vector tile " + shape;
                     vectorPacking = Packing.warmUp(shape.dtype(), shape.columns(), System.nanoTime() + WARM_UP_LIMIT_NANOS);
@@ -135,10 +133,8 @@ public final class MicroKernels {
     }
 
     // One call, accumulating when `call` is odd.
-    private long time(MicroKernel tile, Object a, Object b, Object c, int call) {
-        long start = System.nanoTime();
+    private void run(MicroKernel tile, Object a, Object b, Object c, int call) {
         tile.run(a, 0, b, 0, WARM_UP_DEPTH, c, 0, shape.columns(), call % 2 == 1);
-        return System.nanoTime() - start;
     }
 
     private Object array(int length) {

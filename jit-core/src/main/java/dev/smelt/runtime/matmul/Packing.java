@@ -2,6 +2,7 @@
 package dev.smelt.runtime.matmul;
 
 import dev.smelt.ir.DType;
+import dev.smelt.runtime.Stopwatch;
 import java.util.Arrays;
 import java.util.List;
 
@@ -33,28 +34,20 @@ final class Packing {
         var transposed = new Operand(0, List.of(), 1, depth);
         Object source = dtype == DType.F32 ? new float[depth * columns] : new double[depth * columns];
         Object packed = dtype == DType.F32 ? new float[depth * 3 * width] : new double[depth * 3 * width];
-        long copy = Long.MAX_VALUE, transpose = Long.MAX_VALUE;
-        for (int call = 0; call < 2000; call++) {
-            copy = Math.min(copy, time(source, rows, depth, columns, width, packed, false));
-            transpose = Math.min(transpose, time(source, transposed, depth, columns, width, packed, false));
-        }
+        long copy = Stopwatch.best(2000, call -> pack(source, rows, depth, columns, width, packed, false));
+        long transpose = Stopwatch.best(2000, call -> pack(source, transposed, depth, columns, width, packed, false));
         while (System.nanoTime() < deadline) {
-            long vectorCopy = Long.MAX_VALUE, vectorTranspose = Long.MAX_VALUE;
-            for (int call = 0; call < 500; call++) {
-                vectorCopy = Math.min(vectorCopy, time(source, rows, depth, columns, width, packed, true));
-                vectorTranspose = Math.min(vectorTranspose, time(source, transposed, depth, columns, width, packed, true));
-            }
+            long vectorCopy = Stopwatch.best(500, call -> pack(source, rows, depth, columns, width, packed, true));
+            long vectorTranspose = Stopwatch.best(500, call -> pack(source, transposed, depth, columns, width, packed, true));
             // f64 panels whose steps are contiguous pack value by value either way
             if (vectorCopy < copy && (vectorTranspose < transpose || dtype == DType.F64)) return true;
         }
         return false;
     }
 
-    private static long time(Object source, Operand operand, int depth, int columns, int width, Object packed, boolean vector) {
-        long start = System.nanoTime();
+    private static void pack(Object source, Operand operand, int depth, int columns, int width, Object packed, boolean vector) {
         if (source instanceof float[] f) right(f, 0, operand, 0, depth, 0, columns, width, (float[]) packed, vector);
         else right((double[]) source, 0, operand, 0, depth, 0, columns, width, (double[]) packed, vector);
-        return System.nanoTime() - start;
     }
 
     /// Rows `[row, row + rows)` and steps `[step, step + depth)` of A, from `a[base + i·outer + p·inner]`.

@@ -2,13 +2,14 @@
 package dev.smelt.runtime.matmul;
 
 import dev.smelt.ir.DType;
+import dev.smelt.runtime.Stopwatch;
 import java.util.List;
 
 /// Brings [TinyProduct] to C2 on the warm-up thread before any matmul takes it: Vector API code
 /// that C1 compiled boxes every vector, 50–500× slower than C2's, and a method that C2 has not
 /// compiled stays at C1 for as long as the program calls it too rarely.
 final class TinyWarmUp {
-    private static volatile Object sink;
+    private static volatile Object sink; // timed results escape here, so C2 cannot drop the work
 
     private TinyWarmUp() {}
 
@@ -27,8 +28,7 @@ final class TinyWarmUp {
         long[] loops = new long[CASES.length];
         for (int i = 0; i < CASES.length; i++) {
             int[] shape = CASES[i];
-            loops[i] = Long.MAX_VALUE;
-            for (int call = 0; call < 2000; call++) loops[i] = Math.min(loops[i], time(() -> naive(shape[0], shape[1], shape[2])));
+            loops[i] = Stopwatch.best(2000, call -> sink = naive(shape[0], shape[1], shape[2]));
         }
         loops[0] /= 2;
         boolean[] passed = new boolean[CASES.length];
@@ -44,9 +44,7 @@ final class TinyWarmUp {
         boolean all = true;
         for (int i = 0; i < CASES.length; i++) {
             int[] shape = CASES[i];
-            long best = Long.MAX_VALUE;
-            for (int call = 0; call < 5 && !passed[i]; call++) best = Math.min(best, time(() -> exercise(dtype, shape, scratch)));
-            passed[i] |= best < loops[i];
+            passed[i] |= !passed[i] && Stopwatch.best(5, call -> sink = exercise(dtype, shape, scratch)) < loops[i];
             all &= passed[i];
         }
         return all;
@@ -79,11 +77,5 @@ final class TinyWarmUp {
                 c[i * columns + j] = sum;
             }
         return c;
-    }
-
-    private static long time(java.util.function.Supplier<Object> call) {
-        long start = System.nanoTime();
-        sink = call.get(); // escapes, so C2 cannot drop the work
-        return System.nanoTime() - start;
     }
 }
