@@ -55,10 +55,20 @@ final class Compiler {
                     + "to the java command (with Maven, to Surefire's argLine and to exec's arguments: see the README)");
     }
 
-    /// Starts the warm-up of `dtype`'s vector matmul tile, when a product is traced or run: the tile
-    /// needs 0.3–1 s of a cold JVM, about what compiling the program around the product takes, and
-    /// started only once that program was built.
-    static void expectMatMul(DType dtype) { MicroKernels.of(dtype).current(); }
+    /// Products of at least this many multiply-adds start the tile's warm-up when traced.
+    static final long EARLY_TILE_WORK = 1L << 22;
+
+    /// Starts the warm-up of `dtype`'s vector matmul tile when a product of `work` multiply-adds is
+    /// traced or run, if it is large: the tile needs 0.3–1 s of a cold JVM, about what compiling the
+    /// program around the product takes, and a large product on the scalar tile costs a millisecond
+    /// or more per call meanwhile. A small one waits for its program to be built (MatMulFunction
+    /// starts it then): on two cores the warm-up slows the compile, and the digits run (64-128-10,
+    /// products of 262K multiply-adds) ended 8% later with the early start (1,500 against 1,380 ms,
+    /// medians of ten alternations) while the 784-512-10 step's first 100 took 1,625–1,750 ms with it
+    /// against 1,927–2,182 without.
+    static void expectMatMul(DType dtype, long work) {
+        if (work >= EARLY_TILE_WORK) MicroKernels.of(dtype).current();
+    }
 
     static Program compile(Graph graph) { return compile(graph, FusionMode.COST_MODEL); }
 

@@ -28,8 +28,8 @@ final class MatMuls {
         Shape batch = Builder.broadcastShapes("matmul", batch(left.shape()), batch(right.shape()));
         left = b.broadcast(b.cast(left, dtype), with(batch, last(left.shape(), 2), k));
         right = b.broadcast(b.cast(right, dtype), with(batch, k, last(right.shape(), 1)));
-        Compiler.expectMatMul(dtype);
         Node product = b.matmul(left, right);
+        Compiler.expectMatMul(dtype, (long) product.shape().count() * k);
         var dims = new ArrayList<>(batch.dims());
         if (sa.rank() > 1) dims.add(last(product.shape(), 2));
         if (sc.rank() > 1) dims.add(last(product.shape(), 1));
