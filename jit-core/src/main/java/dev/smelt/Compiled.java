@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
-import java.util.function.IntPredicate;
 import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 
@@ -35,7 +34,6 @@ public final class Compiled {
     private final FusionMode fusion;
     private final int recompileLimit;
     private final UnaryOperator<Traced> transform;
-    private final IntPredicate needsGradient = argument -> false; // autograd's hook: which arguments the program differentiates
     private final DynamicDims dynamic;
     private final SignatureCache<Compilation> cache;
     private volatile Version last;
@@ -82,28 +80,28 @@ public final class Compiled {
             this.denseStrides = Arrays.stream(types).map(t -> t == null ? null : t.shape().contiguousStrides()).toArray(int[][]::new);
         }
 
-        boolean matches(Tensor[] arguments, IntPredicate needsGradient) {
+        boolean matches(Tensor[] arguments) {
             if (arguments == null || arguments.length != types.length) return false;
             for (int i = 0; i < arguments.length; i++)
-                if (!matches(arguments[i], i, needsGradient)) return false;
+                if (!matches(arguments[i], i)) return false;
             return true;
         }
 
-        private boolean matches(Tensor argument, int i, IntPredicate needsGradient) {
+        private boolean matches(Tensor argument, int i) {
             var type = types[i];
             return argument != null && type != null && !argument.isTraced() && argument.dtype() == type.dtype()
-                    && (argument.shape() == type.shape() || argument.shape().equals(type.shape())) && needsGradient.test(i) == type.needsGradient();
+                    && (argument.shape() == type.shape() || argument.shape().equals(type.shape()));
         }
 
         /// The result of a one-result function, or null when `arguments` do not match: one pass
         /// over them both checks and binds them, as [#matches] then a call would.
-        Tensor first(Tensor[] arguments, IntPredicate needsGradient) {
+        Tensor first(Tensor[] arguments) {
             if (arguments == null || arguments.length != types.length) return null;
             var program = version.program();
             var buffers = program.newBuffers();
             for (int i = 0; i < arguments.length; i++) {
                 Tensor argument = arguments[i];
-                if (!matches(argument, i, needsGradient)) return null;
+                if (!matches(argument, i)) return null;
                 buffers[program.inputBuffer(i)] = array(argument, i);
             }
             var captures = version.traced().callCaptures();
@@ -169,7 +167,7 @@ public final class Compiled {
         this(null, "compiled graph", IntStream.range(0, traced.arguments()).mapToObj(i -> "argument " + i).toList(), UnaryOperator.identity(),
                 FusionMode.COST_MODEL, DEFAULT_RECOMPILE_LIMIT);
         var types = traced.graph().inputs().subList(0, traced.arguments()).stream()
-                .<Signature.Argument>map(in -> new Signature.TensorType("argument " + in.slot(), in.dtype(), in.shape(), false)).toList();
+                .<Signature.Argument>map(in -> new Signature.TensorType("argument " + in.slot(), in.dtype(), in.shape())).toList();
         var version = Version.of(new Signature(types), traced, FusionMode.COST_MODEL);
         cache.get(version.signature(), () -> version);
         last = version;
@@ -226,7 +224,7 @@ public final class Compiled {
     /// The function's first result.
     public Tensor apply(Tensor... arguments) {
         Recent hit = recent;
-        Tensor result = hit != null && hit.shapes.length == 1 ? hit.first(arguments, needsGradient) : null;
+        Tensor result = hit != null && hit.shapes.length == 1 ? hit.first(arguments) : null;
         return result != null ? result : run(entry("apply", arguments), arguments).getFirst();
     }
 
@@ -234,9 +232,9 @@ public final class Compiled {
     public List<Tensor> applyAll(Tensor... arguments) {
         Recent hit = recent;
         if (hit != null && hit.shapes.length == 1) {
-            Tensor result = hit.first(arguments, needsGradient);
+            Tensor result = hit.first(arguments);
             if (result != null) return List.of(result);
-        } else if (hit != null && hit.matches(arguments, needsGradient)) return hit.run(arguments);
+        } else if (hit != null && hit.matches(arguments)) return hit.run(arguments);
         return run(entry("applyAll", arguments), arguments);
     }
 
@@ -341,7 +339,7 @@ public final class Compiled {
     /// The program for `arguments` of a call to `op` (`apply`, `applyInto`, …), checked first.
     private Version entry(String op, Tensor[] arguments) {
         Recent hit = recent;
-        if (hit != null && hit.matches(arguments, needsGradient)) return hit.version;
+        if (hit != null && hit.matches(arguments)) return hit.version;
         if (arguments == null) throw SmeltException.of(op, "the array of arguments is null; %s has %d parameters", name, parameters.size());
         if (arguments.length != parameters.size())
             throw SmeltException.of(op, "%s has %d parameters, got %d arguments", name, parameters.size(), arguments.length);
@@ -352,14 +350,14 @@ public final class Compiled {
         }
         List<Object> values = Arrays.asList((Object[]) arguments);
         Version entry = entry(values);
-        recent = new Recent(Signature.of(parameters, values, needsGradient), entry);
+        recent = new Recent(Signature.of(parameters, values), entry);
         return entry;
     }
 
     /// The program for `arguments`, tensors and non-tensor values in parameter order, compiled by
     /// the first caller with this signature while any others wait for it.
     private Version entry(List<Object> arguments) {
-        Signature signature = Signature.of(parameters, arguments, needsGradient, dynamic, name);
+        Signature signature = Signature.of(parameters, arguments, dynamic, name);
         if (function == null) {
             if (!(cache.cached(signature) instanceof Version fixed)) throw SmeltException.of(name, "compiled from a graph for arguments %s only, but called with %s", cache.signatures(), signature);
             return fixed;
@@ -373,7 +371,7 @@ public final class Compiled {
     }
 
     /// The signature with the extents of the dynamic dims: which program of a [Sizes] runs.
-    private Signature concrete(List<Object> arguments) { return Signature.of(parameters, arguments, needsGradient); }
+    private Signature concrete(List<Object> arguments) { return Signature.of(parameters, arguments); }
 
     private Version compile(Signature signature, List<Object> arguments) {
         return Version.of(signature, Dump.after("transform", transform.apply(Dump.after("trace", trace(arguments)))), fusion);

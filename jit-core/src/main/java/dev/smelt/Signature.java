@@ -5,7 +5,6 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.Shape;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.IntPredicate;
 
 /// What selects a compiled program among a function's cached ones: for each argument, a tensor's
 /// dtype, shape and whether it needs a gradient, or the value of a non-tensor argument (an `int`,
@@ -26,7 +25,7 @@ public record Signature(List<Argument> arguments) {
     /// A tensor argument, known by type: its values never select a program. The extent of a
     /// dynamic axis ([Compiled#dynamic]) does not select one either: `shape` holds 0 there, and the
     /// type prints `f32[?,784]`.
-    public record TensorType(String name, DType dtype, Shape shape, boolean needsGradient, List<Integer> dynamicAxes) implements Argument {
+    public record TensorType(String name, DType dtype, Shape shape, List<Integer> dynamicAxes) implements Argument {
         /// Sets the extents of `dynamicAxes` in `shape` to 0, so signatures differing only there are equal.
         public TensorType {
             dynamicAxes = List.copyOf(dynamicAxes);
@@ -38,7 +37,7 @@ public record Signature(List<Argument> arguments) {
         }
 
         /// A tensor argument without dynamic axes.
-        public TensorType(String name, DType dtype, Shape shape, boolean needsGradient) { this(name, dtype, shape, needsGradient, List.of()); }
+        public TensorType(String name, DType dtype, Shape shape) { this(name, dtype, shape, List.of()); }
 
         /// `[?,784]`: the shape with each dynamic extent as `?`.
         public String dims() {
@@ -48,7 +47,7 @@ public record Signature(List<Argument> arguments) {
         }
 
         @Override
-        public String toString() { return name + ": " + dtype + dims() + (needsGradient ? " (gradient)" : ""); }
+        public String toString() { return name + ": " + dtype + dims(); }
     }
 
     /// A non-tensor argument, known by value (boxed; a string or an enum constant).
@@ -63,17 +62,17 @@ public record Signature(List<Argument> arguments) {
         public String toString() { return "%s: %s %s → %s".formatted(name, part, before, after); }
     }
 
-    static Signature of(List<String> names, List<Object> arguments, IntPredicate needsGradient) {
-        return of(names, arguments, needsGradient, DynamicDims.NONE, "");
+    static Signature of(List<String> names, List<Object> arguments) {
+        return of(names, arguments, DynamicDims.NONE, "");
     }
 
     /// The signature of `function`'s call with `arguments`, the extents of the `dynamic` axes left out.
-    static Signature of(List<String> names, List<Object> arguments, IntPredicate needsGradient, DynamicDims dynamic, String function) {
+    static Signature of(List<String> names, List<Object> arguments, DynamicDims dynamic, String function) {
         var parts = new ArrayList<Argument>();
         for (int i = 0; i < arguments.size(); i++) {
             var axes = dynamic.isEmpty() ? List.<Integer>of() : dynamic.of(function, names.get(i), i, arguments.get(i));
             parts.add(arguments.get(i) instanceof Tensor tensor
-                    ? new TensorType(names.get(i), tensor.dtype(), tensor.shape(), needsGradient.test(i), axes)
+                    ? new TensorType(names.get(i), tensor.dtype(), tensor.shape(), axes)
                     : new Value(names.get(i), arguments.get(i)));
         }
         return new Signature(parts);
@@ -94,14 +93,12 @@ public record Signature(List<Argument> arguments) {
                 case TensorType type -> {
                     String name = type.name();
                     var dtype = type.dtype();
-                    boolean gradient = type.needsGradient();
                     if (!(before instanceof TensorType old)) {
                         changes.add(new Change(i, name, "kind", before.toString(), now.toString()));
                         continue;
                     }
                     if (old.dtype() != dtype) changes.add(new Change(i, name, "dtype", old.dtype().toString(), dtype.toString()));
                     if (!old.dims().equals(type.dims())) changes.add(new Change(i, name, "shape", old.dims(), type.dims())); // [?,4] → [?,5]
-                    if (old.needsGradient() != gradient) changes.add(new Change(i, name, "needs gradient", "" + old.needsGradient(), "" + gradient));
                 }
                 case Value(var name, var value) -> {
                     if (!(before instanceof Value(var _, var old))) changes.add(new Change(i, name, "kind", before.toString(), now.toString()));
