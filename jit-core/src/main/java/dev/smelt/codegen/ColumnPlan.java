@@ -49,6 +49,7 @@ record ColumnPlan(LoopSpace columns, int tile) {
     /// The plan for `kernel` in `space`, or null when the kernel keeps [LoopEmitter]'s loops.
     static ColumnPlan of(Kernel kernel, LoopSpace space, VectorPlan plan) {
         if (plan == null || kernel.reducedRank() == 0 || kernel.reductions().isEmpty() || space.outerRank() == 0) return null;
+        if (kernel.rowLength() == 0) return null; // an empty reduction reads nothing to stream (and fusion's ColumnReads says no)
         int column = space.outerRank() - 1;
         if (space.dim(column) < plan.lanes()) return null;
         if (!LoopSpace.elements(kernel).isEmpty() && (long) kernel.rowLength() * plan.lanes() > MAX_ELEMENTS) return null;
