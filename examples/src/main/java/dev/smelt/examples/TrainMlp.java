@@ -4,7 +4,7 @@ package dev.smelt.examples;
 import dev.smelt.Generator;
 import dev.smelt.Jit;
 import dev.smelt.Tensor;
-import dev.smelt.examples.support.LossCurve;
+import dev.smelt.examples.support.Chart;
 import dev.smelt.ir.DType;
 import dev.smelt.nn.Activations;
 import dev.smelt.nn.Linear;
@@ -58,7 +58,7 @@ public final class TrainMlp {
                     epoch, total / batches.length, accuracy(predict, test), msPerStep, " ".repeat(12));
         }
         System.out.printf("compiled training programs: %d (one per batch shape)%n", step.compiledSignatures());
-        System.out.println("loss curve: " + LossCurve.write(losses, curve));
+        System.out.println("loss curve: " + new Chart("MLP %d-512-%d, Adam".formatted(FEATURES, CLASSES)).left("training loss", losses, batches.length).write(curve));
     }
 
     // epoch 2 [##########..........] 8/16  loss 0.4213
