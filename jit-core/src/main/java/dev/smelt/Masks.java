@@ -6,6 +6,7 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.IndexBounds;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
+import java.util.ArrayList;
 import java.util.List;
 
 /// Masks made of index comparisons (iota), which fuse into whatever reads them, so that a causal
@@ -37,10 +38,10 @@ final class Masks {
         Ops.nonNull("oneHot", indices);
         if (indices.dtype() != DType.I32) throw SmeltException.of("oneHot", "indices must be i32, not %s", indices.dtype());
         if (classes <= 0) throw SmeltException.of("oneHot", "the number of classes must be positive, got %d", classes);
-        var dims = new java.util.ArrayList<>(indices.shape().dims());
+        var dims = new ArrayList<>(indices.shape().dims());
         dims.add(classes);
         Shape shape = new Shape(dims); // past Tensor.MAX_SIZE, the iota node refuses it
-        var column = new java.util.ArrayList<>(indices.shape().dims());
+        var column = new ArrayList<>(indices.shape().dims());
         column.add(1);
         return Dispatch.apply("oneHot", List.of(indices), (b, in) -> {
             Node checked = b.indexCheck(in.getFirst(), new IndexBounds("oneHot", "index", classes));

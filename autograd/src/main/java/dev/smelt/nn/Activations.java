@@ -25,6 +25,15 @@ public final class Activations {
         public String toString() { return "GELU(approximate='none')"; }
     }
 
+    /// GELU with the tanh approximation, `torch.nn.GELU(approximate='tanh')` (GPT-2's).
+    public record GELUTanh() implements Module {
+        /// `x.geluTanh()`.
+        public Tensor forward(Tensor x) { return Module.input("GELU", x).geluTanh(); }
+
+        @Override
+        public String toString() { return "GELU(approximate='tanh')"; }
+    }
+
     /// `tanh(x)`.
     public record Tanh() implements Module {
         /// `x.tanh()`.

@@ -22,7 +22,7 @@ public final class TransformerBlock implements Module {
         this.norm1 = new LayerNorm(dim);
         this.attention = new MultiHeadAttention(dim, heads, kvHeads, causal, generator);
         this.norm2 = new LayerNorm(dim);
-        this.mlp = new Sequential(new Linear(dim, hidden, generator), new GeluTanh(), new Linear(hidden, dim, generator));
+        this.mlp = new Sequential(new Linear(dim, hidden, generator), new Activations.GELUTanh(), new Linear(hidden, dim, generator));
     }
 
     @Override
@@ -45,14 +45,5 @@ public final class TransformerBlock implements Module {
     public String toString() {
         return "TransformerBlock(\n  (norm1): %s\n  (attention): %s\n  (norm2): %s\n  (mlp): %s\n)".formatted(norm1, attention, norm2,
                 mlp.toString().replace("\n", "\n  "));
-    }
-
-    /// GELU with the tanh approximation, as `torch.nn.GELU(approximate='tanh')`.
-    private record GeluTanh() implements Module {
-        @Override
-        public Tensor forward(Tensor x) { return x.geluTanh(); }
-
-        @Override
-        public String toString() { return "GELU(approximate='tanh')"; }
     }
 }

@@ -26,11 +26,11 @@ class EinsumGradientsTest {
         var random = new Random(spec.hashCode());
         List<Tensor> operands = second == null ? List.of(values(random, first)) : List.of(values(random, first), values(random, second));
         int[] shape = Tensor.einsum(spec, operands.toArray(Tensor[]::new)).shape().dims().stream().mapToInt(Integer::intValue).toArray();
-        Tensor weights = values(random, shape.length == 0 ? "" : String.join(",", java.util.Arrays.stream(shape).mapToObj(String::valueOf).toList()));
+        Tensor weights = VjpRulesTest.values(random, false, shape).reshape(shape);
         var arguments = new java.util.ArrayList<>(operands);
         arguments.add(weights);
         int n = operands.size();
-        Jit.FunctionN f = args -> List.of(Tensor.einsum(spec, args.subList(0, n).toArray(Tensor[]::new)).mul(args.get(n)).sum());
+        Jit.FunctionN f = args -> List.of(VjpRulesTest.weighted(Tensor.einsum(spec, args.subList(0, n).toArray(Tensor[]::new)), args.get(n)));
         int[] wrt = n == 1 ? new int[] {0} : new int[] {0, 1};
         GradientCheck.check(spec, f, arguments, wrt);
         GradientCheck.checkF32(spec, f, arguments, wrt);
@@ -38,10 +38,6 @@ class EinsumGradientsTest {
 
     private static Tensor values(Random random, String dims) {
         int[] shape = dims.isBlank() ? new int[0] : java.util.Arrays.stream(dims.split(",")).mapToInt(Integer::parseInt).toArray();
-        int size = 1;
-        for (int d : shape) size *= d;
-        double[] values = new double[size];
-        for (int i = 0; i < size; i++) values[i] = random.nextGaussian();
-        return Tensor.of(values).reshape(shape);
+        return VjpRulesTest.values(random, false, shape).reshape(shape); // reshape: no sizes make a 0-d tensor
     }
 }
