@@ -92,6 +92,9 @@ public final class MicroKernels {
         });
     }
 
+    /// The plain-Java tile that serves until the vector tile is warm (for benchmarks).
+    public static MicroKernel scalar(MicroKernelShape shape) { return new ScalarTile(shape); }
+
     /// The generated vector tile, loaded now (for tests, which want it whether warm or not).
     public static MicroKernel vector(MicroKernelShape shape) {
         return KernelLoader.load(MicroKernelEmitter.emit(shape), MicroKernel.class);
