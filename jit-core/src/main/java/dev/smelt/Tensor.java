@@ -19,7 +19,9 @@ import java.util.List;
 ///
 /// Broadcasting follows NumPy; dtype promotion follows PyTorch (see [DType]); axes may be negative,
 /// counting from the end. Bad input throws [SmeltException] naming the op, the shapes and the caller.
-public final class Tensor {
+/// Families of methods that would crowd this file live in sealed interfaces it implements: element
+/// access in [TensorValues].
+public final class Tensor implements TensorValues {
     /// The most elements a tensor holds: the JDK's `ArraysSupport.SOFT_MAX_ARRAY_LENGTH`, the largest array
     /// every JVM allocates. A larger result throws [SmeltException]; one the heap cannot hold, `OutOfMemoryError`.
     public static final int MAX_SIZE = Integer.MAX_VALUE - 8;
@@ -351,40 +353,6 @@ public final class Tensor {
     /// Inverted dropout: each element zeroed with probability `p`, the others scaled by `1 / (1 - p)`, the mask
     /// drawn from `generator` (afresh on each compiled call). `p = 0` returns this tensor, `p = 1` it times 0.
     public Tensor dropout(double p, Generator generator) { return Composites.dropout(this, p, generator); }
-
-    // ---- values (concrete tensors only: reading a traced tensor's values throws) ----
-    /// Element at `index` (negative indices count from the end), as a double.
-    public double get(int... index) { return Values.get(this, index); }
-    /// Stores `value` (rounded to the dtype) at `index` in place, seen by views and by compiled functions that
-    /// read this tensor at their next call; `t.set(0.01)` sets a 0-d tensor such as a hyper-parameter.
-    public void set(double value, int... index) { Values.set(this, value, index); }
-    /// Overwrites every element with `source`'s (same shape and dtype; bits unchanged) in place, as [#set]
-    /// does one, and returns this tensor. A broadcast view (`expand`) cannot be written: elements share storage.
-    public Tensor copyFrom(Tensor source) { return Copies.copyFrom(this, source); }
-    /// Overwrites every element with `values` in row-major order; their count must be [#size].
-    /// Into `f32` bit for bit or `f64` exactly; not into `i32`.
-    public Tensor copyFrom(float[] values) { return Copies.copyFrom(this, values); }
-    /// Into `f64` only: rounding to `f32` would change the values (copy from `Tensor.of(values).to(DType.F32)` to round).
-    public Tensor copyFrom(double[] values) { return Copies.copyFrom(this, values); }
-    /// Into `i32`, or `f64`, which holds every `int` exactly.
-    public Tensor copyFrom(int[] values) { return Copies.copyFrom(this, values); }
-    /// Into `bool` only.
-    public Tensor copyFrom(boolean[] values) { return Copies.copyFrom(this, values); }
-    /// The only element of a one-element tensor.
-    public double item() { return Values.item(this); }
-    /// The elements in row-major order as a new `float[]` (other dtypes converted).
-    public float[] toFloatArray() { return Values.floats(this); }
-    /// The elements in row-major order as a new `double[]`.
-    public double[] toDoubleArray() { return Values.doubles(this); }
-    /// The elements of an `i32` or `bool` tensor as a new `int[]`; floats throw (convert with [#to]).
-    public int[] toIntArray() { return Values.ints(this); }
-    /// The elements of a `bool` tensor as a new `boolean[]`; other dtypes throw.
-    public boolean[] toBooleanArray() { return Values.booleans(this); }
-    /// `torch.allclose`: `|a - b| ≤ atol + rtol·|b|` everywhere after broadcasting, NaN never close,
-    /// with `rtol = 1e-5` and `atol = 1e-8`.
-    public boolean allClose(Tensor other) { return Values.allClose(this, other, 1e-5, 1e-8, false); }
-    /// [#allClose(Tensor)] with the given tolerances; with `equalNan`, NaN is close to NaN.
-    public boolean allClose(Tensor other, double rtol, double atol, boolean equalNan) { return Values.allClose(this, other, rtol, atol, equalNan); }
 
     /// Values in PyTorch's layout, summarised beyond 1000 elements, then shape and dtype.
     @Override

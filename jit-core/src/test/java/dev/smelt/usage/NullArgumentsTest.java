@@ -120,10 +120,12 @@ class NullArgumentsTest {
         assertTrue(message.contains("(at dev.smelt.usage.NullArgumentsTest"), () -> "no call site in: " + message);
     }
 
-    /// Each public method and constructor of `type` declared there, once per reference parameter,
+    /// Each public method and constructor of `type` declared there or in the sealed interfaces that hold
+    /// its method families, once per reference parameter,
     /// and again with a null element for arrays and lists of tensors.
     private static Stream<Call> calls(Class<?> type) {
         var members = new ArrayList<Executable>(Arrays.asList(type.getDeclaredMethods()));
+        for (Class<?> family : type.getInterfaces()) if (family.isSealed()) members.addAll(Arrays.asList(family.getDeclaredMethods()));
         members.addAll(Arrays.asList(type.getDeclaredConstructors()));
         var calls = new ArrayList<Call>();
         for (Executable member : members) {
