@@ -142,13 +142,18 @@ final class ScheduleBuilder {
         int demanded = demands.size();
         var converted = matmul.isEmpty() ? null : MatMulLaunch.of(kernel, matmul.get(), realized.contains(matmul.get()), outputBuffers, demands);
         if (demands.size() > demanded) return null;
+        var layouts = converted == null ? List.<Decision>of() : Relayout.choose(name, matmul.get(), converted.kernel(), realized, demands);
+        if (demands.size() > demanded) return null;
         if (converted == null) {
             double time = options.mode() == FusionMode.NONE ? CostModel.time(kernel, options.machine()) : CostModel.kernelTime(kernel, options.machine(), sharing.computeTime());
             return new Launched(new Schedule.Launch(kernel, bound, fused, category(group, lowering)), time, lowering.claimed());
         }
         bound = new ArrayList<>(lowering.inputBuffers());
         bound.addAll(converted.outputBuffers());
-        if (prices == null) decisions.add(MatMulLaunch.decision(name, labels.get(matmul.get()), fused, converted.kernel(), options.machine()));
+        if (prices == null) {
+            decisions.add(MatMulLaunch.decision(name, labels.get(matmul.get()), fused, converted.kernel(), options.machine()));
+            decisions.addAll(layouts);
+        }
         var launch = new Schedule.Launch(converted.kernel(), bound, fused, category(group, lowering));
         return new Launched(launch, CostModel.time(converted.kernel(), options.machine()), lowering.claimed());
     }

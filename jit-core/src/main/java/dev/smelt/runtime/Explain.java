@@ -30,6 +30,7 @@ public final class Explain {
             moved += read + written;
             text.append("kernel %d: %s; fuses %s%n".formatted(i, launch.category(), String.join(", ", launch.fused())));
             text.append("  reads %,d B, writes %,d B; runs %s%n".formatted(read, written, tier(program.functions().get(i))));
+            text.append(program.profileLine(i));
             if (launch.kernel() instanceof Kernel loops && inlineTrigonometry(loops))
                 text.append("  numerics: f32 sin/cos inline, within 2 ulps (past |x| = 125: Math.sin/cos, lane by lane)\n");
             text.append(launch.kernel().toString().indent(2));

@@ -35,6 +35,7 @@ public final class Program {
     private final Executor executor;
     private final Guard guard;
     private final Call[] calls;
+    private final Profile profile;
     private final int[] inputBuffers, launchBuffers;
     private final int singleOutput; // the buffer of the only output, or -1
     private final MemoryPlan.Slot loneOutput; // that output's slot when it is a one-kernel program's only buffer besides inputs, else null
@@ -68,6 +69,7 @@ public final class Program {
         this.functions = schedule.launches().stream().map(launch -> compile.apply(launch.kernel())).toList();
         this.executor = executor;
         this.calls = new Call[functions.size()];
+        this.profile = Profile.ON ? new Profile(calls.length) : null;
         for (int l = 0; l < calls.length; l++) {
             var launch = schedule.launches().get(l);
             int[] buffers = launch.buffers().stream().mapToInt(Integer::intValue).toArray();
@@ -180,9 +182,14 @@ public final class Program {
     private void launch(Object[] arrays, Layout.Frame frame) {
         for (int l = 0; l < calls.length; l++) {
             Call call = calls[l];
+            long start = profile != null ? System.nanoTime() : 0;
             executor.run(call.function(), call.bind(arrays, frame.launches[l]), call.rows(), call.work(), call.granule());
+            if (profile != null) profile.add(l, System.nanoTime() - start);
         }
     }
+
+    /// Time spent in `launch` per call, for `explain()`; empty unless `-Dsmelt.profile=true`.
+    String profileLine(int launch) { return profile == null ? "" : profile.line(launch); }
 
     /// The plain layout, or the one planned for the outputs that are given inputs' arrays: the
     /// latest one if it fits, found without allocating (a training step's every call).

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.fusion;
+
+import dev.smelt.ir.Node;
+import dev.smelt.kernel.Decision;
+import dev.smelt.kernel.IndexMap;
+import dev.smelt.kernel.MatMulKernel;
+import java.util.ArrayList;
+import java.util.List;
+
+/// The layout of each matmul operand that is a view other than the plain row-major or transposed
+/// matrix (a permuted einsum operand, a head axis in the middle): packed in place through its
+/// strides, or first written out in `[batch…, rows, K]` order by a copy kernel, whichever the
+/// prices below make cheaper. Packing copies each operand block into the micro-kernel's order
+/// anyway; it runs fast when either the rows or the steps of K are contiguous (vector copies or
+/// register transposes) and gathers element by element otherwise.
+final class Relayout {
+    private Relayout() {}
+
+    /// The extra cost of packing one `f32` element whose rows and steps both lie apart in memory,
+    /// over packing it from a row-major copy, per time it is packed: `RelayoutBench` (`tdh,hde->hte`
+    /// at t 512, d 1024, h 4, e 512, one thread: 27.5 ms packed through strides against 21.8 ms from
+    /// a dense operand, 2,097,152 elements packed once, 2026-11-26, load ≈ 2).
+    static final double STRIDED_PACK_NS = 2.7;
+    /// Writing one `f32` element of such an operand in row-major order: a copy kernel reading it
+    /// through the same strides (the same run: 24.1 ms with the copy against 21.8 ms without).
+    static final double COPY_NS = 1.1;
+    /// Columns of B per packed block, after which A is packed again: `runtime.matmul.Blocking`'s
+    /// `f32` figure at the default cache budgets (a quarter of 2 MiB over 256 steps of 4 bytes).
+    static final int COLUMNS_PER_PACKING = 512;
+
+    /// One operand's layout: its strides across its lanes (rows of A, columns of B) and along K.
+    private record Layout(String name, Node node, int across, int along, long elements, long packings) {
+        boolean strided() { return across > 1 && along > 1; }
+
+        boolean plain(long lanes, long depth) { return across == 1 && along == lanes || along == 1 && across == depth; }
+
+        String strides() { return "lanes %d apart, steps of K %d apart".formatted(across, along); }
+    }
+
+    /// The operands of `kernel` worth a word: a [Decision] for each that is packed through its
+    /// strides, and a demand (added to `demands`) for each that is cheaper written out first.
+    static List<Decision> choose(String kernelName, Node.MatMul matmul, MatMulKernel kernel, java.util.Set<Node> realized, List<Realize> demands) {
+        int rank = kernel.space().rank();
+        IndexMap a = kernel.inputs().get(kernel.left()).map(), b = kernel.inputs().get(kernel.right()).map();
+        long batch = kernel.batch().size(), rows = kernel.rows(), columns = kernel.columns(), depth = kernel.depth();
+        var operands = List.of(
+                new Layout("A", matmul.a(), a.stride(rank - 3), a.stride(rank - 1), batch * rows * depth, (columns + COLUMNS_PER_PACKING - 1) / COLUMNS_PER_PACKING),
+                new Layout("B", matmul.b(), b.stride(rank - 2), b.stride(rank - 1), batch * columns * depth, 1));
+        double scale = kernel.dtype().bytes() / 4.0;
+        var decisions = new ArrayList<Decision>();
+        for (var operand : operands) {
+            if (operand.plain(operand.name().equals("A") ? rows : columns, depth)) continue;
+            double inPlace = operand.strided() ? operand.elements() * operand.packings() * STRIDED_PACK_NS * scale : 0;
+            double copied = operand.elements() * COPY_NS * scale + CostModel.LAUNCH_NS;
+            String subject = kernelName + " " + operand.name() + " of the matmul";
+            if (inPlace > copied && !realized.contains(operand.node())) {
+                demands.add(new Realize(operand.node(), Realize.Kind.LOOP, ("relayout: packing %s through its strides (%s) gathers element by element, %d time(s) "
+                        + "(est. %s), against %s to write it once in row-major order").formatted(operand.name(), operand.strides(), operand.packings(),
+                        Decision.time(inPlace), Decision.time(copied))));
+                continue;
+            }
+            decisions.add(new Decision(subject, "pack in place through its strides (" + operand.strides() + ")", inPlace, copied,
+                    operand.strided() ? "a row-major copy would cost more than gathering it" : "its " + (operand.across() == 1 ? "lanes" : "steps of K")
+                            + " are contiguous, so packing copies runs of memory; a row-major copy would only add its own pass"));
+        }
+        return decisions;
+    }
+}
