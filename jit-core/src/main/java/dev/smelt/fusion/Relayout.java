@@ -18,13 +18,13 @@ final class Relayout {
     private Relayout() {}
 
     /// The extra cost of packing one `f32` element whose rows and steps both lie apart in memory,
-    /// over packing it from a row-major copy, per time it is packed: `RelayoutBench` (`tdh,hde->hte`
-    /// at t 512, d 1024, h 4, e 512, one thread: 27.5 ms packed through strides against 21.8 ms from
-    /// a dense operand, 2,097,152 elements packed once, 2026-11-26, load ≈ 2).
-    static final double STRIDED_PACK_NS = 2.7;
-    /// Writing one `f32` element of such an operand in row-major order: a copy kernel reading it
-    /// through the same strides (the same run: 24.1 ms with the copy against 21.8 ms without).
-    static final double COPY_NS = 1.1;
+    /// over packing it from a row-major copy, per time it is packed: `RelayoutBench` (t 512, d 1024,
+    /// h 4, e 512: 2,097,152 elements packed once; one thread, Zen 4, load ≈ 3, 2026-11-26) ran
+    /// `headsLast` in 31.3 ms when it was packed through its strides against 24.7 ms for `headsFirst`.
+    static final double STRIDED_PACK_NS = 3.1;
+    /// Writing one `f32` element of such an operand in row-major order first, by a vectorised copy
+    /// kernel reading it through the same strides: `headsLast` with the copy, 25.5 ms, in the same runs.
+    static final double COPY_NS = 0.4;
     /// Columns of B per packed block, after which A is packed again: `runtime.matmul.Blocking`'s
     /// `f32` figure at the default cache budgets (a quarter of 2 MiB over 256 steps of 4 bytes).
     static final int COLUMNS_PER_PACKING = 512;
