@@ -11,6 +11,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /// Serves a kernel with its scalar variant while the vector variant warms up in the background,
@@ -36,6 +37,13 @@ public final class TieredKernel implements KernelFunction {
     static final long FIRST_BACK_OFF_NANOS = 1_000_000_000L, LAST_BACK_OFF_NANOS = 32_000_000_000L;
     /// Warm-ups that may wait for the warming thread at once.
     static final int QUEUE = 4;
+    /// Rest after each lost comparison, in multiples of its time: the warm-up takes at most a
+    /// quarter of a core while it waits for C2.
+    static final int REST = 3;
+    /// Calls of the vector variant on a warm-up slice after which C2 has been asked to compile it:
+    /// its loop's back-edges (256 per call of 4,096 `f32`s in 16 lanes) pass `Tier4BackEdgeThreshold`
+    /// (40,000) after about 160 calls.
+    static final int CALLS_TO_COMPILE = 400;
     static final String FORCED = System.getProperty("smelt.tier", "auto");
 
     private static final ThreadPoolExecutor WARMER = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUE), runnable -> {
@@ -53,6 +61,7 @@ public final class TieredKernel implements KernelFunction {
     private volatile KernelFunction candidate;
     private volatile long nextTry = System.nanoTime();
     private volatile int lost;
+    private int vectorCalls; // by the warming thread only
     private volatile String tier;
 
     public TieredKernel(Kernel kernel, KernelFunction scalar, Supplier<KernelFunction> vector) {
@@ -131,12 +140,19 @@ public final class TieredKernel implements KernelFunction {
         int rows = Math.max(1, Math.min(end, WARM_UP_ELEMENTS / Math.max(1, kernel.rowLength())));
         long deadline = System.nanoTime() + round;
         while (System.nanoTime() - deadline < 0) {
+            long batch = System.nanoTime();
             long scalarNanos = Stopwatch.best(20, call -> scalar.run(buffers, 0, rows)), vectorNanos = Stopwatch.best(20, call -> candidate.run(buffers, 0, rows));
             if (vectorNanos < scalarNanos) {
                 active = candidate;
                 tier = "vector";
                 return true;
             }
+            // C2 compiles on its own threads once the calls have counted up (a few hundred calls of a
+            // slice this size pass its thresholds); spinning while it works only takes a core from
+            // the program (a GPT step's 251 kernels kept this thread as busy as the caller's), so
+            // after that, rest three times as long as each batch ran.
+            vectorCalls += 20;
+            if (vectorCalls >= CALLS_TO_COMPILE) LockSupport.parkNanos(Math.min(REST * (System.nanoTime() - batch), deadline - System.nanoTime()));
         }
         return false;
     }
