@@ -8,6 +8,7 @@ import dev.smelt.Tensor;
 import dev.smelt.Traced;
 import dev.smelt.autograd.Autograd;
 import dev.smelt.autograd.Nodes;
+import dev.smelt.fusion.FusionMode;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
@@ -77,6 +78,11 @@ public final class TrainStep {
         for (int argument = 0; argument < batchArity; argument++) marked = marked.dynamic(argument, 0);
         return new TrainStep(optimizer, marked, batchArity);
     }
+
+    /// The same step (a separate program cache, the same optimizer) planned by fusion `mode`, as
+    /// [Compiled#withFusion]: `FusionMode.NONE` runs every operation as a kernel of its own, the
+    /// baseline a fused step is measured against.
+    public TrainStep withFusion(FusionMode mode) { return new TrainStep(optimizer, compiled.withFusion(mode), batchArity); }
 
     /// Runs one step on a batch and returns the loss (before the update).
     public synchronized double apply(Tensor... batch) {
