@@ -13,8 +13,8 @@ import java.util.ArrayList;
 /// feed-forward `w2(silu(w1·x) ⊙ w3·x)` and a residual; a final RMSNorm and the classifier.
 ///
 /// [#forward] runs a whole sequence at once, compiled (one program per sequence length, its
-/// kernels shared): a prefill. Decoding token by token with a KV cache updated in place, the
-/// position dynamic, is the next step (it needs the indexing ops' in-place slice update).
+/// kernels shared). [#session] decodes token by token with a KV cache ([Llama2Session]), and
+/// [#generate] samples text that way.
 public final class Llama2 {
     private static final double EPS = 1e-5, THETA = 10000;
 
@@ -39,14 +39,32 @@ public final class Llama2 {
         if (tokens == null || tokens.length == 0) throw SmeltException.of("Llama2.forward", "no tokens");
         if (start < 0 || start + tokens.length > config.seqLen())
             throw SmeltException.of("Llama2.forward", "positions %d..%d are outside the model's %d", start, start + tokens.length - 1, config.seqLen());
-        var rows = new ArrayList<Tensor>(tokens.length);
-        for (int i = 0; i < tokens.length; i++) {
-            if (tokens[i] < 0 || tokens[i] >= config.vocab())
-                throw SmeltException.of("Llama2.forward", "token %d at index %d is out of range; expected 0..%d", tokens[i], i, config.vocab() - 1);
-            rows.add(weights.tokenEmbedding().slice(0, tokens[i], tokens[i] + 1)); // a view: the lookup copies one row per token
-        }
         Tensor angles = angles(start, tokens.length, config.headSize());
-        return compiled.apply(Tensor.concat(rows, 0), angles.cos(), angles.sin());
+        return compiled.apply(embed("Llama2.forward", tokens), angles.cos(), angles.sin());
+    }
+
+    /// A new sequence to generate with this model: its own KV cache, prefilled by a prompt, then
+    /// extended a token at a time.
+    public Llama2Session session() { return new Llama2Session(this); }
+
+    /// Generates after `prompt` (which starts the sequence, usually with BOS): prefills it, then
+    /// samples up to `steps` tokens with `sampler`, each passed to `onToken` as it comes, stopping
+    /// early at BOS (1, which llama2.c's stories use as a separator) or the model's last position.
+    public int[] generate(int[] prompt, int steps, Llama2Sampler sampler, java.util.function.IntConsumer onToken) {
+        if (sampler == null || onToken == null || steps < 0) throw SmeltException.of("Llama2.generate", "need a sampler, a consumer and steps ≥ 0, got %s, %s, %d", sampler, onToken, steps);
+        var session = session();
+        float[] logits = session.prefill(prompt);
+        int[] generated = new int[steps];
+        int count = 0;
+        while (count < steps) {
+            int token = sampler.sample(logits);
+            if (token == Llama2Tokenizer.BOS) break;
+            generated[count++] = token;
+            onToken.accept(token);
+            if (session.length() == config().seqLen()) break;
+            logits = session.next(token);
+        }
+        return java.util.Arrays.copyOf(generated, count);
     }
 
     /// The next token after `tokens` by greedy decoding: the argmax of the last position's logits.
@@ -56,7 +74,7 @@ public final class Llama2 {
     }
 
     // pos · θ^(−2j/headSize) for pair j, as [T, 1, headSize/2] (one angle per pair, every head).
-    private static Tensor angles(int start, int tokens, int headSize) {
+    static Tensor angles(int start, int tokens, int headSize) {
         float[] angles = new float[tokens * headSize / 2];
         for (int t = 0; t < tokens; t++)
             for (int j = 0; j < headSize / 2; j++) angles[t * headSize / 2 + j] = (float) ((start + t) / Math.pow(THETA, 2.0 * j / headSize));
@@ -65,18 +83,50 @@ public final class Llama2 {
 
     private Tensor blocks(Tensor x, Tensor cos, Tensor sin) {
         var config = weights.config();
-        int dim = config.dim(), tokens = x.dim(0), headSize = config.headSize();
+        int tokens = x.dim(0);
         for (Llama2Checkpoint.Layer layer : weights.layers()) {
-            Tensor h = x.rmsNorm(new int[] {dim}, layer.rmsAttention(), EPS);
-            Tensor q = h.matmul(layer.wq().t()).reshape(tokens, config.heads(), headSize).rope(cos, sin, true);
-            Tensor k = h.matmul(layer.wk().t()).reshape(tokens, config.kvHeads(), headSize).rope(cos, sin, true);
-            Tensor v = h.matmul(layer.wv().t()).reshape(tokens, config.kvHeads(), headSize);
-            Tensor attended = Tensor.scaledDotProductAttention(q.permute(1, 0, 2), k.permute(1, 0, 2), v.permute(1, 0, 2), true);
-            x = x.add(attended.permute(1, 0, 2).reshape(tokens, dim).matmul(layer.wo().t()));
-            h = x.rmsNorm(new int[] {dim}, layer.rmsFeedForward(), EPS);
-            Tensor gate = h.matmul(layer.w1().t()).silu(), up = h.matmul(layer.w3().t());
-            x = x.add(gate.mul(up).matmul(layer.w2().t()));
+            var qkv = projections(layer, x, cos, sin);
+            x = feedForward(layer, x, Tensor.scaledDotProductAttention(qkv[0], qkv[1], qkv[2], true));
         }
-        return x.rmsNorm(new int[] {dim}, weights.rmsFinal(), EPS).matmul(weights.classifier().t());
+        return classify(x);
+    }
+
+    /// The rotated queries `[heads, T, headSize]`, keys and values `[kvHeads, T, headSize]` of
+    /// tokens `x` `[T, dim]` at the angles `cos`, `sin` `[T, 1, headSize/2]`.
+    Tensor[] projections(Llama2Checkpoint.Layer layer, Tensor x, Tensor cos, Tensor sin) {
+        var config = weights.config();
+        int tokens = x.dim(0), headSize = config.headSize();
+        Tensor h = x.rmsNorm(new int[] {config.dim()}, layer.rmsAttention(), EPS);
+        Tensor q = h.matmul(layer.wq().t()).reshape(tokens, config.heads(), headSize).rope(cos, sin, true);
+        Tensor k = h.matmul(layer.wk().t()).reshape(tokens, config.kvHeads(), headSize).rope(cos, sin, true);
+        Tensor v = h.matmul(layer.wv().t()).reshape(tokens, config.kvHeads(), headSize);
+        return new Tensor[] {q.permute(1, 0, 2), k.permute(1, 0, 2), v.permute(1, 0, 2)};
+    }
+
+    /// The block's output: `x` plus the attention output `attended` `[heads, T, headSize]`
+    /// projected, then plus the SwiGLU feed-forward of that.
+    Tensor feedForward(Llama2Checkpoint.Layer layer, Tensor x, Tensor attended) {
+        var config = weights.config();
+        x = x.add(attended.permute(1, 0, 2).reshape(x.dim(0), config.dim()).matmul(layer.wo().t()));
+        Tensor h = x.rmsNorm(new int[] {config.dim()}, layer.rmsFeedForward(), EPS);
+        Tensor gate = h.matmul(layer.w1().t()).silu(), up = h.matmul(layer.w3().t());
+        return x.add(gate.mul(up).matmul(layer.w2().t()));
+    }
+
+    /// Logits `[T, vocab]` of the final hidden states `x`.
+    Tensor classify(Tensor x) { return x.rmsNorm(new int[] {weights.config().dim()}, weights.rmsFinal(), EPS).matmul(weights.classifier().t()); }
+
+    /// The checkpoint's weights.
+    Llama2Checkpoint weights() { return weights; }
+
+    /// The embedding rows of `tokens`, `[T, dim]`, checked against the vocabulary.
+    Tensor embed(String op, int[] tokens) {
+        var rows = new ArrayList<Tensor>(tokens.length);
+        for (int i = 0; i < tokens.length; i++) {
+            if (tokens[i] < 0 || tokens[i] >= weights.config().vocab())
+                throw SmeltException.of(op, "token %d at index %d is out of range; expected 0..%d", tokens[i], i, weights.config().vocab() - 1);
+            rows.add(weights.tokenEmbedding().slice(0, tokens[i], tokens[i] + 1)); // a view: the lookup copies one row per token
+        }
+        return rows.size() == 1 ? rows.getFirst() : Tensor.concat(rows, 0);
     }
 }

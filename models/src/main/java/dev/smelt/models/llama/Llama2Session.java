@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.models.llama;
+
+import dev.smelt.Compiled;
+import dev.smelt.Jit;
+import dev.smelt.SmeltException;
+import dev.smelt.Tensor;
+import dev.smelt.ir.DType;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/// One sequence of a [Llama2] model being generated: its KV cache (per layer, keys and values
+/// `[kvHeads, seqLen, headSize]`) and the compiled programs that extend it. [#prefill] runs a
+/// prompt as one batch (matmuls, not matrix-vector products) and stores its keys and values;
+/// [#next] then decodes one token per call with one program whose position is an input, so
+/// tokens do not recompile: the program writes the token's key and value into the cache tensors
+/// it is given back (their own arrays, [Compiled#applyUpdating]) and attends over the first
+/// positions, rounded up to a multiple of [#BUCKET] (one program per bucket), masked past the
+/// token. Not thread-safe.
+public final class Llama2Session {
+    /// Positions attended per program: a token at position `p` reads `⌈(p + 1) / 32⌉ · 32` cache rows.
+    public static final int BUCKET = 32;
+
+    private final Llama2 model;
+    private final Llama2Config config;
+    private final List<Tensor> cache = new ArrayList<>(); // keys of every layer, then values
+    private final Map<Integer, Compiled> steps = new HashMap<>();
+    private final Compiled prefill;
+    private final Tensor position = Tensor.zeros(DType.I32), logits;
+    private final List<Tensor> outputs = new ArrayList<>();
+    private int length;
+
+    Llama2Session(Llama2 model) {
+        this.model = model;
+        this.config = model.config();
+        for (int i = 0; i < 2 * config.layers(); i++) cache.add(Tensor.zeros(config.kvHeads(), config.seqLen(), config.headSize()));
+        this.logits = Tensor.zeros(1, config.vocab());
+        outputs.add(logits);
+        outputs.addAll(cache);
+        this.prefill = Jit.compile(args -> prompt(args.get(0), args.get(1), args.get(2)), 3);
+    }
+
+    /// Positions decoded so far.
+    public int length() { return length; }
+
+    /// Runs `tokens` (the start of the sequence) as one batch, stores their keys and values, and
+    /// returns the logits that follow the last of them.
+    public float[] prefill(int[] tokens) {
+        if (length != 0) throw SmeltException.of("Llama2Session.prefill", "the session holds %d positions already; prefill starts a sequence", length);
+        if (tokens == null || tokens.length == 0 || tokens.length > config.seqLen())
+            throw SmeltException.of("Llama2Session.prefill", "expected 1..%d tokens, got %s", config.seqLen(), tokens == null ? "null" : tokens.length);
+        Tensor angles = Llama2.angles(0, tokens.length, config.headSize());
+        List<Tensor> results = prefill.applyAll(model.embed("Llama2Session.prefill", tokens), angles.cos(), angles.sin());
+        for (int i = 0; i < cache.size(); i++) cache.get(i).slice(1, 0, tokens.length).copyFrom(results.get(i + 1));
+        length = tokens.length;
+        return results.getFirst().toFloatArray();
+    }
+
+    /// Decodes `token` at the next position and returns the logits that follow it.
+    public float[] next(int token) {
+        if (length >= config.seqLen()) throw SmeltException.of("Llama2Session.next", "the sequence is full: the model has %d positions", config.seqLen());
+        int bucket = Math.min(config.seqLen(), (length / BUCKET + 1) * BUCKET);
+        Compiled step = steps.computeIfAbsent(bucket, b -> Jit.compile(args -> token(args, b), 4 + cache.size()));
+        Tensor angles = Llama2.angles(length, 1, config.headSize());
+        position.set(length);
+        var arguments = new ArrayList<>(List.of(model.embed("Llama2Session.next", new int[] {token}), position, angles.cos(), angles.sin()));
+        arguments.addAll(cache);
+        step.applyUpdating(outputs, arguments.toArray(Tensor[]::new));
+        length++;
+        return logits.toFloatArray();
+    }
+
+    // The last position's logits, then every layer's keys, then values, of a prompt.
+    private List<Tensor> prompt(Tensor x, Tensor cos, Tensor sin) {
+        var keys = new ArrayList<Tensor>();
+        var values = new ArrayList<Tensor>();
+        for (Llama2Checkpoint.Layer layer : model.weights().layers()) {
+            var qkv = model.projections(layer, x, cos, sin);
+            keys.add(qkv[1]);
+            values.add(qkv[2]);
+            x = model.feedForward(layer, x, Tensor.scaledDotProductAttention(qkv[0], qkv[1], qkv[2], true));
+        }
+        var results = new ArrayList<Tensor>(List.of(model.classify(x.slice(0, x.dim(0) - 1, x.dim(0)))));
+        results.addAll(keys);
+        results.addAll(values);
+        return results;
+    }
+
+    // One token (x [1, dim]) at `position`: logits, then the caches with its key and value written.
+    private List<Tensor> token(List<Tensor> args, int bucket) {
+        Tensor x = args.get(0), position = args.get(1), cos = args.get(2), sin = args.get(3);
+        int layers = config.layers();
+        var keys = new ArrayList<Tensor>();
+        var values = new ArrayList<Tensor>();
+        Tensor visible = Tensor.arange(bucket).le(position).reshape(1, bucket);
+        for (int l = 0; l < layers; l++) {
+            var qkv = model.projections(model.weights().layers().get(l), x, cos, sin);
+            Tensor k = written(args.get(4 + l), position, qkv[1]), v = written(args.get(4 + layers + l), position, qkv[2]);
+            keys.add(k);
+            values.add(v);
+            Tensor attended = Tensor.scaledDotProductAttention(qkv[0], k.slice(1, 0, bucket), v.slice(1, 0, bucket), visible);
+            x = model.feedForward(model.weights().layers().get(l), x, attended);
+        }
+        var results = new ArrayList<Tensor>(List.of(model.classify(x)));
+        results.addAll(keys);
+        results.addAll(values);
+        return results;
+    }
+
+    // `cache` [kvHeads, seqLen, headSize] with row `position` of every head replaced by `row` [kvHeads, 1, headSize].
+    private Tensor written(Tensor cache, Tensor position, Tensor row) {
+        Tensor at = Tensor.arange(config.seqLen()).eq(position).reshape(1, config.seqLen(), 1);
+        return Tensor.where(at, row, cache);
+    }
+}
