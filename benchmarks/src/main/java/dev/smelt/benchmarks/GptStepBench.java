@@ -26,7 +26,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /// [TrainStep] as planned; `unfused`: the same step with every operation its own kernel
 /// (`FusionMode.NONE`). PyTorch 1.13's eager step on the same model is `benchmarks/gpt/gpt_step.py`
 /// (run it in the same session). Threads: Smelt's default (every core); pass
-/// `-jvmArgsAppend -Dsmelt.threads=1` for one. The learning rate is 0 after `@Setup`'s check, so the
+/// `-jvmArgsPrepend -Dsmelt.threads=1` for one. The learning rate is 0 after `@Setup`'s check, so the
 /// timed steps run the same program without training the model into another regime.
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

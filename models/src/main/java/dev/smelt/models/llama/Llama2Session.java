@@ -45,6 +45,11 @@ public final class Llama2Session {
     /// Positions decoded so far.
     public int length() { return length; }
 
+    /// Starts a new sequence in this session, keeping its cache tensors and compiled programs: the
+    /// old rows are never read again (each token attends only up to its own position) and are
+    /// overwritten as the new sequence reaches them.
+    public void reset() { length = 0; }
+
     /// Runs `tokens` (the start of the sequence) as one batch, stores their keys and values, and
     /// returns the logits that follow the last of them.
     public float[] prefill(int[] tokens) {

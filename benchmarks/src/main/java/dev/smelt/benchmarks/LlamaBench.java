@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.benchmarks;
+
+import dev.smelt.Generator;
+import dev.smelt.models.llama.Llama2;
+import dev.smelt.models.llama.Llama2Checkpoint;
+import dev.smelt.models.llama.Llama2Config;
+import dev.smelt.models.llama.Llama2Session;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/// Llama 2 decoding on a random-weight llama2.c checkpoint of the stories15M or stories110M shape
+/// (written to a temporary file in `@Setup`). `decode`: 256 tokens from position 0, one
+/// [Llama2Session#next] each, as llama2.c's `run.c` reports its tokens per second (tok/s = 256 /
+/// the time per op); `prefill`: a 128-token prompt as one batch (tok/s = 128 / the time per op).
+/// `read` streams the same bytes as one token's weights (a vectorised sum over a `float[]` of
+/// the checkpoint's size, one thread), the bandwidth bound for one thread. Threads: `-jvmArgsPrepend -Dsmelt.threads=1` (or 2);
+/// compare with `benchmarks/llama2c` in the same session.
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 3, time = 5)
+@Measurement(iterations = 5, time = 5)
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Xmx3g"})
+public class LlamaBench {
+    static final int TOKENS = 256, PROMPT = 128;
+
+    @Param({"stories15M", "stories110M"})
+    public String shape;
+
+    Path file;
+    Llama2 model;
+    Llama2Session session, prefillSession;
+    int[] prompt;
+    float[] weights;
+
+    @Setup(Level.Trial)
+    public void setUp() throws IOException {
+        Llama2Config config = shape.equals("stories15M") ? Llama2Config.STORIES_15M : Llama2Config.STORIES_110M;
+        file = Files.createTempFile("llama-bench", ".bin");
+        Llama2Checkpoint.writeRandom(file, config, new Generator(1));
+        model = new Llama2(Llama2Checkpoint.read(file));
+        session = model.session();
+        prefillSession = model.session();
+        prompt = new int[PROMPT];
+        for (int i = 0; i < PROMPT; i++) prompt[i] = 1 + (i * 7919) % (config.vocab() - 1);
+        weights = new float[(int) Math.min(Integer.MAX_VALUE - 8, config.floats())];
+        java.util.Arrays.fill(weights, 1);
+        // the decoded logits equal the whole-sequence forward's (checked in Llama2SessionTest); here, that they are finite
+        session.reset();
+        for (float logit : session.next(1)) if (!Float.isFinite(logit)) throw new AssertionError("a non-finite logit");
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws IOException { Files.deleteIfExists(file); }
+
+    @Benchmark
+    public float decode() {
+        session.reset();
+        float sum = 0;
+        for (int i = 0; i < TOKENS; i++) sum += session.next(prompt[i % PROMPT])[0];
+        return sum;
+    }
+
+    @Benchmark
+    public float prefill() {
+        prefillSession.reset();
+        return prefillSession.prefill(prompt)[0];
+    }
+
+    @Benchmark
+    public float read() {
+        var species = FloatVector.SPECIES_PREFERRED;
+        FloatVector a = FloatVector.zero(species), b = a, c = a, d = a;
+        int i = 0, step = species.length();
+        for (; i + 4 * step <= weights.length; i += 4 * step) { // four chains: the adds keep up with memory
+            a = a.add(FloatVector.fromArray(species, weights, i));
+            b = b.add(FloatVector.fromArray(species, weights, i + step));
+            c = c.add(FloatVector.fromArray(species, weights, i + 2 * step));
+            d = d.add(FloatVector.fromArray(species, weights, i + 3 * step));
+        }
+        float sum = a.add(b).add(c).add(d).reduceLanes(VectorOperators.ADD);
+        for (; i < weights.length; i++) sum += weights[i];
+        return sum;
+    }
+}
