@@ -10,7 +10,8 @@ package dev.smelt;
 /// Against the `f32` weight it was made from, a product `y = Σ_k x_k·w_k` over K moves by at most
 /// (beyond `f32`'s own rounding of the sum):
 ///
-/// - [#BF16]: each weight rounds to 8 significant bits, relative error ≤ 2⁻⁹, so `|Δy| ≤ 2⁻⁹ · Σ_k |x_k·w_k|`.
+/// - [#BF16]: each weight rounds to 8 significant bits, relative error ≤ 2⁻⁸ (half the spacing
+///   2⁻⁷ of bf16 values just above 1), so `|Δy| ≤ 2⁻⁸ · Σ_k |x_k·w_k|`.
 /// - [#INT8]: each weight moves by at most half its group's scale, `max|w_group| / 254`, so
 ///   `|Δy| ≤ Σ_k |x_k| · scale_k / 2`.
 public enum WeightFormat {

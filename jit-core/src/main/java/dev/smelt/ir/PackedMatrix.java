@@ -60,7 +60,7 @@ public final class PackedMatrix {
     }
 
     /// Groups of [#GROUP] per row of `columns` values, the last one possibly shorter.
-    public static int groups(int columns) { return (columns + GROUP - 1) / GROUP; }
+    public static int groups(int columns) { return (int) ((columns + GROUP - 1L) / GROUP); }
 
     /// The bf16 nearest to `value` (ties to even), as its 16 bits.
     public static short toBf16(float value) {
