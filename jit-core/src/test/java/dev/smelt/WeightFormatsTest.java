@@ -47,9 +47,9 @@ class WeightFormatsTest {
                             quantisation += Math.abs(xp) * (format == WeightFormat.BF16 ? 0x1p-8 * Math.abs(wp) : scale(w, column, k, p) / 2 * (1 + 0x1p-20));
                         }
                         double accumulation = (k + 2) * F32_STEP * magnitude;
-                        String where = "%s M %d N %d K %d element %d".formatted(format, m, n, k, i);
-                        assertTrue(Math.abs(fromCapture[i] - exact) <= quantisation + accumulation, () -> where + ": %s against exact %s".formatted(fromCapture[i], exact));
-                        assertTrue(Math.abs(fromCapture[i] - interpreted[i]) <= accumulation, () -> where + ": %s against the interpreter's %s".formatted(fromCapture[i], interpreted[i]));
+                        String where = "%s M %d N %d K %d element %d: %s against exact %s and the interpreter's %s".formatted(format, m, n, k, i, fromCapture[i], exact, interpreted[i]);
+                        assertTrue(Math.abs(fromCapture[i] - exact) <= quantisation + accumulation, where);
+                        assertTrue(Math.abs(fromCapture[i] - interpreted[i]) <= accumulation, where);
                     }
                 }
     }

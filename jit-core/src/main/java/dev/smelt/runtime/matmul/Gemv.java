@@ -54,7 +54,7 @@ final class Gemv {
     /// is first copied: a few rows of K values.)
     static boolean applies(MatMulKernel kernel) {
         var right = Operand.right(kernel.inputs().get(kernel.right()).map());
-        return kernel.dtype() == DType.F32 && kernel.rows() <= MAX_ROWS && kernel.depth() > 0 && right.outer() == 1;
+        return kernel.dtype() == DType.F32 && kernel.rows() <= MAX_ROWS && kernel.depth() > 0 && (right.outer() == 1 || kernel.depth() == 1); // K = 1 may have any stride
     }
 
     /// Whether `kernel` reads its right operand as a whole `[N, K]` matrix laid out row-major,
