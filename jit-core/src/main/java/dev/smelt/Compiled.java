@@ -324,23 +324,8 @@ public final class Compiled {
             case GREEDY -> "greedy (every producer fused into every consumer)";
             case NONE -> "none (one kernel per operation)";
         };
-        return "fusion: " + strategy + "\n" + Explain.of(entry.optimised(), entry.program()) + packedWeights(entry);
-    }
-
-    // Each captured bf16 or int8 weight, and whether its kernels read it packed (a looser bound).
-    private static String packedWeights(Version entry) {
-        var text = new StringBuilder();
-        var captures = entry.traced().captures();
-        int arguments = entry.traced().arguments();
-        for (int i = 0; i < captures.size(); i++) {
-            var format = captures.get(i).weightFormat();
-            if (format == WeightFormat.F32) continue;
-            String line = entry.program().readsPacked(arguments + i)
-                    ? "input %d: %s weight %s read packed by GEMV, f32 accumulation (within WeightFormat's bound of the f32 weight)%n"
-                    : "input %d: %s weight %s read as its f32 copy (some kernel reading it is no GEMV of x @ w.t())%n";
-            text.append(line.formatted(arguments + i, format, captures.get(i).shape()));
-        }
-        return text.toString();
+        return "fusion: " + strategy + "\n" + Explain.of(entry.optimised(), entry.program())
+                + Formats.explain(entry.traced().captures(), entry.traced().arguments(), entry.program()::readsPacked);
     }
 
     /// How the signature of `arguments` is compiled (compiling it if need be).

@@ -4,6 +4,8 @@ package dev.smelt;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.PackedMatrix;
 import dev.smelt.ir.Storage;
+import java.util.List;
+import java.util.function.IntPredicate;
 
 /// [TensorFormats]' conversions: a 2-D `f32` matrix into a [Storage] holding a [PackedMatrix].
 final class Formats {
@@ -45,5 +47,19 @@ final class Formats {
     static void requireWritable(String op, Tensor x) {
         if (format(x) != WeightFormat.F32)
             throw SmeltException.of(op, "the tensor %s%s is a read-only %s weight; write into the f32 weight and convert it again", x.dtype(), x.shape(), format(x));
+    }
+
+    /// A line per captured bf16 or int8 weight (capture i fills input `arguments + i`) for `explain()`:
+    /// whether the program reads it packed, within the format's looser bound, or as its f32 copy.
+    static String explain(List<Tensor> captures, int arguments, IntPredicate readsPacked) {
+        var text = new StringBuilder();
+        for (int i = 0; i < captures.size(); i++) {
+            WeightFormat format = format(captures.get(i));
+            if (format == WeightFormat.F32) continue;
+            text.append("input %d: %s weight %s %s%n".formatted(arguments + i, format, captures.get(i).shape(), readsPacked.test(arguments + i)
+                    ? "read packed by GEMV, f32 accumulation (within WeightFormat's bound of the f32 weight)"
+                    : "read as its f32 copy (some kernel reading it is no GEMV of x @ w.t())"));
+        }
+        return text.toString();
     }
 }
