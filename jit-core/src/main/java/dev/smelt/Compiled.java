@@ -102,10 +102,10 @@ public final class Compiled {
             for (int i = 0; i < arguments.length; i++) {
                 Tensor argument = arguments[i];
                 if (!matches(argument, i)) return null;
-                buffers[program.inputBuffer(i)] = array(argument, i);
+                buffers[program.inputBuffer(i)] = array(program, argument, i);
             }
             var captures = version.traced().callCaptures();
-            for (int i = 0; i < captures.size(); i++) buffers[program.inputBuffer(arguments.length + i)] = Dispatch.dense(captures.get(i)).array();
+            for (int i = 0; i < captures.size(); i++) buffers[program.inputBuffer(arguments.length + i)] = program.inputArray(arguments.length + i, Dispatch.dense(captures.get(i)));
             return new Tensor(Storage.wrapArray(Compiler.runOne(program, buffers)), shapes[0], strides[0], 0);
         }
 
@@ -119,10 +119,10 @@ public final class Compiled {
 
         // An argument's array as kernels read it: its storage's when it is dense, else a dense copy
         // (views, and size-1 axes of other strides).
-        private Object array(Tensor argument, int i) {
+        private Object array(Program program, Tensor argument, int i) {
             Storage storage = argument.storage();
             boolean dense = argument.offset() == 0 && storage.size() == sizes[i] && same(argument.strides(), denseStrides[i]);
-            return (dense ? storage : Dispatch.dense(argument)).array();
+            return program.inputArray(i, dense ? storage : Dispatch.dense(argument));
         }
 
         // Arrays.equals, without its call into the vectorised mismatch stub: a few ints.
@@ -292,6 +292,7 @@ public final class Compiled {
         if (output.offset() != 0 || output.storage().size() != output.size() || !Views.isContiguous(output))
             throw SmeltException.of(op, "output %d must be a dense tensor, not a view; use contiguous() or a new tensor", index);
         Storage storage = output.storage();
+        Formats.requireWritable(op, output);
         if (Program.indexOfArray(inputs, storage.array()) >= 0 || Program.indexOfArray(earlier, storage.array()) >= 0)
             throw SmeltException.of(op, "output %d shares memory with an argument, a captured tensor or another output", index);
         return storage;
@@ -323,7 +324,8 @@ public final class Compiled {
             case GREEDY -> "greedy (every producer fused into every consumer)";
             case NONE -> "none (one kernel per operation)";
         };
-        return "fusion: " + strategy + "\n" + Explain.of(entry.optimised(), entry.program());
+        return "fusion: " + strategy + "\n" + Explain.of(entry.optimised(), entry.program())
+                + Formats.explain(entry.traced().captures(), entry.traced().arguments(), entry.program()::readsPacked);
     }
 
     /// How the signature of `arguments` is compiled (compiling it if need be).

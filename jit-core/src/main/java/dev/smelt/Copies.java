@@ -74,6 +74,7 @@ final class Copies {
         if (target.isTraced())
             throw SmeltException.of("copyFrom", "cannot write into a traced tensor %s%s: a trace records operations, not data; write into concrete tensors outside the traced function, or return the new values",
                     target.dtype(), target.shape());
+        Formats.requireWritable("copyFrom", target);
     }
 
     // Writes `values`, a dense row-major array of the target's dtype and size, through its strides.

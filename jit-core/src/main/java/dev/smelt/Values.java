@@ -14,7 +14,10 @@ final class Values {
 
     /// Stores `value`, rounded to the dtype, in place: compiled functions that read `x` see it at
     /// their next call, as they see weights an optimizer updated.
-    static void set(Tensor x, double value, int... index) { x.storage().set(position("set", x, index), value); }
+    static void set(Tensor x, double value, int... index) {
+        Formats.requireWritable("set", x);
+        x.storage().set(position("set", x, index), value);
+    }
 
     // Where element `index` of `x` lives in its storage.
     private static int position(String op, Tensor x, int[] index) {

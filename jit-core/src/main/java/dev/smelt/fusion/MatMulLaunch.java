@@ -43,8 +43,15 @@ final class MatMulLaunch {
     /// that also folds another reduction of the same loop keeps the loop form). When its epilogue
     /// writes no dense buffer of its dtype to accumulate in, `matmul` is demanded a buffer of its
     /// own (and null returned).
+    /// Two products in one loop (llama's gate `silu(x·W1ᵀ) · (x·W3ᵀ)`) demand `matmul` a buffer of
+    /// its own, so that each runs as a matmul (a GEMV for a few rows, streaming its weight, which
+    /// may be bf16 or int8) and the other's epilogue reads it.
     static Converted of(Kernel kernel, Node.MatMul matmul, boolean matmulRealized, List<Integer> outputBuffers, List<Realize> demands) {
-        if (kernel.reductions().size() != 1) return null;
+        if (kernel.reductions().size() != 1) {
+            if (!matmulRealized && kernel.reductions().stream().allMatch(MatMulLaunch::isProduct))
+                demands.add(new Realize(matmul, Realize.Kind.LOOP, "another matmul shares its loop; apart, each runs as a matmul"));
+            return null;
+        }
         var reduction = kernel.reductions().getFirst();
         if (reduction.op() != ReduceOp.SUM || !(reduction.value() instanceof Expr.Binary(var op, Expr.Load a, Expr.Load b, var _)) || op != BinaryOp.MUL) return null;
         int accumulator = accumulatorOutput(kernel, matmul);
@@ -58,6 +65,10 @@ final class MatMulLaunch {
         outputs.add(outputs.remove(accumulator));
         buffers.add(buffers.remove(accumulator));
         return new Converted(new MatMulKernel(kernel.space(), kernel.inputs(), a.input(), b.input(), outputs), buffers);
+    }
+
+    private static boolean isProduct(Kernel.Reduction reduction) {
+        return reduction.op() == ReduceOp.SUM && reduction.value() instanceof Expr.Binary(var op, Expr.Load _, Expr.Load _, var _) && op == BinaryOp.MUL;
     }
 
     // The last output that is dense [batch…, M, N] in the matmul's dtype: writing the product there

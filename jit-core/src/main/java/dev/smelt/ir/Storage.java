@@ -4,16 +4,34 @@ package dev.smelt.ir;
 /// A flat, mutable array of one dtype: `float[]`, `double[]`, `int[]`, or `byte[]` of 0/1 for bool.
 /// Tensors view it through shape, strides and offset; the interpreter and kernels read and write it.
 /// It lives in `ir` because every layer above shares it.
+///
+/// An `f32` storage may instead hold a [PackedMatrix] (a bf16 or int8 weight): it is read-only, and
+/// its `float[]` is made from the packed values only when code asks for [#array] (the matmul kernels
+/// that read it packed never do).
 public final class Storage {
     private final DType dtype;
-    private final Object array;
+    private volatile Object array; // null until first asked for, when packed
     private final int size;
+    private final PackedMatrix packed;
 
     private Storage(DType dtype, Object array, int size) {
         this.dtype = dtype;
         this.array = array;
         this.size = size;
+        this.packed = null;
     }
+
+    private Storage(PackedMatrix packed) {
+        this.dtype = DType.F32;
+        this.size = Math.multiplyExact(packed.rows(), packed.columns());
+        this.packed = packed;
+    }
+
+    /// A read-only `f32` storage of `packed`'s values, row-major.
+    public static Storage packed(PackedMatrix packed) { return new Storage(packed); }
+
+    /// The packed matrix this storage holds, or null for an ordinary array.
+    public PackedMatrix packed() { return packed; }
 
     /// A zero-filled storage of `size` elements.
     public static Storage allocate(DType dtype, int size) { return new Storage(dtype, newArray(dtype, size), size); }
@@ -62,8 +80,17 @@ public final class Storage {
         };
     }
 
-    /// The backing array: `float[]`, `double[]`, `int[]` or `byte[]` per the dtype.
-    public Object array() { return array; }
+    /// The backing array: `float[]`, `double[]`, `int[]` or `byte[]` per the dtype. A packed
+    /// storage's `float[]` is made on the first call and kept; it must not be written.
+    public Object array() {
+        Object values = array;
+        return values != null ? values : materialise();
+    }
+
+    private synchronized Object materialise() {
+        if (array == null) array = packed.toFloats();
+        return array;
+    }
 
     public DType dtype() { return dtype; }
 
@@ -71,6 +98,8 @@ public final class Storage {
 
     /// Element `index` as a double; exact for every dtype.
     public double get(int index) {
+        if (packed != null) return packed.get(index);
+        Object array = this.array;
         return switch (dtype) {
             case BOOL -> ((byte[]) array)[index];
             case I32 -> ((int[]) array)[index];
@@ -81,6 +110,8 @@ public final class Storage {
 
     /// Stores `value` rounded to the dtype, as [DType#round] does.
     public void set(int index, double value) {
+        if (packed != null) throw new IllegalStateException("a packed " + packed + " storage is read-only");
+        Object array = this.array;
         switch (dtype) {
             case BOOL -> ((byte[]) array)[index] = (byte) (value != 0 ? 1 : 0);
             case I32 -> ((int[]) array)[index] = (int) value;
@@ -89,11 +120,11 @@ public final class Storage {
         }
     }
 
-    public float[] floats() { return (float[]) array; }
+    public float[] floats() { return (float[]) array(); }
 
-    public double[] doubles() { return (double[]) array; }
+    public double[] doubles() { return (double[]) array(); }
 
-    public int[] ints() { return (int[]) array; }
+    public int[] ints() { return (int[]) array(); }
 
-    public byte[] bools() { return (byte[]) array; }
+    public byte[] bools() { return (byte[]) array(); }
 }

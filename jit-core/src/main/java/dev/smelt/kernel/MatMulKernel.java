@@ -65,11 +65,16 @@ public record MatMulKernel(Shape space, List<Kernel.Input> inputs, int left, int
 
     /// Multiply-adds over 32: the vector micro-kernel does about 32 (0.021 ns each at 95 GFLOP/s)
     /// in the time a pointwise kernel spends on an element (0.6 ns for `sin(x·y + z)`), the unit
-    /// of [KernelForm#work]. So products from about 160³ split across threads.
+    /// of [KernelForm#work]. So products from about 160³ split across threads. A product of a few
+    /// rows (a GEMV) is bound by reading its right operand instead: a third of a unit per element
+    /// (4 bytes of f32 weight in 0.2 ns at about 20 GB/s), so a 768×768 weight splits.
     @Override
-    public long work() { return Math.max(1, (long) result().size() * Math.max(1, depth()) / MULTIPLY_ADDS_PER_ELEMENT); }
+    public long work() {
+        long multiplyAdds = (long) result().size() * Math.max(1, depth()) / MULTIPLY_ADDS_PER_ELEMENT;
+        return Math.max(1, Math.max(multiplyAdds, inputs.get(right).size() / WEIGHTS_PER_ELEMENT));
+    }
 
-    private static final int MULTIPLY_ADDS_PER_ELEMENT = 32;
+    private static final int MULTIPLY_ADDS_PER_ELEMENT = 32, WEIGHTS_PER_ELEMENT = 3;
 
     @Override
     public int splitGranule() { return 1; }

@@ -4,9 +4,11 @@ package dev.smelt.runtime;
 import dev.smelt.ir.Storage;
 import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.KernelFunction;
+import dev.smelt.kernel.MatMulKernel;
 import dev.smelt.kernel.Schedule;
 import dev.smelt.plan.MemoryPlan;
 import dev.smelt.plan.MemoryPlanner;
+import dev.smelt.runtime.matmul.MatMulFunction;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -37,6 +39,7 @@ public final class Program {
     private final Call[] calls;
     private final Profile profile;
     private final int[] inputBuffers, launchBuffers;
+    private final boolean[] packedReads; // per input: every kernel reading it takes a PackedMatrix
     private final int singleOutput; // the buffer of the only output, or -1
     private final MemoryPlan.Slot loneOutput; // that output's slot when it is a one-kernel program's only buffer besides inputs, else null
 
@@ -78,6 +81,7 @@ public final class Program {
         this.launchBuffers = Arrays.stream(calls).mapToInt(call -> call.identity() ? 0 : call.buffers().length).toArray();
         this.plain = layout(memory, null);
         this.inputBuffers = schedule.inputs().stream().mapToInt(Integer::intValue).toArray();
+        this.packedReads = packedReads(schedule, inputBuffers);
         this.singleOutput = schedule.outputs().size() == 1 ? schedule.outputs().getFirst().buffer() : -1;
         this.loneOutput = singleOutput >= 0 && calls.length == 1 && calls[0].identity() && plain.slotOf.length == inputBuffers.length + 1
                 && plain.memory.slots().size() == 1 && plain.slotOf[singleOutput] == 0 && plain.noIntermediates ? plain.memory.slots().getFirst() : null;
@@ -150,6 +154,35 @@ public final class Program {
     /// Where input `i`'s array goes in a table of buffers.
     public int inputBuffer(int i) { return inputBuffers[i]; }
 
+    /// What input `i` binds as: a packed storage's [dev.smelt.ir.PackedMatrix] when every kernel
+    /// reading it takes one (the GEMVs of `x @ W.t()`), else its array (made from the packed
+    /// values on first use: correct for any kernel, at f32's cost).
+    public Object inputArray(int i, Storage input) {
+        return packedReads[i] && input.packed() != null ? input.packed() : input.array();
+    }
+
+    /// Whether input `i` binds as its [dev.smelt.ir.PackedMatrix] when it has one, for `explain()`.
+    public boolean readsPacked(int i) { return packedReads[i]; }
+
+    // An input is read packed when it is some kernel's right operand, every reader being a
+    // MatMulFunction.readsPackedRight kernel that reads it there and only there.
+    private static boolean[] packedReads(Schedule schedule, int[] inputBuffers) {
+        boolean[] packed = new boolean[inputBuffers.length];
+        for (int i = 0; i < inputBuffers.length; i++) {
+            boolean read = false, allPacked = true;
+            for (var launch : schedule.launches()) {
+                var buffers = launch.buffers();
+                for (int position = 0; position < launch.kernel().inputs().size(); position++) {
+                    if (buffers.get(position) != inputBuffers[i]) continue;
+                    read = true;
+                    allPacked &= launch.kernel() instanceof MatMulKernel matmul && matmul.right() == position && MatMulFunction.readsPackedRight(matmul);
+                }
+            }
+            packed[i] = read && allPacked;
+        }
+        return packed;
+    }
+
     /// [#run(List)] for a program of one output, on a table of buffers (from [#newBuffers]) holding
     /// the inputs' arrays: returns the output's array. The caller has checked the inputs against
     /// the signature the program was compiled for (`Compiled`'s per-call fast path), so their
@@ -219,7 +252,7 @@ public final class Program {
     /// The position of the first of `storages` whose array is `array`, or −1. A loop, not a
     /// stream: a training step asks it for each of its outputs.
     public static int indexOfArray(List<Storage> storages, Object array) {
-        for (int i = 0; i < storages.size(); i++) if (storages.get(i).array() == array) return i;
+        for (int i = 0; i < storages.size(); i++) if (storages.get(i).packed() == null && storages.get(i).array() == array) return i; // a packed storage is no output's
         return -1;
     }
 
@@ -262,6 +295,6 @@ public final class Program {
         var buffer = schedule.buffers().get(schedule.inputs().get(slot));
         if (input.dtype() != buffer.dtype() || input.size() != buffer.size())
             throw new IllegalArgumentException("input %d: expected %s with %d elements, got %s with %d".formatted(slot, buffer.dtype(), buffer.size(), input.dtype(), input.size()));
-        return input.array();
+        return inputArray(slot, input);
     }
 }

@@ -8,6 +8,7 @@ import dev.smelt.Generator;
 import dev.smelt.Jit;
 import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
+import dev.smelt.WeightFormat;
 import dev.smelt.ir.DType;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -91,6 +92,7 @@ class MisuseSweepTest {
         if (type == double[].class) return new double[random.nextInt(7)];
         if (type == boolean[].class) return new boolean[random.nextInt(7)];
         if (type == String.class) return SPECS[random.nextInt(SPECS.length)];
+        if (type == WeightFormat.class) return WeightFormat.values()[random.nextInt(WeightFormat.values().length)];
         throw new AssertionError("no random " + type.getSimpleName() + ": add one for the new method's parameter");
     }
 }

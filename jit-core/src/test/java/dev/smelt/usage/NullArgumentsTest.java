@@ -11,6 +11,7 @@ import dev.smelt.Jit;
 import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.Traced;
+import dev.smelt.WeightFormat;
 import dev.smelt.fusion.FusionMode;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
@@ -51,7 +52,7 @@ class NullArgumentsTest {
             Map.entry(Jit.FunctionN.class, (Jit.FunctionN) arguments -> arguments), Map.entry(UnaryOperator.class, UnaryOperator.identity()),
             Map.entry(Traced.class, TRACED), Map.entry(Graph.class, TRACED.graph()), Map.entry(Class.class, Object.class),
             Map.entry(MethodHandles.Lookup.class, MethodHandles.lookup()), Map.entry(Object.class, new Object()),
-            Map.entry(Object[].class, new Object[0]), Map.entry(String.class, "ij"));
+            Map.entry(Object[].class, new Object[0]), Map.entry(String.class, "ij"), Map.entry(WeightFormat.class, WeightFormat.BF16));
 
     /// Parameters documented to take null: layerNorm's weight and bias; `Jit.instance`'s
     /// constructor arguments, where a null array is one null argument; `equals`.

@@ -31,7 +31,9 @@ import java.util.function.Supplier;
 /// [TinyProduct] instead, once C2 has compiled it: through packing and the register tile an
 /// 8×8×8 product costs about 0.3 µs, most of it an edge tile mostly empty (a scalar unpacked loop
 /// was no better: 0.42 µs at 8³). C is the kernel's last output, which the epilogue then reads and
-/// overwrites in place (see [MatMulKernel]).
+/// overwrites in place (see [MatMulKernel]). A product of a few rows against W's rows (`x @ W.t()`,
+/// a decode step's projections) takes [Gemv] instead, which streams W once with no packing and
+/// also reads a bf16 or int8 [dev.smelt.ir.PackedMatrix] W.
 public final class MatMulFunction implements KernelFunction {
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
@@ -43,6 +45,7 @@ public final class MatMulFunction implements KernelFunction {
     private final int[] batchDims, epilogueInputs;
     private final int rows, columns, depth, units, resultSize;
     private boolean tinyWarm; // once TinyProduct is warm it stays so: skips asking on every call
+    private final boolean gemv; // a few rows against W's rows: the Gemv, whatever the size
     private final Blocking blocking;
     private final BooleanSupplier tiny, vectorPacking;
 
@@ -64,7 +67,7 @@ public final class MatMulFunction implements KernelFunction {
     /// FMAs from 0 per element, as the tiles compute a block, so both give the same bits and a
     /// product does not change when the tiny path becomes warm.
     private static BooleanSupplier tinyWhenWarm(MatMulKernel kernel, Blocking blocking) {
-        if ((long) kernel.rows() * kernel.columns() * kernel.depth() > TINY_WORK || kernel.depth() > blocking.depth()) return () -> false;
+        if (Gemv.applies(kernel) || (long) kernel.rows() * kernel.columns() * kernel.depth() > TINY_WORK || kernel.depth() > blocking.depth()) return () -> false;
         var tiles = MicroKernels.of(kernel.dtype());
         tiles.tiny(); // starts its warm-up now, before the first call
         return tiles::tiny;
@@ -91,18 +94,24 @@ public final class MatMulFunction implements KernelFunction {
         this.blocking = blocking;
         this.tiny = tiny;
         this.vectorPacking = vectorPacking;
+        this.gemv = Gemv.applies(kernel);
     }
 
     /// The function for `kernel` with this machine's micro-kernel, compiling the epilogue with `compile`.
     public static MatMulFunction of(MatMulKernel kernel, Function<Kernel, KernelFunction> compile) {
         var tiles = MicroKernels.of(kernel.dtype());
         var function = new MatMulFunction(kernel, tiles.shape(), tiles::current, kernel.plain() ? null : compile.apply(kernel.epilogue()));
-        tiles.current(); // starts the vector tile's warm-up now, before the first call (after the tiny product's, if this is one)
+        if (!function.gemv) tiles.current(); // starts the vector tile's warm-up now, before the first call (after the tiny product's, if this is one)
         return function;
     }
 
+    /// Whether `kernel` may read its right operand `in<right>` as a [dev.smelt.ir.PackedMatrix]
+    /// (a bf16 or int8 weight `[N, K]`): it runs as a GEMV reading the whole matrix, row-major.
+    public static boolean readsPackedRight(MatMulKernel kernel) { return Gemv.readsWholeMatrix(kernel); }
+
     /// Which micro-kernel runs, for `explain()`.
     public String tier() {
+        if (gemv) return "GEMV: %d row(s) of x against W's rows streamed once, unpacked (a bf16 or int8 weight is dequantised in registers)".formatted(rows);
         if (tiny.getAsBoolean()) return "tiny product (no packing)";
         return "%s; blocks of %d×%d, %d steps of K (L1 %d KiB, L2 %d KiB budgets: %s)".formatted(MicroKernels.of(kernel.dtype()).tier(),
                 blocking.rows(), blocking.columns(), blocking.depth(), Blocking.L1_BYTES >> 10, Blocking.L2_BYTES >> 10, Blocking.SOURCE);
@@ -166,7 +175,10 @@ public final class MatMulFunction implements KernelFunction {
             epilogue(epilogueBuffers, batch, 0, rows, first, last);
             return;
         }
-        if (tinyWarm || (tinyWarm = tiny.getAsBoolean())) {
+        if (gemv) {
+            Gemv.run((float[]) a, aBase, left, b, bBase, right.inner(), (float[]) c, cBase, columns, rows, depth, first, last);
+            epilogue(epilogueBuffers, batch, 0, rows, first, last);
+        } else if (tinyWarm || (tinyWarm = tiny.getAsBoolean())) {
             int cAt = cBase + first;
             if (a instanceof float[] af) TinyProduct.run(af, aBase, left, (float[]) b, bBase, right, (float[]) c, cAt, columns, rows, depth, first, last, SCRATCH);
             else TinyProduct.run((double[]) a, aBase, left, (double[]) b, bBase, right, (double[]) c, cAt, columns, rows, depth, first, last, SCRATCH);

@@ -67,6 +67,10 @@ public final class Llama2 {
         return java.util.Arrays.copyOf(generated, count);
     }
 
+    /// How the latest [#forward] was compiled ([Compiled#explain]): kernels, fusion decisions, and
+    /// which bf16 or int8 weights were read packed.
+    public String explain() { return compiled.explain(); }
+
     /// The next token after `tokens` by greedy decoding: the argmax of the last position's logits.
     public int next(int[] tokens) {
         Tensor logits = forward(tokens, 0);

@@ -4,6 +4,7 @@ package dev.smelt.models.llama;
 import dev.smelt.Generator;
 import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
+import dev.smelt.WeightFormat;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
@@ -28,7 +29,7 @@ import java.util.List;
 /// @param tokenEmbedding [vocab, dim]
 /// @param layers one per transformer block
 /// @param rmsFinal [dim]
-/// @param classifier [vocab, dim]; the token embedding itself when shared
+/// @param classifier [vocab, dim]; the token embedding itself when shared and read as f32
 public record Llama2Checkpoint(Llama2Config config, Tensor tokenEmbedding, List<Layer> layers, Tensor rmsFinal, Tensor classifier) {
     /// One transformer block's weights.
     ///
@@ -45,7 +46,14 @@ public record Llama2Checkpoint(Llama2Config config, Tensor tokenEmbedding, List<
 
     /// Reads `file`, memory-mapped: its size must be what the header implies, else a
     /// [SmeltException] says what it is and what was expected, and nothing is returned.
-    public static Llama2Checkpoint read(Path file) {
+    public static Llama2Checkpoint read(Path file) { return read(file, WeightFormat.F32); }
+
+    /// Reads `file` as [#read(Path)] does, converting each weight matrix the model multiplies by
+    /// (wq, wk, wv, wo, w1, w2, w3 and the classifier) to `format` as it is read
+    /// ([dev.smelt.TensorFormats#toWeightFormat]); the embedding and the norms stay `f32`. A shared
+    /// classifier becomes a converted copy of the embedding.
+    public static Llama2Checkpoint read(Path file, WeightFormat format) {
+        if (format == null) throw SmeltException.of("llama2.c checkpoint", "the weight format is null; expected F32, BF16 or INT8");
         try (var channel = FileChannel.open(file, StandardOpenOption.READ); var arena = Arena.ofConfined()) {
             long size = channel.size();
             if (size < Llama2Config.HEADER_BYTES)
@@ -55,7 +63,7 @@ public record Llama2Checkpoint(Llama2Config config, Tensor tokenEmbedding, List<
             if (size != config.fileBytes())
                 throw SmeltException.of("llama2.c checkpoint", "%s has %d bytes, but its header (%s) needs %d%s", file, size, config, config.fileBytes(),
                         size < config.fileBytes() ? ": truncated" : ": extra bytes at the end");
-            return new Reader(mapped, config).checkpoint();
+            return new Reader(mapped, config, format).checkpoint();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file, e);
         }
@@ -84,11 +92,13 @@ public record Llama2Checkpoint(Llama2Config config, Tensor tokenEmbedding, List<
     private static final class Reader {
         private final MemorySegment mapped;
         private final Llama2Config config;
+        private final WeightFormat format;
         private long at = Llama2Config.HEADER_BYTES;
 
-        Reader(MemorySegment mapped, Llama2Config config) {
+        Reader(MemorySegment mapped, Llama2Config config, WeightFormat format) {
             this.mapped = mapped;
             this.config = config;
+            this.format = format;
         }
 
         Llama2Checkpoint checkpoint() {
@@ -98,16 +108,17 @@ public record Llama2Checkpoint(Llama2Config config, Tensor tokenEmbedding, List<
             List<Tensor> rmsFfn = nextPerLayer(dim), w1 = nextPerLayer(hidden, dim), w2 = nextPerLayer(dim, hidden), w3 = nextPerLayer(hidden, dim);
             Tensor rmsFinal = next(dim);
             at += (long) config.seqLen() * config.headSize() * Float.BYTES; // the legacy RoPE tables: the model computes its own
-            Tensor classifier = config.sharedClassifier() ? embedding : next(config.vocab(), dim);
+            Tensor classifier = (config.sharedClassifier() ? embedding : next(config.vocab(), dim)).toWeightFormat(format);
             var layers = new ArrayList<Layer>();
             for (int l = 0; l < count; l++)
                 layers.add(new Layer(rmsAtt.get(l), wq.get(l), wk.get(l), wv.get(l), wo.get(l), rmsFfn.get(l), w1.get(l), w2.get(l), w3.get(l)));
             return new Llama2Checkpoint(config, embedding, List.copyOf(layers), rmsFinal, classifier);
         }
 
+        // A matrix ([out, in]) converted to the format as soon as it is read, so that one f32 copy at a time is alive.
         private List<Tensor> nextPerLayer(int... shape) {
             var tensors = new ArrayList<Tensor>();
-            for (int l = 0; l < config.layers(); l++) tensors.add(next(shape));
+            for (int l = 0; l < config.layers(); l++) tensors.add(shape.length == 2 ? next(shape).toWeightFormat(format) : next(shape));
             return tensors;
         }
 

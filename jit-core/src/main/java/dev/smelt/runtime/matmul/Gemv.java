@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.runtime.matmul;
+
+import dev.smelt.ir.DType;
+import dev.smelt.ir.PackedMatrix;
+import dev.smelt.kernel.MatMulKernel;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorSpecies;
+
+/// A matrix-vector product `y[m, n] = Σ_k x[m, k] · W[n, k]` for a few rows of x and W's rows
+/// contiguous along K (`x @ W.t()`, llama2.c's `[out, in]` weights): each weight is streamed once
+/// from memory, in place, with no packing (a weight read once per call gains nothing from a copy).
+/// One row of W at a time, read front to back, with four accumulators over consecutive vectors:
+/// ```
+/// for (n = first; n < last; n++) for (m = 0; m < M; m++) {
+///     FloatVector s0 = zero, s1 = zero, s2 = zero, s3 = zero;
+///     for (k = 0; k + 4L <= K; k += 4L) {
+///         s0 = FloatVector.fromArray(F, W, n·ldw + k).fma(FloatVector.fromArray(F, x, m·lda + k), s0);
+///         … s1, s2, s3 from k + L, k + 2L, k + 3L
+///     }
+///     s0 = fma(…, s0) for each whole vector left;
+///     y[m, n] = lanes of (s0 + s1) + (s2 + s3) summed in a fixed tree, then Math.fma(W[n, k], x[m, k], ·) for the last K % L
+/// }
+/// ```
+/// For M > 1 the row of W is read from memory for the first row of x and from L1 for the others.
+/// Reading one row at a time keeps the stream sequential, which the prefetchers follow: four rows
+/// side by side, each with one accumulator, streamed 7.3 GB/s from memory at 768×768 against 12.5
+/// for this loop (bf16 5.3 against 10.5, int8 3.9 against 5.7; interleaved runs in one JVM, load
+/// 5–7, 2026-11-26). Every output is computed by the same steps, so a value never depends on how
+/// the columns were split between threads. Lanes are summed through an array in a fixed order (not
+/// `reduceLanes`, whose order may differ between the interpreted and compiled Vector API).
+///
+/// A [PackedMatrix] W is dequantised in registers: bf16 lanes widened and shifted into `f32`
+/// bits; int8 lanes widened to `f32`, each group of 32 summed against x, then scaled once
+/// (`s = fma(Σ_group q·x, scale, s)`, even and odd groups in two chains), the last, shorter group
+/// of a row in scalar code.
+final class Gemv {
+    private Gemv() {}
+
+    /// At most this many rows of x take the GEMV; more go to the packed matmul. GemvRowsBench (f32
+    /// W 768×768 from memory, one thread, medians, load 4.5–6.8, 2026-11-26): GEMV 183, 156, 356,
+    /// 556, 677 µs at M = 1, 2, 4, 6, 8 against packed 917, 541, 533, 554, 606. `-Dsmelt.gemvRows`
+    /// sets it for that benchmark, which measures both paths at each M; nothing else should.
+    static final int MAX_ROWS = Integer.getInteger("smelt.gemvRows", 4);
+
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED.length() >= 8 ? FloatVector.SPECIES_PREFERRED : FloatVector.SPECIES_256;
+    private static final int L = F.length();
+    private static final VectorSpecies<Short> S = VectorSpecies.of(short.class, VectorShape.forBitSize(L * 16));
+    private static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(L * 8));
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED.length() == L ? IntVector.SPECIES_PREFERRED : VectorSpecies.of(int.class, F.vectorShape());
+    private static final int GROUP = PackedMatrix.GROUP;
+    private static final ThreadLocal<float[]> LANES = ThreadLocal.withInitial(() -> new float[L]);
+    private static final ThreadLocal<float[]> ROWS = ThreadLocal.withInitial(() -> new float[0]); // x copied when not contiguous along K
+
+    /// Whether `kernel` runs as a GEMV: an `f32` product of at most [#MAX_ROWS] rows whose right
+    /// operand is W `[N, K]` with rows contiguous along K. (A left operand not contiguous along K
+    /// is first copied: a few rows of K values.)
+    static boolean applies(MatMulKernel kernel) {
+        var right = Operand.right(kernel.inputs().get(kernel.right()).map());
+        return kernel.dtype() == DType.F32 && kernel.rows() <= MAX_ROWS && kernel.depth() > 0 && (right.outer() == 1 || kernel.depth() == 1); // K = 1 may have any stride
+    }
+
+    /// Whether `kernel` reads its right operand as a whole `[N, K]` matrix laid out row-major,
+    /// with no offset and no batch: then it may be a [PackedMatrix].
+    static boolean readsWholeMatrix(MatMulKernel kernel) {
+        var right = Operand.right(kernel.inputs().get(kernel.right()).map());
+        return applies(kernel) && right.offset() == 0 && right.inner() == kernel.depth() && right.batchStrides().stream().allMatch(s -> s == 0)
+                && kernel.inputs().get(kernel.right()).size() == kernel.columns() * kernel.depth();
+    }
+
+    /// `c[cAt + m·ldc + n] = Σ_k a[aAt + m·left.outer + k·left.inner] · W[n, k]` for `m < rows` and
+    /// `first ≤ n < last`, W a `float[]` (row n at `bAt + n·ldb`) or, when `bAt` is 0 and `ldb` is
+    /// K, a [PackedMatrix].
+    static void run(float[] a, int aAt, Operand left, Object w, int bAt, int ldb, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
+        if (left.inner() == 1) {
+            run(a, aAt, left.outer(), w, bAt, ldb, c, cAt, ldc, rows, depth, first, last);
+            return;
+        }
+        float[] x = ROWS.get();
+        if (x.length < rows * depth) ROWS.set(x = new float[rows * depth]);
+        for (int m = 0; m < rows; m++)
+            for (int k = 0; k < depth; k++) x[m * depth + k] = a[aAt + m * left.outer() + k * left.inner()];
+        run(x, 0, depth, w, bAt, ldb, c, cAt, ldc, rows, depth, first, last);
+    }
+
+    /// [#run(float\[\], int, Operand, Object, int, int, float\[\], int, int, int, int, int, int)] for rows of x contiguous along K, `lda` apart.
+    static void run(float[] a, int aAt, int lda, Object w, int bAt, int ldb, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
+        float[] lanes = LANES.get();
+        for (int n = first; n < last; n++)
+            for (int m = 0; m < rows; m++) {
+                int x = aAt + m * lda;
+                c[cAt + m * ldc + n] = switch (w) {
+                    case float[] f -> f32(a, x, f, bAt + n * ldb, depth, lanes);
+                    case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> bf16(a, x, p.halves(), n * depth, depth, lanes);
+                    case PackedMatrix p -> q8(a, x, p, n, depth, lanes);
+                    default -> throw new IllegalArgumentException("not a matrix: " + w.getClass().getSimpleName());
+                };
+            }
+    }
+
+    private static float f32(float[] a, int x, float[] w, int w0, int depth, float[] lanes) {
+        FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
+        int k = 0;
+        for (int bound = depth - 4 * L; k <= bound; k += 4 * L) {
+            s0 = FloatVector.fromArray(F, w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
+            s1 = FloatVector.fromArray(F, w, w0 + k + L).fma(FloatVector.fromArray(F, a, x + k + L), s1);
+            s2 = FloatVector.fromArray(F, w, w0 + k + 2 * L).fma(FloatVector.fromArray(F, a, x + k + 2 * L), s2);
+            s3 = FloatVector.fromArray(F, w, w0 + k + 3 * L).fma(FloatVector.fromArray(F, a, x + k + 3 * L), s3);
+        }
+        for (int bound = F.loopBound(depth); k < bound; k += L) s0 = FloatVector.fromArray(F, w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
+        float s = sum(s0.add(s1).add(s2.add(s3)), lanes);
+        for (; k < depth; k++) s = Math.fma(w[w0 + k], a[x + k], s);
+        return s;
+    }
+
+    private static float bf16(float[] a, int x, short[] w, int w0, int depth, float[] lanes) {
+        FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
+        int k = 0;
+        for (int bound = depth - 4 * L; k <= bound; k += 4 * L) {
+            s0 = widen(w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
+            s1 = widen(w, w0 + k + L).fma(FloatVector.fromArray(F, a, x + k + L), s1);
+            s2 = widen(w, w0 + k + 2 * L).fma(FloatVector.fromArray(F, a, x + k + 2 * L), s2);
+            s3 = widen(w, w0 + k + 3 * L).fma(FloatVector.fromArray(F, a, x + k + 3 * L), s3);
+        }
+        for (int bound = F.loopBound(depth); k < bound; k += L) s0 = widen(w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
+        float s = sum(s0.add(s1).add(s2.add(s3)), lanes);
+        for (; k < depth; k++) s = Math.fma(PackedMatrix.fromBf16(w[w0 + k]), a[x + k], s);
+        return s;
+    }
+
+    // L bf16 values widened to f32: sign-extended to int, shifted into the upper half.
+    private static FloatVector widen(short[] w, int at) {
+        return (FloatVector) ShortVector.fromArray(S, w, at).convertShape(VectorOperators.S2I, I, 0)
+                .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+    }
+
+    // Two chains of groups (even and odd), each group's sum of q·x scaled once.
+    private static float q8(float[] a, int x, PackedMatrix p, int n, int depth, float[] lanes) {
+        byte[] q = p.quants();
+        float[] scales = p.scales();
+        int whole = depth / GROUP, w0 = n * depth, g0 = n * PackedMatrix.groups(depth), g = 0;
+        FloatVector s0 = FloatVector.zero(F), s1 = s0;
+        for (; g + 2 <= whole; g += 2) {
+            FloatVector t0 = FloatVector.zero(F), t1 = t0;
+            for (int k = g * GROUP, end = k + GROUP; k < end; k += L) {
+                t0 = widen(q, w0 + k).fma(FloatVector.fromArray(F, a, x + k), t0);
+                t1 = widen(q, w0 + k + GROUP).fma(FloatVector.fromArray(F, a, x + k + GROUP), t1);
+            }
+            s0 = t0.fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
+            s1 = t1.fma(FloatVector.broadcast(F, scales[g0 + g + 1]), s1);
+        }
+        if (g < whole) {
+            FloatVector t0 = FloatVector.zero(F);
+            for (int k = g * GROUP, end = k + GROUP; k < end; k += L) t0 = widen(q, w0 + k).fma(FloatVector.fromArray(F, a, x + k), t0);
+            s0 = t0.fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
+        }
+        float s = sum(s0.add(s1), lanes);
+        if (whole * GROUP == depth) return s;
+        float t = 0; // the row's last group, shorter than 32, in scalar code
+        for (int k = whole * GROUP; k < depth; k++) t = Math.fma(q[w0 + k], a[x + k], t);
+        return Math.fma(t, scales[g0 + whole], s);
+    }
+
+    // L int8 values widened to f32.
+    private static FloatVector widen(byte[] q, int at) {
+        return (FloatVector) ByteVector.fromArray(B, q, at).convertShape(VectorOperators.B2F, F, 0);
+    }
+
+    // The lanes of `s` summed in a fixed order: lane i takes lane i + half for half = L/2, L/4, … 1.
+    private static float sum(FloatVector s, float[] lanes) {
+        s.intoArray(lanes, 0);
+        for (int half = L / 2; half > 0; half /= 2)
+            for (int i = 0; i < half; i++) lanes[i] += lanes[i + half];
+        return lanes[0];
+    }
+}

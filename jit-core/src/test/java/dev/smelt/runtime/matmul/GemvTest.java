@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.runtime.matmul;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.smelt.fusion.FusionPlanner;
+import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.DType;
+import dev.smelt.ir.Graph;
+import dev.smelt.ir.Node;
+import dev.smelt.ir.PackedMatrix;
+import dev.smelt.ir.Shape;
+import dev.smelt.ir.Storage;
+import dev.smelt.ir.UnaryOp;
+import dev.smelt.kernel.MatMulKernel;
+import dev.smelt.kernel.Schedule;
+import dev.smelt.ref.Interpreter;
+import dev.smelt.runtime.Executor;
+import dev.smelt.runtime.Program;
+import dev.smelt.testing.GraphTolerance;
+import dev.smelt.testing.RandomGraphs;
+import dev.smelt.testing.VectorOnly;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/// The GEMV path (`x @ W.t()` with at most [Gemv#MAX_ROWS] rows of x) against the reference
+/// interpreter on random problems: M from 1 to 8 (more than MAX_ROWS take the packed matmul), odd K
+/// and N that no lane count or group of 32 divides, x transposed or not, fused epilogues (residual,
+/// bias and activation, llama's SiLU gate `silu(x·W1ᵀ) · (x·W3ᵀ)`). Each problem runs on one
+/// thread and split over two, which must give the same bits, twice.
+class GemvTest {
+    private static final int[] SIZES = {1, 3, 7, 15, 17, 31, 33, 63, 65, 95, 129, 257, 301};
+
+    static LongStream seeds() { return LongStream.range(0, 60); }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void gemvsMatchTheInterpreterAndGiveTheSameBitsOnOneAndTwoThreads(long seed) {
+        var random = new Random(seed * 0x9E3779B97F4A7C15L); // consecutive seeds' first draws differ
+        int m = 1 + random.nextInt(8), n = SIZES[random.nextInt(SIZES.length)], k = SIZES[random.nextInt(SIZES.length)];
+        int epilogue = random.nextInt(4);
+        Graph graph = problem(m, n, k, random.nextBoolean(), epilogue);
+        String description = "M %d, N %d, K %d, epilogue %d".formatted(m, n, k, epilogue);
+        Schedule schedule = FusionPlanner.plan(graph);
+        var kernels = schedule.launches().stream().filter(l -> l.kernel() instanceof MatMulKernel).map(l -> (MatMulKernel) l.kernel()).toList();
+        assertTrue(!kernels.isEmpty(), () -> description + ": no matmul launch in\n" + schedule);
+        for (var kernel : kernels) assertEquals(m <= Gemv.MAX_ROWS, Gemv.applies(kernel), () -> description + ": GEMV or not\n" + kernel);
+
+        List<Storage> inputs = RandomGraphs.inputs(seed, graph);
+        var expected = Interpreter.run(graph, inputs);
+        var bounds = Interpreter.run(GraphTolerance.bounds(graph), inputs);
+        var one = new Program(schedule, VectorOnly::compile, new Executor(1)).run(inputs);
+        var two = new Program(schedule, VectorOnly::compile, new Executor(2, 0)).run(inputs); // split however small
+        var again = new Program(schedule, VectorOnly::compile, new Executor(2, 0)).run(inputs);
+        for (int o = 0; o < expected.size(); o++) {
+            assertArrayEquals((float[]) one.get(o).array(), (float[]) two.get(o).array(), () -> description + ": one thread against two");
+            assertArrayEquals((float[]) two.get(o).array(), (float[]) again.get(o).array(), () -> description + ": a second call");
+            for (int i = 0; i < expected.get(o).size(); i++) {
+                String mismatch = GraphTolerance.mismatch(expected.get(o).get(i), one.get(o).get(i), bounds.get(o).get(i));
+                if (mismatch != null)
+                    fail("%s: output %d element %d: reference %s, compiled %s: %s%n%s".formatted(description, o, i, expected.get(o).get(i), one.get(o).get(i), mismatch, schedule));
+            }
+        }
+    }
+
+    /// A packed W gives the values its f32 copy gives within the f32 product's bound: the steps differ
+    /// (four accumulators for f32 and bf16, two chains of scaled groups for int8).
+    @Test
+    void packedWeightsMatchTheirF32Values() {
+        var random = new Random(7);
+        for (int k : new int[] {1, 31, 32, 33, 64, 95, 301})
+            for (int m = 1; m <= Gemv.MAX_ROWS; m++) {
+                int n = 1 + random.nextInt(40);
+                float[] x = values(random, m * k), w = values(random, n * k);
+                for (var packed : List.of(PackedMatrix.bf16(w, n, k), PackedMatrix.q8(w, n, k))) {
+                    float[] dense = packed.toFloats(), fromDense = new float[m * n], fromPacked = new float[m * n];
+                    Gemv.run(x, 0, k, dense, 0, k, fromDense, 0, n, m, k, 0, n);
+                    Gemv.run(x, 0, k, packed, 0, k, fromPacked, 0, n, m, k, 0, n);
+                    for (int i = 0; i < m * n; i++) {
+                        double magnitude = 0;
+                        for (int p = 0; p < k; p++) magnitude += Math.abs(x[i / n * k + p] * dense[i % n * k + p]);
+                        double bound = 2 * k * Math.ulp(1f) * magnitude;
+                        assertTrue(Math.abs(fromDense[i] - fromPacked[i]) <= bound, "%s, M %d, K %d, element %d: %s against %s".formatted(packed, m, k, i, fromPacked[i], fromDense[i]));
+                    }
+                }
+            }
+    }
+
+    private static float[] values(Random random, int count) {
+        float[] values = new float[count];
+        for (int i = 0; i < count; i++) values[i] = (float) random.nextGaussian();
+        return values;
+    }
+
+    // x [M, K] (stored [K, M] when transposed) times W [N, K] transposed, with an epilogue.
+    private static Graph problem(int m, int n, int k, boolean transposeX, int epilogue) {
+        var inputs = new ArrayList<Node.Input>();
+        Node x = input(inputs, transposeX ? Shape.of(k, m) : Shape.of(m, k));
+        Node product = new Node.MatMul(x, input(inputs, Shape.of(n, k)), transposeX, true);
+        Node result = switch (epilogue) {
+            case 0 -> product;
+            case 1 -> new Node.Binary(BinaryOp.ADD, product, input(inputs, product.shape()));                   // residual
+            case 2 -> new Node.Unary(UnaryOp.RELU, new Node.Binary(BinaryOp.ADD, product,
+                    new Node.Expand(new Node.Reshape(input(inputs, Shape.of(n)), Shape.of(1, n)), product.shape())));  // relu(x·Wᵀ + b)
+            default -> new Node.Binary(BinaryOp.MUL, new Node.Unary(UnaryOp.SILU, product),
+                    new Node.MatMul(x, input(inputs, Shape.of(n, k)), transposeX, true));                       // silu(x·W1ᵀ) · (x·W3ᵀ)
+        };
+        return new Graph(inputs, List.of(result));
+    }
+
+    private static Node input(List<Node.Input> inputs, Shape shape) {
+        var input = new Node.Input(inputs.size(), shape, DType.F32);
+        inputs.add(input);
+        return input;
+    }
+}
