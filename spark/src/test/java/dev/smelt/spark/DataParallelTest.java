@@ -64,6 +64,20 @@ class DataParallelTest {
         assertTrue(result.losses()[steps - 1] < result.losses()[0], "the loss went down");
     }
 
+    /// A replica that hangs in every attempt: the job is cancelled at the deadline and the driver
+    /// gets a SmeltException saying so, long before the hang would end.
+    @Test
+    void aHungReplicaIsCancelledAtTheDeadline() {
+        var model = Training.model();
+        var training = new DataParallel(model, (x, y) -> model.forward(x).crossEntropy(y), new UpdateRule.Adam(1e-3))
+                .batchSize(8).timeout(Duration.ofMinutes(5)).deadline(Duration.ofSeconds(4)).listener((worker, step, loss) -> {
+                    if (worker == 1) java.util.concurrent.locks.LockSupport.parkNanos(120_000_000_000L);
+                });
+        long start = System.nanoTime();
+        Training.assertRefused(() -> training.fit(Training.data(40, 3).frame(spark, 2), "features", "label"), "did not finish within the deadline of PT4S");
+        assertTrue(System.nanoTime() - start < 60e9, "returned soon after the deadline");
+    }
+
     @Test
     void badSettingsAreRefusedOnTheDriver() {
         var model = Training.model();

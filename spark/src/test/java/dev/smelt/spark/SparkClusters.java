@@ -10,7 +10,7 @@ import org.apache.spark.sql.SparkSession;
 
 /// Spark sessions for tests: `local[n]` threads in this JVM, or a `local-cluster` of executor
 /// JVMs started from the SPARK_HOME the build assembles in `target/spark-home` (its `jars/` is
-/// Spark's dependency closure). The executors get Smelt's classes and this module's, test classes
+/// Spark's dependency closure). The executors get Smelt's classes (with ASM) and this module's, test classes
 /// included, through `spark.executor.extraClassPath`, and the JVM flags Spark and Smelt need on
 /// Java 25 (the `smelt.spark.jvmArgs` property Surefire sets, see the pom) through
 /// `spark.executor.extraJavaOptions`.
@@ -24,7 +24,7 @@ final class SparkClusters {
 
     /// `executors` executor JVMs of one core and 1 GiB each.
     static SparkSession cluster(int executors) {
-        String classPath = String.join(File.pathSeparator, Stream.of(Tensor.class, Autograd.class, ShippedFunction.class, SparkClusters.class).map(SparkClusters::location).distinct().toList());
+        String classPath = String.join(File.pathSeparator, Stream.of(Tensor.class, org.objectweb.asm.ClassWriter.class, Autograd.class, ShippedFunction.class, SparkClusters.class).map(SparkClusters::location).distinct().toList());
         return SparkSession.builder().master("local-cluster[" + executors + ",1,1024]").appName("smelt-cluster-test")
                 .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
                 .config("spark.executor.extraClassPath", classPath)
