@@ -144,7 +144,7 @@ public final class DataParallel {
     }
 
     // The loss and its gradients with respect to every parameter, for one replica's batch.
-    private ShippedFunction gradientProgram(int local, int width, boolean integerLabels) {
+    ShippedFunction gradientProgram(int local, int width, boolean integerLabels) {
         Tensor labels = integerLabels ? Tensor.zeros(DType.I32, local) : Tensor.zeros(local);
         Traced traced = Jit.trace(args -> List.of(loss.apply(args.get(0), args.get(1))), List.of(Tensor.zeros(local, width), labels));
         Graph graph = traced.graph();

@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
@@ -26,30 +28,35 @@ public final class Inference {
     /// Each row's result for `rows` (each `features` floats), batch by batch and lazily: a
     /// partition is never held whole.
     public static Iterator<float[]> predict(ShippedFunction function, Iterator<float[]> rows, int batchSize) {
+        return predict(function, rows, row -> row, (row, result) -> result, batchSize);
+    }
+
+    /// For each of `items`, `combine` of it and the result for its `features`, batch by batch.
+    public static <T, R> Iterator<R> predict(ShippedFunction function, Iterator<T> items, Function<T, float[]> features, BiFunction<T, float[], R> combine, int batchSize) {
         requireBatchSize(batchSize);
+        if (features == null || combine == null) throw SmeltException.of("Inference.predict", "the features and combine functions must be non-null");
         var executable = Executables.of(function);
-        return new Batched<>(rows, batchSize, batch -> run(executable, batch));
+        return new Batched<>(items, batchSize, batch -> {
+            var rows = new ArrayList<float[]>(batch.size());
+            for (T item : batch) rows.add(features.apply(item));
+            var results = run(executable, rows);
+            var out = new ArrayList<R>(batch.size());
+            for (int i = 0; i < batch.size(); i++) out.add(combine.apply(batch.get(i), results.get(i)));
+            return out;
+        });
     }
 
     /// `rows` with one more field, the result for the features in field `column` (`array<float>`,
-    /// `array<double>` or a vector), as `float[]`: the partition function behind [SmeltTransformer].
+    /// `array<double>` or a vector), as `float[]`: for `Dataset<Row>.mapPartitions` with
+    /// `Encoders.row` of the schema plus that column. Spark hands such rows' arrays over element by
+    /// element (boxed); [SmeltTransformer] avoids that.
     public static Iterator<Row> predictRows(ShippedFunction function, Iterator<Row> rows, int column, int batchSize) {
-        requireBatchSize(batchSize);
-        var executable = Executables.of(function);
-        return new Batched<>(rows, batchSize, batch -> {
-            var features = new ArrayList<float[]>(batch.size());
-            for (Row row : batch) features.add(Rows.floats(row.get(column)));
-            var results = run(executable, features);
-            var out = new ArrayList<Row>(batch.size());
-            for (int i = 0; i < batch.size(); i++) {
-                Row row = batch.get(i);
-                var values = new Object[row.length() + 1];
-                for (int f = 0; f < row.length(); f++) values[f] = row.get(f);
-                values[row.length()] = results.get(i);
-                out.add(RowFactory.create(values));
-            }
-            return out;
-        });
+        return predict(function, rows, row -> Rows.floats(row.get(column)), (row, result) -> {
+            var values = new Object[row.length() + 1];
+            for (int f = 0; f < row.length(); f++) values[f] = row.get(f);
+            values[row.length()] = result;
+            return RowFactory.create(values);
+        }, batchSize);
     }
 
     /// A SQL function of a feature column (`array<float>`, `array<double>` or a vector) returning
@@ -96,10 +103,10 @@ public final class Inference {
     private static final class Batched<T, R> implements Iterator<R> {
         private final Iterator<T> source;
         private final int size;
-        private final java.util.function.Function<List<T>, List<R>> map;
+        private final Function<List<T>, List<R>> map;
         private Iterator<R> current = java.util.Collections.emptyIterator();
 
-        Batched(Iterator<T> source, int size, java.util.function.Function<List<T>, List<R>> map) {
+        Batched(Iterator<T> source, int size, Function<List<T>, List<R>> map) {
             if (source == null) throw SmeltException.of("Inference", "the iterator of rows is null");
             this.source = source;
             this.size = size;

@@ -64,7 +64,7 @@ final class Replica {
     }
 
     /// The training loop of one replica, over its rows in global order.
-    private static final class Loop {
+    static final class Loop {
         private final Settings settings;
         private final int worker, workers, batches;
         private final List<Example> rows;

@@ -3,22 +3,33 @@ package dev.smelt.spark;
 
 import dev.smelt.SmeltException;
 import java.io.Serial;
-import java.util.Arrays;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.struct;
+
+import java.util.ArrayList;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.ml.linalg.VectorUDT;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.param.ParamValidators;
 import org.apache.spark.ml.util.Identifiable;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import scala.Tuple2;
+import scala.Tuple3;
 
 /// A Spark ML stage that runs a compiled model over a feature column: `transform` adds the column
 /// [#outputCol], each row's first result as `array<float>`, computed in batches of [#batchSize]
-/// rows per partition ([Inference#predictRows]). The model travels as a [ShippedFunction],
+/// rows per partition ([Inference#predict]). The model travels as a [ShippedFunction],
 /// checked here when the stage is made, and is compiled once per executor JVM.
 ///
 /// ```java
@@ -78,14 +89,37 @@ public final class SmeltTransformer extends Transformer {
     /// The function it runs.
     public ShippedFunction function() { return function; }
 
+    /// The features travel as a primitive `float[]` (Spark's encoder for it copies the array
+    /// whole), not inside a generic `Row`, which would box every element both ways: the feature
+    /// column is cast to `array<float>` by Spark itself, and the other columns go alongside as one
+    /// struct. The output keeps the input's columns in their order.
     @Override
     public Dataset<Row> transform(Dataset<?> dataset) {
-        StructType schema = transformSchema(dataset.schema());
-        int column = Arrays.asList(dataset.schema().fieldNames()).indexOf($(inputCol));
+        transformSchema(dataset.schema());
+        String input = $(inputCol), output = $(outputCol);
+        DataType type = dataset.schema().apply(input).dataType();
+        boolean floats = type.equals(DataTypes.createArrayType(DataTypes.FloatType, true)) || type.equals(DataTypes.createArrayType(DataTypes.FloatType, false));
+        Column features = type instanceof VectorUDT ? org.apache.spark.ml.functions.vector_to_array(col(input), "float32")
+                : col(input).cast(DataTypes.createArrayType(DataTypes.FloatType));
+        var rest = new ArrayList<Column>();
+        var restSchema = new StructType();
+        for (StructField field : dataset.schema().fields())
+            if (!(floats && field.name().equals(input))) {
+                rest.add(col(field.name()));
+                restSchema = restSchema.add(field);
+            }
+        Encoder<float[]> array = dataset.sparkSession().implicits().newFloatArrayEncoder();
+        Dataset<Tuple2<Row, float[]>> pairs = dataset.select(struct(rest.toArray(Column[]::new)).as("_1"), features.as("_2")).as(Encoders.tuple(Encoders.row(restSchema), array));
         int rows = (Integer) $(batchSize);
         ShippedFunction shipped = function; // the closure carries these, not the stage
-        MapPartitionsFunction<Row, Row> partition = iterator -> Inference.predictRows(shipped, iterator, column, rows);
-        return dataset.toDF().mapPartitions(partition, Encoders.row(schema));
+        MapPartitionsFunction<Tuple2<Row, float[]>, Tuple3<Row, float[], float[]>> partition =
+                iterator -> Inference.predict(shipped, iterator, Tuple2::_2, (pair, result) -> new Tuple3<>(pair._1(), pair._2(), result), rows);
+        var scored = pairs.mapPartitions(partition, Encoders.tuple(Encoders.row(restSchema), array, array));
+        var columns = new ArrayList<Column>();
+        for (String name : dataset.schema().fieldNames())
+            columns.add((floats && name.equals(input) ? col("_2") : col("_1").getField(name)).as(name));
+        columns.add(col("_3").as(output));
+        return scored.select(columns.toArray(Column[]::new));
     }
 
     @Override

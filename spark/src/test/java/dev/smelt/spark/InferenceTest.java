@@ -15,9 +15,11 @@ import dev.smelt.nn.Sequential;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.ml.linalg.Vectors;
 import org.apache.spark.ml.linalg.VectorUDT;
 import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
@@ -105,6 +107,26 @@ class InferenceTest {
         assertEquals(10, results.size());
         for (int i = 0; i < rows.size(); i++) assertArrayEquals(eager(rows.get(i)), results.get(i), 1e-5f);
         assertTrue(!Inference.predict(shipped, List.<float[]>of().iterator(), 4).hasNext());
+    }
+
+    /// The Row helper in a `mapPartitions` of the user's own, and the transformer on a frame whose
+    /// only column is the features.
+    @Test
+    void theRowHelperAndAFrameOfFeaturesAlone() {
+        var shipped = ShippedFunction.batched(MODEL::forward, FEATURES);
+        var rows = rows(23, 4);
+        var schema = new StructType().add("features", DataTypes.createArrayType(DataTypes.FloatType));
+        var data = new ArrayList<Row>();
+        for (float[] row : rows) data.add(RowFactory.create((Object) row));
+        Dataset<Row> frame = spark.createDataFrame(data, schema).coalesce(1);
+        var withOut = schema.add("out", DataTypes.createArrayType(DataTypes.FloatType));
+        var helper = frame.mapPartitions((MapPartitionsFunction<Row, Row>) it -> Inference.predictRows(shipped, it, 0, 6), Encoders.row(withOut)).collectAsList();
+        var stage = new SmeltTransformer(shipped).setBatchSize(6).transform(frame).collectAsList();
+        for (int i = 0; i < rows.size(); i++) {
+            assertArrayEquals(eager(rows.get(i)), Rows.floats(helper.get(i).get(1)), 1e-5f, "helper, row " + i);
+            assertArrayEquals(rows.get(i), Rows.floats(stage.get(i).get(0)), "the features are kept");
+            assertArrayEquals(eager(rows.get(i)), Rows.floats(stage.get(i).get(1)), 1e-5f, "transformer, row " + i);
+        }
     }
 
     @Test

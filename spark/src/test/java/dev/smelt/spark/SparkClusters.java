@@ -23,12 +23,15 @@ final class SparkClusters {
     }
 
     /// `executors` executor JVMs of one core and 1 GiB each.
-    static SparkSession cluster(int executors) {
+    static SparkSession cluster(int executors) { return cluster(executors, ""); }
+
+    /// [#cluster(int)] with `options` added to each executor's JVM flags.
+    static SparkSession cluster(int executors, String options) {
         String classPath = String.join(File.pathSeparator, Stream.of(Tensor.class, org.objectweb.asm.ClassWriter.class, Autograd.class, ShippedFunction.class, SparkClusters.class).map(SparkClusters::location).distinct().toList());
         return SparkSession.builder().master("local-cluster[" + executors + ",1,1024]").appName("smelt-cluster-test")
                 .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
                 .config("spark.executor.extraClassPath", classPath)
-                .config("spark.executor.extraJavaOptions", System.getProperty("smelt.spark.jvmArgs", ""))
+                .config("spark.executor.extraJavaOptions", System.getProperty("smelt.spark.jvmArgs", "") + " " + options)
                 .config("spark.executor.memory", "512m")
                 .getOrCreate();
     }
