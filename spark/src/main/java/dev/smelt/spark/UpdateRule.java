@@ -27,7 +27,7 @@ public sealed interface UpdateRule extends Serializable {
         public Optimizer over(List<Parameter> parameters) { return new SGD(parameters, learningRate, momentum, 0, 0, false); }
     }
 
-    /// Adam with PyTorch's defaults but the learning rate, as [Adam#Adam(List, double)].
+    /// Adam with PyTorch's defaults but the learning rate, as `new dev.smelt.optim.Adam(parameters, learningRate)`.
     record Adam(double learningRate) implements UpdateRule {
         /// Checks the learning rate on the driver, as [dev.smelt.optim.Adam] would on the executors.
         public Adam {
