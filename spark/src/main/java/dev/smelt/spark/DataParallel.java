@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -130,12 +131,12 @@ public final class DataParallel {
         if (batchSize % workers != 0) throw SmeltException.of("DataParallel.fit", "the batch size %d does not split evenly over %d workers", batchSize, workers);
         boolean integerLabels = labelType.equals(DataTypes.IntegerType) || labelType.equals(DataTypes.LongType)
                 || labelType.equals(DataTypes.ShortType) || labelType.equals(DataTypes.ByteType);
-        Dataset<Row> columns = data.select(features, label);
+        Dataset<Tuple2<float[], Double>> columns = data.select(Rows.asFloatArray(data.schema(), features), data.col(label).cast(DataTypes.DoubleType))
+                .as(Encoders.tuple(data.sparkSession().implicits().newFloatArrayEncoder(), Encoders.DOUBLE()));
         long rows = columns.count();
         long batches = rows / batchSize;
         if (batches < 1) throw SmeltException.of("DataParallel.fit", "the data has %d rows, fewer than one batch of %d", rows, batchSize);
-        Row first = columns.first();
-        int width = Rows.floats(first.get(0)).length;
+        int width = columns.first()._1().length;
         int local = batchSize / workers;
         var names = List.copyOf(model.namedParameters().keySet());
         ShippedFunction program = gradientProgram(local, width, integerLabels);
@@ -165,24 +166,27 @@ public final class DataParallel {
         return ShippedFunction.fixed(traced.withGraph(new Graph(graph.inputs(), outputs)), values);
     }
 
-    private Result run(Dataset<Row> columns, ShippedFunction program, Replica.Settings settings, long used) {
+    // Each row to its replica (by its place in its global batch), then one barrier task per replica.
+    private Result run(Dataset<Tuple2<float[], Double>> columns, ShippedFunction program, Replica.Settings settings, long used) {
         var spark = JavaSparkContext.fromSparkContext(columns.sparkSession().sparkContext());
         Broadcast<ShippedFunction> shipped = spark.broadcast(program);
-        int count = workers, global = batchSize, local = settings.localBatch();
-        UpdateRule update = rule;
-        var examples = columns.javaRDD().zipWithIndex()
-                .filter(pair -> pair._2() < used)
-                .mapToPair(pair -> new Tuple2<>((int) (pair._2() % global / local), new Example(pair._2(), Rows.floats(pair._1().get(0)), ((Number) pair._1().get(1)).doubleValue())))
-                .partitionBy(new org.apache.spark.HashPartitioner(count))
-                .values();
-        scala.Function1<scala.collection.Iterator<Example>, scala.collection.Iterator<Replica.Outcome>> train = (scala.Function1<scala.collection.Iterator<Example>, scala.collection.Iterator<Replica.Outcome>> & Serializable)
-                partition -> CollectionConverters.asScala(Replica.train(shipped.value(), update, settings, CollectionConverters.asJava(partition)));
-        var stage = examples.rdd().barrier().mapPartitions(train, false, scala.reflect.ClassTag$.MODULE$.apply(Replica.Outcome.class));
-        List<Replica.Outcome> outcomes = collectWithin(spark, stage);
-        outcomes = new ArrayList<>(outcomes);
-        outcomes.sort(Comparator.comparingInt(Replica.Outcome::worker));
-        shipped.destroy();
-        return result(outcomes);
+        try {
+            int count = workers, global = batchSize, local = settings.localBatch();
+            UpdateRule update = rule;
+            var examples = columns.javaRDD().zipWithIndex()
+                    .filter(pair -> pair._2() < used)
+                    .mapToPair(pair -> new Tuple2<>((int) (pair._2() % global / local), new Example(pair._2(), pair._1()._1(), pair._1()._2())))
+                    .partitionBy(new org.apache.spark.HashPartitioner(count))
+                    .values();
+            scala.Function1<scala.collection.Iterator<Example>, scala.collection.Iterator<Replica.Outcome>> train = (scala.Function1<scala.collection.Iterator<Example>, scala.collection.Iterator<Replica.Outcome>> & Serializable)
+                    partition -> CollectionConverters.asScala(Replica.train(shipped.value(), update, settings, CollectionConverters.asJava(partition)));
+            var stage = examples.rdd().barrier().mapPartitions(train, false, scala.reflect.ClassTag$.MODULE$.apply(Replica.Outcome.class));
+            var outcomes = new ArrayList<>(collectWithin(spark, stage));
+            outcomes.sort(Comparator.comparingInt(Replica.Outcome::worker));
+            return result(outcomes);
+        } finally {
+            shipped.destroy();
+        }
     }
 
     // The stage's outcomes, or the job cancelled at the deadline.

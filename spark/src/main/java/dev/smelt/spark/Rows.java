@@ -5,6 +5,8 @@ import dev.smelt.SmeltException;
 import java.util.List;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.ml.linalg.VectorUDT;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -26,6 +28,18 @@ final class Rows {
         boolean array = type instanceof ArrayType a && (a.elementType().equals(DataTypes.FloatType) || a.elementType().equals(DataTypes.DoubleType));
         if (!array && !(type instanceof VectorUDT))
             throw SmeltException.of(op, "column '%s' is %s; expected array<float>, array<double> or an ML vector", column, type.simpleString());
+    }
+
+    /// `column` of `schema` (checked by [#requireFeatures]) as `array<float>`, converted by Spark
+    /// itself, so that it reaches Java as a primitive `float[]` through Spark's encoder for it.
+    static Column asFloatArray(StructType schema, String column) {
+        return schema.apply(column).dataType() instanceof VectorUDT ? org.apache.spark.ml.functions.vector_to_array(functions.col(column), "float32")
+                : functions.col(column).cast(DataTypes.createArrayType(DataTypes.FloatType));
+    }
+
+    /// Whether `column` of `schema` is `array<float>` already, so that the cast gives back its values exactly.
+    static boolean isFloatArray(StructType schema, String column) {
+        return schema.apply(column).dataType() instanceof ArrayType a && a.elementType().equals(DataTypes.FloatType);
     }
 
     /// `schema` with a new `array<float>` column `output`.

@@ -44,7 +44,7 @@ public final class ShippedFunction implements Serializable {
     private final byte[] weights;
     private final String id;
 
-    private ShippedFunction(int format, String graph, int arguments, List<String> captureNames, byte[] weights) {
+    ShippedFunction(int format, String graph, int arguments, List<String> captureNames, byte[] weights) {
         this.format = format;
         this.graph = graph;
         this.arguments = arguments;

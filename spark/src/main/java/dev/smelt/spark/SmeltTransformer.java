@@ -8,7 +8,6 @@ import static org.apache.spark.sql.functions.struct;
 
 import java.util.ArrayList;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
-import org.apache.spark.ml.linalg.VectorUDT;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.Param;
@@ -20,8 +19,6 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import scala.Tuple2;
@@ -97,10 +94,8 @@ public final class SmeltTransformer extends Transformer {
     public Dataset<Row> transform(Dataset<?> dataset) {
         transformSchema(dataset.schema());
         String input = $(inputCol), output = $(outputCol);
-        DataType type = dataset.schema().apply(input).dataType();
-        boolean floats = type.equals(DataTypes.createArrayType(DataTypes.FloatType, true)) || type.equals(DataTypes.createArrayType(DataTypes.FloatType, false));
-        Column features = type instanceof VectorUDT ? org.apache.spark.ml.functions.vector_to_array(col(input), "float32")
-                : col(input).cast(DataTypes.createArrayType(DataTypes.FloatType));
+        boolean floats = Rows.isFloatArray(dataset.schema(), input);
+        Column features = Rows.asFloatArray(dataset.schema(), input);
         var rest = new ArrayList<Column>();
         var restSchema = new StructType();
         for (StructField field : dataset.schema().fields())
