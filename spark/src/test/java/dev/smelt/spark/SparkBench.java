@@ -28,7 +28,7 @@ import org.apache.spark.sql.types.StructType;
 /// job in its own cluster, timed by the wall clock, repeated, the median reported (the first run
 /// of each, which compiles in the executors, is a warm-up). Run with
 /// `mvn -q -pl spark -am test-compile exec:exec -Dspark.example=SparkBench -Dspark.args="inference 1000000"`
-/// (or `training 8192`).
+/// (or `plain 1000000`, this JVM's measurement alone, or `training 8192`).
 ///
 /// - inference: an MLP 784-512-10 over `rows` generated rows of 784 floats (a pseudo-random
 ///   function of the row id, made in the executors), batches of 256, on `local-cluster` with 1 and
@@ -45,8 +45,11 @@ public final class SparkBench {
         System.out.printf("smelt.threads in this JVM: %s%n", System.getProperty("smelt.threads", "one per core"));
         String what = args.length > 0 ? args[0] : "inference";
         int rows = args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000;
-        if (what.equals("inference")) inference(rows);
-        else training(rows);
+        switch (what) {
+            case "inference" -> inference(rows, true);
+            case "plain" -> inference(rows, false);
+            default -> training(rows);
+        }
     }
 
     static Sequential mlp() {
@@ -66,7 +69,7 @@ public final class SparkBench {
         return row;
     }
 
-    static void inference(int rows) throws IOException {
+    static void inference(int rows, boolean withSpark) throws IOException {
         var shipped = ShippedFunction.batched(mlp()::forward, FEATURES);
         System.out.printf("inference: MLP %d-%d-%d, %,d rows, batches of %d, %d runs each, median%n", FEATURES, HIDDEN, CLASSES, rows, BATCH, REPEATS);
         report("plain JVM, Inference.predict", rows, median(() -> {
@@ -79,7 +82,7 @@ public final class SparkBench {
             for (var out = Inference.predict(shipped, ids, BATCH); out.hasNext(); out.next()) count++;
             return count;
         }));
-        for (int executors = 1; executors <= 2; executors++) {
+        for (int executors = 1; withSpark && executors <= 2; executors++) {
             // One Spark core per executor, so one Smelt thread: kernels split over all cores otherwise.
             try (SparkSession spark = SparkClusters.cluster(executors, "-Dsmelt.threads=1")) {
                 var generated = generate(spark, rows, 8);
