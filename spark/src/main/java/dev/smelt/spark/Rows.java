@@ -46,7 +46,7 @@ final class Rows {
     static StructType withOutput(String op, StructType schema, String output) {
         if (output == null) throw SmeltException.of(op, "the output column is not set");
         if (List.of(schema.fieldNames()).contains(output)) throw SmeltException.of(op, "the output column '%s' exists already", output);
-        return schema.add(new StructField(output, DataTypes.createArrayType(DataTypes.FloatType, false), false, org.apache.spark.sql.types.Metadata.empty()));
+        return schema.add(new StructField(output, DataTypes.createArrayType(DataTypes.FloatType, false), true, org.apache.spark.sql.types.Metadata.empty()));
     }
 
     /// One row's features: `value` is what `Row.get` returned for the column.
