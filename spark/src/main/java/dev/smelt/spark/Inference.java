@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
@@ -60,11 +61,16 @@ public final class Inference {
     }
 
     /// A SQL function of a feature column (`array<float>`, `array<double>` or a vector) returning
-    /// `array<float>`. Spark calls it row by row, so each call is a batch of one; the
+    /// `array<float>`, the function broadcast in the active session. Spark calls it row by row, so
+    /// each call is a batch of one; the
     /// [SmeltTransformer] batches and is the faster way over a whole column.
     public static UserDefinedFunction udf(ShippedFunction function) {
+        if (function == null) throw SmeltException.of("Inference.udf", "the shipped function is null");
         function.validate("Inference.udf");
-        UDF1<Object, float[]> one = value -> run(Executables.of(function), List.of(Rows.floats(value))).getFirst();
+        var spark = SparkSession.getActiveSession();
+        if (spark.isEmpty()) throw SmeltException.of("Inference.udf", "there is no active Spark session to broadcast the function in");
+        var shipped = JavaSparkContext.fromSparkContext(spark.get().sparkContext()).broadcast(function);
+        UDF1<Object, float[]> one = value -> run(Executables.of(shipped.value()), List.of(Rows.floats(value))).getFirst();
         return functions.udf(one, DataTypes.createArrayType(DataTypes.FloatType, false));
     }
 

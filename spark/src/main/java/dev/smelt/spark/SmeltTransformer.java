@@ -7,7 +7,10 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.struct;
 
 import java.util.ArrayList;
+import org.apache.spark.SparkContext;
+import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.Transformer;
 import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.Param;
@@ -19,6 +22,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoder;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import scala.Tuple2;
@@ -27,7 +31,8 @@ import scala.Tuple3;
 /// A Spark ML stage that runs a compiled model over a feature column: `transform` adds the column
 /// [#outputCol], each row's first result as `array<float>`, computed in batches of [#batchSize]
 /// rows per partition ([Inference#predict]). The model travels as a [ShippedFunction],
-/// checked here when the stage is made, and is compiled once per executor JVM.
+/// checked here when the stage is made, broadcast once per Spark context, and compiled once per
+/// executor JVM.
 ///
 /// ```java
 /// var stage = new SmeltTransformer(ShippedFunction.batched(model::forward, 784))
@@ -42,6 +47,8 @@ public final class SmeltTransformer extends Transformer {
     private final Param<String> inputCol;
     private final Param<String> outputCol;
     private final IntParam batchSize;
+    private transient Broadcast<ShippedFunction> broadcast;
+    private transient SparkContext broadcastContext;
 
     /// A stage running `function`, which must be [ShippedFunction#isBatched].
     public SmeltTransformer(ShippedFunction function) { this(Identifiable.randomUID("smelt"), function); }
@@ -106,15 +113,25 @@ public final class SmeltTransformer extends Transformer {
         Encoder<float[]> array = dataset.sparkSession().implicits().newFloatArrayEncoder();
         Dataset<Tuple2<Row, float[]>> pairs = dataset.select(struct(rest.toArray(Column[]::new)).as("_1"), features.as("_2")).as(Encoders.tuple(Encoders.row(restSchema), array));
         int rows = (Integer) $(batchSize);
-        ShippedFunction shipped = function; // the closure carries these, not the stage
+        Broadcast<ShippedFunction> shipped = broadcast(dataset.sparkSession()); // the closure carries these, not the stage
         MapPartitionsFunction<Tuple2<Row, float[]>, Tuple3<Row, float[], float[]>> partition =
-                iterator -> Inference.predict(shipped, iterator, Tuple2::_2, (pair, result) -> new Tuple3<>(pair._1(), pair._2(), result), rows);
+                iterator -> Inference.predict(shipped.value(), iterator, Tuple2::_2, (pair, result) -> new Tuple3<>(pair._1(), pair._2(), result), rows);
         var scored = pairs.mapPartitions(partition, Encoders.tuple(Encoders.row(restSchema), array, array));
         var columns = new ArrayList<Column>();
         for (String name : dataset.schema().fieldNames())
             columns.add((floats && name.equals(input) ? col("_2") : col("_1").getField(name)).as(name));
         columns.add(col("_3").as(output));
         return scored.select(columns.toArray(Column[]::new));
+    }
+
+    // The function as a broadcast of `spark`'s context, made once per stage and context: each
+    // executor fetches the weights once, not with every task.
+    private synchronized Broadcast<ShippedFunction> broadcast(SparkSession spark) {
+        if (broadcast == null || broadcastContext != spark.sparkContext()) {
+            broadcast = JavaSparkContext.fromSparkContext(spark.sparkContext()).broadcast(function);
+            broadcastContext = spark.sparkContext();
+        }
+        return broadcast;
     }
 
     @Override
