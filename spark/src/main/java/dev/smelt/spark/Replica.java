@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
 import org.apache.spark.BarrierTaskContext;
 
@@ -55,8 +56,8 @@ final class Replica {
             String executor = context.getTaskInfos()[worker].address();
             String host = executor.contains(":") ? executor.substring(0, executor.lastIndexOf(':')) : executor;
             String[] addresses = context.allGather(host + ":" + server.getLocalPort());
-            try (Ring ring = Ring.connect(worker, List.of(addresses), server, settings.timeout())) {
-                return List.of(new Replica.Loop(program, rule, settings, worker, workers, rows).run(ring)).iterator();
+            try (Ring ring = Ring.connect(worker, List.of(addresses), server, settings.timeout(), context::isInterrupted)) {
+                return List.of(new Replica.Loop(program, rule, settings, worker, workers, rows).run(ring, context::isInterrupted)).iterator();
             }
         } catch (IOException e) {
             throw SmeltException.of("DataParallel", "replica %d could not open a socket for the all-reduce: %s", worker, e);
@@ -94,7 +95,8 @@ final class Replica {
             }, parameters.size());
         }
 
-        Outcome run(Ring ring) {
+        /// Trains, stopping with an error as soon as `cancelled` says Spark killed the task.
+        Outcome run(Ring ring, BooleanSupplier cancelled) {
             int steps = batches * settings.epochs(), step = 0;
             var losses = new double[steps];
             long[] stepNanos = new long[steps], reduceNanos = new long[steps];
@@ -105,6 +107,7 @@ final class Replica {
                 var shuffled = new ArrayList<>(order); // the same order on every replica: the same seed
                 Collections.shuffle(shuffled, new Random(settings.seed() * 1_000_003 + epoch));
                 for (int batch : shuffled) {
+                    if (cancelled.getAsBoolean()) throw SmeltException.of("DataParallel", "replica %d was cancelled at step %d", worker, step + 1);
                     long start = System.nanoTime();
                     var results = gradients.applyAll(batch(batch));
                     int at = 0;

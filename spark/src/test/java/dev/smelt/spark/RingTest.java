@@ -36,7 +36,7 @@ class RingTest {
                         row[i] = (float) random.nextGaussian();
                         exact[i] += row[i];
                     }
-                run(tasks, Duration.ofSeconds(10), (rank, ring) -> ring.sum(data[rank]));
+                run(tasks, Duration.ofSeconds(10), () -> false, (rank, ring) -> ring.sum(data[rank]));
                 for (int rank = 0; rank < tasks; rank++) {
                     assertArrayEquals(data[0], data[rank], "task " + rank + " of " + tasks + ", length " + length);
                     for (int i = 0; i < length; i++) assertEquals(exact[i], data[rank][i], tasks * 1e-5);
@@ -62,20 +62,38 @@ class RingTest {
         assertTrue(e.getMessage().contains("no answer within the timeout"), e.getMessage());
     }
 
+    /// Spark's kill of a task ends its wait within a poll, long before the timeout.
+    @Test
+    void aCancelledTaskStopsWaitingAtOnce() {
+        var cancelled = new java.util.concurrent.atomic.AtomicBoolean();
+        long start = System.nanoTime();
+        var e = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> failure(2, Duration.ofSeconds(60), () -> cancelled.get(), (rank, ring) -> {
+            if (rank == 1) {
+                Thread.sleep(300);
+                cancelled.set(true);
+                Thread.sleep(3000); // holds its connection open, sending nothing
+            } else ring.sum(new float[100]);
+        }));
+        assertTrue(e.getMessage().contains("the task was cancelled"), e.getMessage());
+        assertTrue(System.nanoTime() - start < 10e9, "stopped long before the timeout of 60 s");
+    }
+
     interface Task {
         void run(int rank, Ring ring) throws Exception;
     }
 
-    // The first SmeltException of three tasks running `task`.
-    private static SmeltException failure(Duration timeout, Task task) {
-        var error = assertThrows(Exception.class, () -> run(3, timeout, task));
+    // The first SmeltException of `tasks` tasks running `task`.
+    private static SmeltException failure(Duration timeout, Task task) { return failure(3, timeout, () -> false, task); }
+
+    private static SmeltException failure(int tasks, Duration timeout, java.util.function.BooleanSupplier cancelled, Task task) {
+        var error = assertThrows(Exception.class, () -> run(tasks, timeout, cancelled, task));
         Throwable cause = error;
         while (cause != null && !(cause instanceof SmeltException)) cause = cause.getCause();
         assertTrue(cause instanceof SmeltException, () -> "expected a SmeltException, got " + error);
         return (SmeltException) cause;
     }
 
-    private static void run(int tasks, Duration timeout, Task task) throws Exception {
+    private static void run(int tasks, Duration timeout, java.util.function.BooleanSupplier cancelled, Task task) throws Exception {
         var servers = new ArrayList<ServerSocket>();
         var addresses = new ArrayList<String>();
         for (int rank = 0; rank < tasks; rank++) {
@@ -89,7 +107,7 @@ class RingTest {
             for (int rank = 0; rank < tasks; rank++) {
                 int r = rank;
                 Callable<Void> body = () -> {
-                    try (Ring ring = Ring.connect(r, List.copyOf(addresses), servers.get(r), timeout)) {
+                    try (Ring ring = Ring.connect(r, List.copyOf(addresses), servers.get(r), timeout, cancelled)) {
                         task.run(r, ring);
                     }
                     return null;

@@ -124,8 +124,8 @@ public final class SparkBench {
         var settings = new Replica.Settings(BATCH, FEATURES, true, List.copyOf(alone.namedParameters().keySet()), 1, 0, java.time.Duration.ofMinutes(1), (w, s, l) -> {});
         for (int run = 0; run < 2; run++) {
             var loop = new Replica.Loop(parallel.gradientProgram(BATCH, FEATURES, true), new UpdateRule.Sgd(0.01, 0), settings, 0, 1, examples);
-            try (var ring = Ring.connect(0, List.of("alone:0"), null, java.time.Duration.ofMinutes(1))) {
-                long[] steps = loop.run(ring).stepNanos().clone();
+            try (var ring = Ring.connect(0, List.of("alone:0"), null, java.time.Duration.ofMinutes(1), () -> false)) {
+                long[] steps = loop.run(ring, () -> false).stepNanos().clone();
                 Arrays.sort(steps);
                 System.out.printf("  one process, a replica's loop without Spark%s: median step %.2f ms%n", run == 0 ? " (warm-up)" : "", steps[steps.length / 2] / 1e6);
             }
