@@ -33,6 +33,39 @@ public final class SafeTensors {
     /// Writes `tensors` and free-form `metadata` (the header's `__metadata__`).
     public static void save(Path path, Map<String, Tensor> tensors, Map<String, String> metadata) {
         Ops.nonNull("SafeTensors.save", path, tensors, metadata);
+        var data = data(tensors, metadata);
+        try {
+            SafeTensorsFile.write(path, data, metadata);
+        } catch (IOException e) {
+            throw failure("SafeTensors.save", path, e);
+        }
+    }
+
+    /// The bytes [#save] writes to a file, in memory: for sending tensors over a network (Smelt's
+    /// Spark module broadcasts weights this way). At most 2 GiB.
+    public static byte[] bytes(Map<String, Tensor> tensors) {
+        Ops.nonNull("SafeTensors.bytes", tensors);
+        try {
+            return SafeTensorsFile.bytes(data(tensors, Map.of()), Map.of());
+        } catch (FormatException e) {
+            throw SmeltException.of("SafeTensors.bytes", "%s", e.getMessage());
+        }
+    }
+
+    /// [#load(Path)] from the bytes of a file, such as [#bytes] made: a malformed one throws
+    /// [SmeltException] naming the fault, as a malformed file does.
+    public static Map<String, Tensor> fromBytes(byte[] bytes) {
+        Ops.nonNull("SafeTensors.fromBytes", bytes);
+        try {
+            var tensors = new LinkedHashMap<String, Tensor>();
+            SafeTensorsFile.read(bytes).tensors().forEach((name, data) -> tensors.put(name, tensor(data)));
+            return Collections.unmodifiableMap(tensors);
+        } catch (FormatException e) {
+            throw SmeltException.of("SafeTensors.fromBytes", "%d bytes: %s", bytes.length, e.getMessage());
+        }
+    }
+
+    private static LinkedHashMap<String, TensorData> data(Map<String, Tensor> tensors, Map<String, String> metadata) {
         var data = new LinkedHashMap<String, TensorData>();
         for (var entry : tensors.entrySet()) {
             String name = entry.getKey();
@@ -45,11 +78,7 @@ public final class SafeTensors {
             requireUnicode(entry.getKey());
             requireUnicode(entry.getValue());
         }
-        try {
-            SafeTensorsFile.write(path, data, metadata);
-        } catch (IOException e) {
-            throw failure("SafeTensors.save", path, e);
-        }
+        return data;
     }
 
     // The header is UTF-8, in which an unpaired surrogate would silently become '?'.

@@ -41,19 +41,26 @@ public final class SafeTensorsFile {
     private record Header(List<Entry> entries, Map<String, String> metadata, long dataStart) {}
 
     public static Contents read(Path path) throws IOException {
-        return MappedFile.read(path, file -> {
-            Header header = header(file);
-            var tensors = new LinkedHashMap<String, TensorData>();
-            for (Entry entry : header.entries()) {
-                try {
-                    var storage = entry.type().read(file, header.dataStart() + entry.begin(), entry.shape().size(), ByteOrder.LITTLE_ENDIAN);
-                    tensors.put(entry.name(), new TensorData(entry.shape(), storage));
-                } catch (FormatException e) {
-                    throw new FormatException("tensor " + Json.quote(entry.name()) + ": " + e.getMessage());
-                }
+        return MappedFile.read(path, SafeTensorsFile::contents);
+    }
+
+    /// The contents of a safetensors file held in memory, such as one sent over a network.
+    public static Contents read(byte[] bytes) throws FormatException {
+        return contents(MemorySegment.ofArray(bytes));
+    }
+
+    private static Contents contents(MemorySegment file) throws FormatException {
+        Header header = header(file);
+        var tensors = new LinkedHashMap<String, TensorData>();
+        for (Entry entry : header.entries()) {
+            try {
+                var storage = entry.type().read(file, header.dataStart() + entry.begin(), entry.shape().size(), ByteOrder.LITTLE_ENDIAN);
+                tensors.put(entry.name(), new TensorData(entry.shape(), storage));
+            } catch (FormatException e) {
+                throw new FormatException("tensor " + Json.quote(entry.name()) + ": " + e.getMessage());
             }
-            return new Contents(tensors, header.metadata());
-        });
+        }
+        return new Contents(tensors, header.metadata());
     }
 
     /// The `__metadata__` alone: the header is read, the data is not.
@@ -62,6 +69,29 @@ public final class SafeTensorsFile {
     }
 
     public static void write(Path path, SequencedMap<String, TensorData> tensors, Map<String, String> metadata) throws IOException {
+        byte[] header = header(tensors, metadata);
+        MappedFile.write(path, 8L + header.length + dataLength(tensors), file -> fill(file, header, tensors));
+    }
+
+    /// The bytes [#write] would write, for sending a file's contents without a file: at most a
+    /// Java array's length, else a [FormatException].
+    public static byte[] bytes(SequencedMap<String, TensorData> tensors, Map<String, String> metadata) throws FormatException {
+        byte[] header = header(tensors, metadata);
+        long size = 8L + header.length + dataLength(tensors);
+        if (size > Integer.MAX_VALUE - 8) throw new FormatException("the tensors take " + size + " bytes, more than an array holds");
+        byte[] bytes = new byte[(int) size];
+        fill(MemorySegment.ofArray(bytes), header, tensors);
+        return bytes;
+    }
+
+    private static long dataLength(SequencedMap<String, TensorData> tensors) {
+        long length = 0;
+        for (var data : tensors.values()) length += (long) data.shape().size() * FileDType.of(data.storage().dtype()).bytes();
+        return length;
+    }
+
+    // The length-prefixed JSON header, padded so that the data starts aligned.
+    private static byte[] header(SequencedMap<String, TensorData> tensors, Map<String, String> metadata) {
         var text = new StringBuilder("{");
         if (!metadata.isEmpty()) {
             text.append(Json.quote("__metadata__")).append(":{");
@@ -83,17 +113,17 @@ public final class SafeTensorsFile {
         text.append('}');
         int unpadded = text.toString().getBytes(StandardCharsets.UTF_8).length;
         text.append(" ".repeat(-(8 + unpadded) & 7)); // spaces up to a multiple of 8: the data starts aligned
-        byte[] header = text.toString().getBytes(StandardCharsets.UTF_8);
-        long dataStart = 8L + header.length;
-        MappedFile.write(path, dataStart + offset, file -> {
-            file.set(LENGTH, 0, header.length);
-            MemorySegment.copy(header, 0, file, ValueLayout.JAVA_BYTE, 8, header.length);
-            long at = dataStart;
-            for (var data : tensors.values()) {
-                FileDType.of(data.storage().dtype()).write(data.storage(), file, at, ByteOrder.LITTLE_ENDIAN);
-                at += (long) data.shape().size() * data.storage().dtype().bytes();
-            }
-        });
+        return text.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void fill(MemorySegment file, byte[] header, SequencedMap<String, TensorData> tensors) {
+        file.set(LENGTH, 0, header.length);
+        MemorySegment.copy(header, 0, file, ValueLayout.JAVA_BYTE, 8, header.length);
+        long at = 8L + header.length;
+        for (var data : tensors.values()) {
+            FileDType.of(data.storage().dtype()).write(data.storage(), file, at, ByteOrder.LITTLE_ENDIAN);
+            at += (long) data.shape().size() * data.storage().dtype().bytes();
+        }
     }
 
     private static Header header(MemorySegment file) throws FormatException {

@@ -59,6 +59,11 @@ class SafeTensorsTest {
                 assertArrayEquals(sample.bytes(), raw.bytes(), where + ", " + name + " as the spec reads it");
             });
 
+            byte[] inMemory = SafeTensors.bytes(tensors);
+            assertArrayEquals(Files.readAllBytes(ours), inMemory, where + ": the bytes are the file's");
+            var fromBytes = SafeTensors.fromBytes(inMemory);
+            samples.forEach((name, sample) -> sample.assertSameAs(fromBytes.get(name), where + ", " + name + " from bytes"));
+
             Path theirs = directory.resolve("theirs-" + seed + ".safetensors");
             var raws = new LinkedHashMap<String, SpecSafeTensors.Raw>();
             samples.forEach((name, sample) -> raws.put(name, new SpecSafeTensors.Raw(Samples.safetensorsName(sample.tensor().dtype()), Samples.dims(sample.tensor().shape()), sample.bytes())));
@@ -208,6 +213,13 @@ class SafeTensorsTest {
         var e = rejects(() -> SafeTensors.load(file), fragments);
         assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
         assertTrue(e.getMessage().startsWith("SafeTensors.load: "), e.getMessage());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("malformed")
+    void malformedBytesAreRefusedNamingTheFault(String description, byte[] contents, String[] fragments) {
+        var e = rejects(() -> SafeTensors.fromBytes(contents), fragments);
+        assertTrue(e.getMessage().startsWith("SafeTensors.fromBytes: " + contents.length + " bytes: "), e.getMessage());
     }
 
     static Arguments bad(String description, byte[] contents, String... fragments) { return Arguments.of(description, contents, fragments); }
