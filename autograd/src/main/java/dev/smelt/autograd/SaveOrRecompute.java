@@ -42,6 +42,8 @@ public final class SaveOrRecompute {
             }
             case Reduce _ -> save(node, "a reduction reads all of its operand again");
             case MatMul _ -> save(node, "a matmul is compute-bound");
+            case Gather _ -> recompute(node, "a gather: its source read in place at the index");
+            case Scatter _, SliceUpdate _ -> save(node, "an update writes a buffer of its own");
         };
     }
 

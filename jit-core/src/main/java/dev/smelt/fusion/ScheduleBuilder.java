@@ -8,6 +8,7 @@ import dev.smelt.kernel.Decision;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.Schedule;
+import dev.smelt.kernel.UpdateKernel;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -110,6 +111,7 @@ final class ScheduleBuilder {
 
     /// The launch of `group`'s kernel, or null after adding to `demands` what it needs first.
     private Launched launch(Group group, List<Realize> demands) {
+        if (group.roots().getFirst() instanceof Node.Scatter || group.roots().getFirst() instanceof Node.SliceUpdate) return update(group.roots().getFirst());
         Set<Node> written = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         if (group.concat() == null) written.addAll(group.roots());
         var lowering = new Lowering(group, buffers, owners, options.budget(), written);
@@ -151,6 +153,22 @@ final class ScheduleBuilder {
         if (prices == null) decisions.add(MatMulLaunch.decision(name, labels.get(matmul.get()), fused, converted.kernel(), options.machine()));
         var launch = new Schedule.Launch(converted.kernel(), bound, fused, category(group, lowering));
         return new Launched(launch, CostModel.time(converted.kernel(), options.machine()), lowering.claimed());
+    }
+
+    // x, index (or start), source → the update's own buffer; Realization gave each operand a buffer.
+    private Launched update(Node root) {
+        var kernel = switch (root) {
+            case Node.Scatter s -> new UpdateKernel(s.add() ? UpdateKernel.Kind.SCATTER_ADD : UpdateKernel.Kind.SCATTER, s.shape(), s.axis(), s.index().shape(), s.dtype());
+            case Node.SliceUpdate u -> new UpdateKernel(UpdateKernel.Kind.SLICE, u.shape(), u.axis(), u.value().shape(), u.dtype());
+            default -> throw new IllegalStateException("not an update: " + root);
+        };
+        var bound = new ArrayList<Integer>();
+        for (Node operand : root.inputs()) bound.add(buffers.get(operand));
+        bound.add(buffers.get(root));
+        fusedNodes.add(List.of(root));
+        spills.add(0.0);
+        var launch = new Schedule.Launch(kernel, bound, List.of(labels.get(root)), "update");
+        return new Launched(launch, CostModel.time(kernel, options.machine()), Set.of());
     }
 
     private static Mapping rootMapping(Signature signature, Node root) {
