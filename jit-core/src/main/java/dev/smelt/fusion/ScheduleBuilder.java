@@ -111,7 +111,8 @@ final class ScheduleBuilder {
 
     /// The launch of `group`'s kernel, or null after adding to `demands` what it needs first.
     private Launched launch(Group group, List<Realize> demands) {
-        if (group.roots().getFirst() instanceof Node.Scatter || group.roots().getFirst() instanceof Node.SliceUpdate) return update(group.roots().getFirst());
+        Node first = group.roots().getFirst();
+        if (group.concat() == null && (first instanceof Node.Scatter || first instanceof Node.SliceUpdate)) return update(first); // a concat part copies its value
         Set<Node> written = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         if (group.concat() == null) written.addAll(group.roots());
         var lowering = new Lowering(group, buffers, owners, options.budget(), written);

@@ -152,9 +152,10 @@ public sealed interface Expr {
     /// Input buffer `input` read through its [IndexMap] at the current point and then `index · stride`
     /// further: a gather, whose position along one axis is data. `index` is an `i32` in
     /// `0..limit-1`, checked before the kernel runs (`Node.IndexCheck`); the map reads index 0 there.
+    /// (A limit of 0 leaves no index: the kernel's space is empty.)
     record Gather(int input, Expr index, int stride, int limit, DType dtype) implements Expr {
         public Gather {
-            if (index.dtype() != DType.I32 || limit < 1) throw new IllegalArgumentException("a gather needs an i32 index and a positive limit");
+            if (index.dtype() != DType.I32 || limit < 0) throw new IllegalArgumentException("a gather needs an i32 index and a limit of at least 0");
         }
         public boolean equals(Object o) { return o instanceof Expr e && Structure.equal(this, e); }
         public int hashCode() { return Structure.hash(this); }

@@ -22,7 +22,7 @@ final class KernelCheck {
         for (var input : inputs) inBounds("input", input.map(), input.size(), space);
         // A gather reaches its map's positions moved by up to (limit - 1)·stride.
         Stream.concat(reductions.stream().map(Kernel.Reduction::value), outputs.stream().map(Kernel.Output::value)).forEach(expr -> Expr.walk(expr, node -> {
-            if (node instanceof Expr.Gather g && g.input() >= 0 && g.input() < inputs.size() && g.stride() >= 0) {
+            if (node instanceof Expr.Gather g && g.input() >= 0 && g.input() < inputs.size() && g.stride() >= 0 && g.limit() > 0) {
                 var map = inputs.get(g.input()).map();
                 inBounds("gather", new IndexMap(Math.toIntExact(map.offset() + (long) (g.limit() - 1) * g.stride()), map.strides()), inputs.get(g.input()).size(), space);
             }
