@@ -132,9 +132,10 @@ final class Lowering {
         Expr index = lower(g.index(), mapping);
         Mapping first = mapping.gathered(g.x().shape(), g.axis(), 0), second = mapping.gathered(g.x().shape(), g.axis(), 1);
         Node source = g.x();
-        while (!buffers.containsKey(source) && source.inputs().size() == 1 && isView(source)) {
-            first = throughView(source, first);
-            second = throughView(source, second);
+        // through views to the buffer; a merging reshape leaves only the flat position, which other views cannot map
+        while (!buffers.containsKey(source) && (first.isAffine() || source instanceof Node.Reshape) && viewOperand(source, first) != null) {
+            first = viewOperand(source, first);
+            second = viewOperand(source, second);
             source = source.inputs().getFirst();
         }
         if (!buffers.containsKey(source)) return demand(source, "a gather reads its source from a buffer, at positions the index gives");
@@ -144,18 +145,15 @@ final class Lowering {
         return new Expr.Gather(input, index, stride, g.x().shape().dim(g.axis()), g.dtype());
     }
 
-    private static boolean isView(Node node) {
-        return node instanceof Node.Reshape || node instanceof Node.Permute || node instanceof Node.Expand || node instanceof Node.Slice;
-    }
-
-    // The mapping of a view's operand, as computeOnce reads it.
-    private static Mapping throughView(Node view, Mapping mapping) {
-        return switch (view) {
+    // The mapping of a view's operand, as computeOnce reads it; null when `node` is not a view.
+    private static Mapping viewOperand(Node node, Mapping mapping) {
+        return switch (node) {
             case Node.Reshape r -> mapping.reshaped(r.x().shape());
             case Node.Permute p -> mapping.permuted(p.x().shape(), p.order());
             case Node.Expand e -> mapping.expanded(e.x().shape());
             case Node.Slice s -> mapping.sliced(s.x().shape(), s.axis(), s.start(), s.step());
-            default -> throw new IllegalStateException("not a view: " + view);
+            case Node.Input _, Node.Constant _, Node.Iota _, Node.Random _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.IndexCheck _,
+                 Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Gather _, Node.Scatter _, Node.SliceUpdate _ -> null;
         };
     }
 
