@@ -41,6 +41,9 @@ record Builder(Tracer tracer, String operation, List<Node> operands) {
     Node concat(List<Node> parts, int axis) { return record(new Node.Concat(parts, axis)); }
 
     /// `x` itself, checked against `bounds` when the program runs ([Node.IndexCheck]).
+    /// The stable sorting positions of each line along `axis` (see [Node.ArgSort]).
+    Node argsort(Node x, int axis, boolean descending) { return record(new Node.ArgSort(x, axis, descending)); }
+
     /// `torch.gather` (see [Node.Gather]).
     Node gather(Node x, int axis, Node index) { return record(new Node.Gather(x, axis, index)); }
 

@@ -33,9 +33,10 @@ public sealed interface TensorIndexing permits Tensor {
     /// to call without recompiling (a decode step's KV-cache position); it must lie in `0..dim(axis) - n`.
     default Tensor sliceUpdate(int axis, Tensor start, Tensor value) { return IndexOps.sliceUpdate((Tensor) this, axis, start, value); }
     /// The `i32` indices that sort each line along `axis`, stably (`torch.argsort(stable=True)`); NaN
-    /// sorts last ascending, first descending. Eager only: a traced tensor throws.
+    /// sorts last ascending, first descending; -0 equals +0. Compiled as a sort kernel of its own.
     default Tensor argsort(int axis, boolean descending) { return Sorting.argsort((Tensor) this, axis, descending); }
     /// The `k` largest values along `axis`, largest first, ties in index order, and their `i32`
-    /// indices, as `torch.topk`: `List.of(values, indices)`. Eager only: a traced tensor throws.
+    /// indices, as `torch.topk`: `List.of(values, indices)` (a descending argsort, then a gather: the
+    /// values have a gradient).
     default List<Tensor> topk(int k, int axis) { return Sorting.topk((Tensor) this, k, axis); }
 }

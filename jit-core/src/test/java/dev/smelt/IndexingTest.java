@@ -106,6 +106,21 @@ class IndexingTest {
         }
     }
 
+    @Test
+    void sortsWithTiesAndNaNMatchTheInterpreter() {
+        for (int trial = 0; trial < 20; trial++) {
+            Shape shape = randomShape(2);
+            int axis = random.nextInt(2);
+            var x = new Node.Input(0, shape, trial % 3 == 0 ? DType.I32 : DType.F32);
+            var data = Storage.allocate(x.dtype(), shape.size());
+            double[] pool = {0.0, -0.0, 1, -1, 2, Double.NaN, 3};
+            for (int i = 0; i < data.size(); i++) data.set(i, pool[random.nextInt(x.dtype() == DType.I32 ? 5 : pool.length)]);
+            Node sorted = new Node.ArgSort(x, axis, trial % 2 == 0);
+            check("argsort " + shape + " axis " + axis, new Graph(List.of(x), List.of(new Node.Gather(x, axis, sorted))), List.of(data));
+            check("argsort " + shape + " axis " + axis, new Graph(List.of(x), List.of(sorted)), List.of(data));
+        }
+    }
+
     // ---- the Tensor API ----
 
     @Test
@@ -202,7 +217,14 @@ class IndexingTest {
         assertArrayEquals(new int[] {1, 2, 0, 2}, top.get(1).toIntArray());
         assertArrayEquals(new int[] {1, 1, 0, 0}, Tensor.of(new float[] {4, 3, 1, 2}, 2, 2).argsort(0, false).toIntArray());
         assertThrows(SmeltException.class, () -> x.topk(7, 0));
-        assertThrows(SmeltException.class, () -> Jit.compile(t -> t.argsort(0, false)).apply(x));
+        var compiled = Jit.compile(t -> t.topk(3, -1).getFirst().add(t.argsort(-1, true).slice(-1, 0, 3).to(DType.F32)));
+        var g = new Generator(4);
+        for (int trial = 0; trial < 4; trial++) {
+            // repeated values (rounded normals) make ties, which the stable order must break alike
+            Tensor t = Tensor.randn(g, 1 + random.nextInt(5), 3 + random.nextInt(60)).mul(2f).to(DType.I32).to(DType.F32);
+            var eager = t.topk(3, -1).getFirst().add(t.argsort(-1, true).slice(-1, 0, 3).to(DType.F32));
+            assertArrayEquals(eager.toFloatArray(), compiled.apply(t).toFloatArray());
+        }
     }
 
     // ---- helpers ----

@@ -44,6 +44,7 @@ public final class SaveOrRecompute {
             case MatMul _ -> save(node, "a matmul is compute-bound");
             case Gather _ -> recompute(node, "a gather: its source read in place at the index");
             case Scatter _, SliceUpdate _ -> save(node, "an update writes a buffer of its own");
+            case ArgSort _ -> save(node, "a sort reads whole lines and compares n·log n times");
         };
     }
 

@@ -49,6 +49,7 @@ final class Vjp {
                     b.intern(new Scatter(b.constant(0, x.shape(), x.dtype()), axis, index, g, true)), null);
             case Scatter s -> scatter(s, g, b);
             case SliceUpdate u -> sliceUpdate(u, g, b);
+            case ArgSort _ -> Arrays.asList((Node) null);                                        // indices: no gradient (topk's values are a gather)
         };
     }
 

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/// Gradients of the indexing ops: gather and indexSelect (a scatter add back, repeats summed),
+/// Gradients of the indexing ops: gather, indexSelect and topk's values (a scatter add back, repeats summed),
 /// scatterAdd and scatter (g, and g gathered at the index), indexPut, and sliceUpdate at a fixed and
 /// at a dynamic position; each compiled against the interpreter and central differences in f64
 /// (GradientCheck), on random shapes with repeated indices.
@@ -24,6 +24,9 @@ class IndexingGradientsTest {
             Tensor w = VjpRulesTest.values(random, false, n, cols).reshape(n, cols);
             check("indexSelect", args -> List.of(VjpRulesTest.weighted(args.get(0).indexSelect(0, ids).exp(), args.get(1))), x, w);
             check("gather", args -> List.of(VjpRulesTest.weighted(args.get(0).gather(0, index).square(), args.get(1))), x, w);
+            int k = 1 + random.nextInt(cols);
+            Tensor top = VjpRulesTest.values(random, false, rows, k).reshape(rows, k);
+            check("topk", args -> List.of(VjpRulesTest.weighted(args.get(0).exp().topk(k, 1).getFirst(), args.get(1))), x, top);
         }
     }
 

@@ -76,11 +76,16 @@ public final class CostModel {
             case Kernel loops -> kernelTime(loops, machine);
             case dev.smelt.kernel.MatMulKernel matmul -> matmulTime(matmul);
             case dev.smelt.kernel.UpdateKernel update -> updateTime(update);
+            case dev.smelt.kernel.SortKernel sort -> LAUNCH_NS + sort.work() * COMPARE_NS;
         };
     }
 
     /// A packed matmul: its flops at the generated micro-kernel's rate, or its bytes if more, plus
     /// its epilogue's arithmetic on each result while it is in cache, plus a launch.
+    /// One comparison of a sort (a boxed merge sort, `SortFunction`): a guess, no benchmark has set it;
+    /// nothing chooses between a sort and another plan yet.
+    static final double COMPARE_NS = 5;
+
     /// A copy of the base and a walk over the region: each element read and written once.
     static double updateTime(dev.smelt.kernel.UpdateKernel kernel) {
         return LAUNCH_NS + kernel.work() * kernel.dtype().bytes() * (READ_NS_PER_BYTE + WRITE_NS_PER_BYTE);

@@ -123,6 +123,7 @@ final class Lowering {
             case Node.Gather g -> gather(g, mapping);
             case Node.Scatter s -> demand(s, "an update writes a buffer of its own");
             case Node.SliceUpdate u -> demand(u, "an update writes a buffer of its own");
+            case Node.ArgSort s -> demand(s, "a sort writes a buffer of its own");
         };
     }
 
@@ -153,7 +154,7 @@ final class Lowering {
             case Node.Expand e -> mapping.expanded(e.x().shape());
             case Node.Slice s -> mapping.sliced(s.x().shape(), s.axis(), s.start(), s.step());
             case Node.Input _, Node.Constant _, Node.Iota _, Node.Random _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.IndexCheck _,
-                 Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Gather _, Node.Scatter _, Node.SliceUpdate _ -> null;
+                 Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Gather _, Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> null;
         };
     }
 
@@ -168,7 +169,7 @@ final class Lowering {
         return switch (node) {
             case Node.Constant _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reshape _, Node.Random _ -> true;
             case Node.Input _, Node.Iota _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.IndexCheck _ -> false;
-            case Node.Gather _, Node.Scatter _, Node.SliceUpdate _ -> false;
+            case Node.Gather _, Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> false;
         };
     }
 
@@ -180,7 +181,7 @@ final class Lowering {
             case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Iota _, Node.Random _, Node.Gather _ ->
                     !(fusedOnce.add(node) && fused.add(node) && counting && ++operations > budget);
             case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _, Node.IndexCheck _ -> true;
-            case Node.Scatter _, Node.SliceUpdate _ -> true;
+            case Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> true;
         };
     }
 

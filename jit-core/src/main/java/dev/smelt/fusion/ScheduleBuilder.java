@@ -8,6 +8,7 @@ import dev.smelt.kernel.Decision;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.Schedule;
+import dev.smelt.kernel.SortKernel;
 import dev.smelt.kernel.UpdateKernel;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -112,7 +113,7 @@ final class ScheduleBuilder {
     /// The launch of `group`'s kernel, or null after adding to `demands` what it needs first.
     private Launched launch(Group group, List<Realize> demands) {
         Node first = group.roots().getFirst();
-        if (group.concat() == null && (first instanceof Node.Scatter || first instanceof Node.SliceUpdate)) return update(first); // a concat part copies its value
+        if (group.concat() == null && (first instanceof Node.Scatter || first instanceof Node.SliceUpdate || first instanceof Node.ArgSort)) return standalone(first); // a concat part copies its value
         Set<Node> written = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         if (group.concat() == null) written.addAll(group.roots());
         var lowering = new Lowering(group, buffers, owners, options.budget(), written);
@@ -156,9 +157,10 @@ final class ScheduleBuilder {
         return new Launched(launch, CostModel.time(converted.kernel(), options.machine()), lowering.claimed());
     }
 
-    // x, index (or start), source → the update's own buffer; Realization gave each operand a buffer.
-    private Launched update(Node root) {
-        var kernel = switch (root) {
+    // An update (x, index or start, source) or a sort (x) into its own buffer; Realization gave each operand a buffer.
+    private Launched standalone(Node root) {
+        dev.smelt.kernel.KernelForm kernel = switch (root) {
+            case Node.ArgSort s -> new SortKernel(s.x().shape(), s.axis(), s.descending(), s.x().dtype());
             case Node.Scatter s -> new UpdateKernel(s.add() ? UpdateKernel.Kind.SCATTER_ADD : UpdateKernel.Kind.SCATTER, s.shape(), s.axis(), s.index().shape(), s.dtype());
             case Node.SliceUpdate u -> new UpdateKernel(UpdateKernel.Kind.SLICE, u.shape(), u.axis(), u.value().shape(), u.dtype());
             default -> throw new IllegalStateException("not an update: " + root);
@@ -168,7 +170,7 @@ final class ScheduleBuilder {
         bound.add(buffers.get(root));
         fusedNodes.add(List.of(root));
         spills.add(0.0);
-        var launch = new Schedule.Launch(kernel, bound, List.of(labels.get(root)), "update");
+        var launch = new Schedule.Launch(kernel, bound, List.of(labels.get(root)), root instanceof Node.ArgSort ? "sort" : "update");
         return new Launched(launch, CostModel.time(kernel, options.machine()), Set.of());
     }
 

@@ -47,6 +47,7 @@ public sealed interface Node {
             case Gather g -> new Gather(inputs.get(0), g.axis(), inputs.get(1));
             case Scatter s -> new Scatter(inputs.get(0), s.axis(), inputs.get(1), inputs.get(2), s.add());
             case SliceUpdate u -> new SliceUpdate(inputs.get(0), u.axis(), inputs.get(1), inputs.get(2));
+            case ArgSort s -> new ArgSort(inputs.getFirst(), s.axis(), s.descending());
         };
     }
 
@@ -332,5 +333,22 @@ public sealed interface Node {
         public boolean equals(Object o) { return o instanceof SliceUpdate u && axis == u.axis && x == u.x && start == u.start && value == u.value; }
         public int hashCode() { return Check.hash("sliceupdate", axis, x, start, value); }
         public String toString() { return Check.describe(this, "sliceupdate axis=" + axis); }
+    }
+
+    /// The `i32` indices that sort each line of `x` along `axis`, stably (`torch.argsort(stable=True)`):
+    /// equal values keep their index order, in either direction; NaN sorts above every number and
+    /// `-0` equals `+0`.
+    record ArgSort(Node x, int axis, boolean descending, Shape shape, DType dtype) implements Node {
+        public ArgSort(Node x, int axis, boolean descending) { this(x, axis, descending, null, null); }
+        public ArgSort {
+            Check.axis(axis, x.shape());
+            Check.that(x.dtype() != DType.BOOL, "argsort needs a numeric operand, not bool");
+            shape = Check.inferred(shape, x.shape(), "argsort");
+            dtype = Check.inferred(dtype, DType.I32, "argsort");
+        }
+        public List<Node> inputs() { return List.of(x); }
+        public boolean equals(Object o) { return o instanceof ArgSort s && axis == s.axis && descending == s.descending && x == s.x; }
+        public int hashCode() { return Check.hash("argsort", axis, descending, x); }
+        public String toString() { return Check.describe(this, "argsort axis=" + axis + (descending ? " descending" : "")); }
     }
 }

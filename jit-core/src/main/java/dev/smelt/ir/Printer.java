@@ -57,6 +57,7 @@ public final class Printer {
             case Node.Gather _ -> "gather";
             case Node.Scatter _ -> "scatter";
             case Node.SliceUpdate _ -> "sliceupdate";
+            case Node.ArgSort _ -> "argsort";
         };
     }
 
@@ -84,6 +85,7 @@ public final class Printer {
             case Node.Gather g -> "gather " + refs(g.inputs(), ids) + " axis=" + g.axis();
             case Node.Scatter s -> "scatter " + refs(s.inputs(), ids) + " axis=" + s.axis() + (s.add() ? " add" : "");
             case Node.SliceUpdate u -> "sliceupdate " + refs(u.inputs(), ids) + " axis=" + u.axis();
+            case Node.ArgSort s -> "argsort " + ref(s.x(), ids) + " axis=" + s.axis() + (s.descending() ? " descending" : "");
         };
     }
 

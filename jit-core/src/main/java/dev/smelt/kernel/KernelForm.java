@@ -4,9 +4,9 @@ package dev.smelt.kernel;
 import java.util.List;
 
 /// A kernel in one of its forms: a loop nest ([Kernel]), a matmul with a fused epilogue
-/// ([MatMulKernel]), or a tensor with a region rewritten ([UpdateKernel]). Both bind buffers the same way (inputs, then outputs) and split their work
+/// ([MatMulKernel]), a tensor with a region rewritten ([UpdateKernel]), or a sort ([SortKernel]). Both bind buffers the same way (inputs, then outputs) and split their work
 /// into items that calls on disjoint ranges compute independently.
-public sealed interface KernelForm permits Kernel, MatMulKernel, UpdateKernel {
+public sealed interface KernelForm permits Kernel, MatMulKernel, UpdateKernel, SortKernel {
     List<Kernel.Input> inputs();
 
     List<Kernel.Output> outputs();

@@ -19,6 +19,7 @@ public final class KernelInterpreter implements KernelFunction {
             case Kernel loops -> new KernelInterpreter(loops);
             case MatMulKernel matmul -> new MatMulInterpreter(matmul);
             case UpdateKernel update -> new UpdateFunction(update);
+            case SortKernel sort -> new SortFunction(sort);
         };
     }
 

@@ -6,7 +6,7 @@ import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.Storage;
 
-/// Gather, scatter and slice update, element by element. A scatter visits its source in row-major
+/// Gather, scatter, slice update and argsort, element by element. A scatter visits its source in row-major
 /// order: a repeated index keeps the last value written, or sums in that order, each sum rounded to
 /// the dtype (`i32` wraps), which is the order compiled code keeps too.
 final class Indexing {
@@ -44,6 +44,28 @@ final class Indexing {
         var result = copy(x);
         for (int p = 0; p < positions.length; p++) result.set(positions[p], value.get(p));
         return result;
+    }
+
+    // each line's positions sorted by value (NaN above all, -0 = +0), ties in position order
+    static Storage argsort(Node.ArgSort sort, Storage x) {
+        Shape shape = sort.shape();
+        int n = shape.dim(sort.axis()), stride = shape.contiguousStrides()[sort.axis()];
+        int[] starts = Strides.offsets(shape.with(sort.axis(), 1), withoutAxis(shape.contiguousStrides(), sort.axis()), 0);
+        var result = Storage.allocate(DType.I32, shape.size());
+        java.util.Comparator<Integer> ascending = (i, j) -> order(x.get(i), x.get(j));
+        for (int start : starts) {
+            Integer[] line = new Integer[n];
+            for (int i = 0; i < n; i++) line[i] = start + i * stride;
+            java.util.Arrays.sort(line, sort.descending() ? ascending.reversed().thenComparing(java.util.Comparator.naturalOrder()) : ascending);
+            for (int i = 0; i < n; i++) result.set(start + i * stride, (line[i] - start) / stride);
+        }
+        return result;
+    }
+
+    // Ascending order of values: NaN above every number, -0 equal to +0.
+    private static int order(double a, double b) {
+        if (Double.isNaN(a) || Double.isNaN(b)) return Boolean.compare(Double.isNaN(a), Double.isNaN(b));
+        return a < b ? -1 : a > b ? 1 : 0;
     }
 
     private static int[] withoutAxis(int[] strides, int axis) {

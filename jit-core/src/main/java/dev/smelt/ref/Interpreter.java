@@ -76,6 +76,7 @@ public final class Interpreter {
             case Node.Gather gather -> Indexing.gather(gather, values.get(gather.x()), values.get(gather.index()));
             case Node.Scatter scatter -> Indexing.scatter(scatter, values.get(scatter.x()), values.get(scatter.index()), values.get(scatter.src()));
             case Node.SliceUpdate update -> Indexing.sliceUpdate(update, values.get(update.x()), values.get(update.start()), values.get(update.value()));
+            case Node.ArgSort sort -> Indexing.argsort(sort, values.get(sort.x()));
         };
     }
 

@@ -79,6 +79,7 @@ public final class Explain {
             case Kernel loops -> loops.space().count();
             case MatMulKernel matmul -> matmul.space().count();
             case dev.smelt.kernel.UpdateKernel update -> update.region().count();
+            case dev.smelt.kernel.SortKernel sort -> sort.shape().count();
         };
     }
 
@@ -88,6 +89,7 @@ public final class Explain {
             case Kernel loops -> output.perRow() ? loops.workItems() : loops.space().count();
             case MatMulKernel matmul -> matmul.result().size();
             case dev.smelt.kernel.UpdateKernel update -> update.region().count(); // the copy, when there is one, is the plan's to say
+            case dev.smelt.kernel.SortKernel sort -> sort.shape().count();
         };
     }
 
@@ -132,7 +134,7 @@ public final class Explain {
         return switch (node) {
             case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.IndexCheck _ -> false;
             case Node.Iota _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Random _ -> true;
-            case Node.Gather _, Node.Scatter _, Node.SliceUpdate _ -> true;
+            case Node.Gather _, Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> true;
         };
     }
 }

@@ -39,7 +39,7 @@ public final class RandomGraphs {
         -Float.MAX_VALUE, 1.0, -1.0, 0.5};
     private static final double[] SPECIAL_DOUBLES = {Double.MIN_VALUE, Double.MIN_NORMAL / 3, Double.MAX_VALUE, -Double.MAX_VALUE};
 
-    private enum Kind { CONSTANT, IOTA, UNARY, BINARY, WHERE, CAST, REDUCE, MATMUL, RESHAPE, PERMUTE, EXPAND, SLICE, CONCAT, RANDOM, GATHER, SCATTER, SLICE_UPDATE }
+    private enum Kind { CONSTANT, IOTA, UNARY, BINARY, WHERE, CAST, REDUCE, MATMUL, RESHAPE, PERMUTE, EXPAND, SLICE, CONCAT, RANDOM, GATHER, SCATTER, SLICE_UPDATE, ARGSORT }
 
     private final Random random;
     private final List<Node> pool = new ArrayList<>();
@@ -113,6 +113,7 @@ public final class RandomGraphs {
             case GATHER -> gather(atLeastRank(pick(), 1));
             case SCATTER -> scatter(atLeastRank(pick(), 1));
             case SLICE_UPDATE -> sliceUpdate(atLeastRank(pick(), 1));
+            case ARGSORT -> argsort(atLeastRank(numeric(pick()), 1));
         };
     }
 
@@ -127,6 +128,8 @@ public final class RandomGraphs {
         Node src = partner(index.shape()::equals, index.shape(), x.dtype());
         return add(new Node.Scatter(x, axis, index, src, x.dtype() != DType.BOOL && random.nextBoolean()));
     }
+
+    private Node argsort(Node x) { return add(new Node.ArgSort(x, random.nextInt(x.shape().rank()), random.nextBoolean())); }
 
     private Node sliceUpdate(Node x) {
         int axis = random.nextInt(x.shape().rank()), dim = x.shape().dim(axis), length = random.nextInt(dim + 1);

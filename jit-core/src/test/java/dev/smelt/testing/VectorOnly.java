@@ -32,6 +32,7 @@ public final class VectorOnly {
             case Kernel loops -> KernelLoader.load(verified(KernelEmitter.emit(loops, Variant.VECTOR)));
             case MatMulKernel matmul -> matmul(matmul, MicroKernelShape.of(matmul.dtype()));
             case dev.smelt.kernel.UpdateKernel update -> new dev.smelt.kernel.UpdateFunction(update); // no generated code
+            case dev.smelt.kernel.SortKernel sort -> new dev.smelt.kernel.SortFunction(sort);
         };
     }
 
