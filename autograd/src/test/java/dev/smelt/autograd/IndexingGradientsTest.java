@@ -50,6 +50,22 @@ class IndexingGradientsTest {
         }
     }
 
+    @Test
+    void anEmbeddingGradientIsAScatterAddWithoutAOneHotProduct() {
+        int vocab = 1000, dim = 16;
+        Tensor ids = Tensor.of(new int[] {3, 999, 3, 0});
+        var grad = Autograd.grad((table, w) -> VjpRulesTest.weighted(table.indexSelect(0, ids), w), 0);
+        Tensor table = Tensor.randn(new dev.smelt.Generator(1), vocab, dim), w = Tensor.randn(new dev.smelt.Generator(2), 4, dim);
+        Tensor g = grad.apply(table, w);
+        // row 3 gets the sum of its two uses, unused rows nothing
+        for (int j = 0; j < dim; j++) {
+            org.junit.jupiter.api.Assertions.assertEquals(w.get(0, j) + w.get(2, j), g.get(3, j), 1e-6);
+            org.junit.jupiter.api.Assertions.assertEquals(0, g.get(1, j));
+        }
+        String plan = grad.explain();
+        org.junit.jupiter.api.Assertions.assertTrue(plan.contains("scatter") && !plan.contains("matmul") && !plan.contains("[4,1000]"), plan);
+    }
+
     // Gradients with respect to every argument but the last (the weights).
     private static void check(String name, Jit.FunctionN f, Tensor... arguments) {
         int[] wrt = java.util.stream.IntStream.range(0, arguments.length - 1).toArray();

@@ -37,7 +37,7 @@ final class Groups {
                 groupOf.put(root, groups.size() - 1);
                 continue;
             }
-            if (root instanceof Node.Scatter || root instanceof Node.SliceUpdate || root instanceof Node.ArgSort) {
+            if (ScheduleBuilder.standaloneKernel(root) != null) {
                 groups.add(new ScheduleBuilder.Group(Signature.pointwise(root.shape()), List.of(root), null, 0));
                 sizes.add(0);
                 matmuls.add(null); // an update or a sort takes no siblings: it is in no loop's list

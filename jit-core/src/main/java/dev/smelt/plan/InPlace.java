@@ -30,16 +30,17 @@ import java.util.Set;
 ///   reduction, and no output (this one included) but through that element.
 ///
 /// A row output may also overwrite an input it reads at its own row's position ([#rowSafe]), a
-/// matmul's epilogue output a donated input ([#donatable]), and an [UpdateKernel] its base: a KV
-/// cache written at one position costs that position, not a copy of the cache. Anything else — a view or broadcast of
-/// the input, a reduction that reads the input in another layout, any other matmul — is refused.
+/// matmul's epilogue output a donated input ([#donatable]), and an [UpdateKernel] its base ([#overwritesBase]):
+/// a KV cache written at one position then costs that position, not a copy of the cache. Anything
+/// else — a view or broadcast of the input, a reduction that reads the input in another layout, any
+/// other matmul, a sort — is refused.
 final class InPlace {
     private InPlace() {}
 
     /// Whether output `output` of `launch` may share the array of the buffer `buffer` it reads.
     static boolean safe(Schedule.Launch launch, int output, int buffer) {
-        // A matmul accumulates its product over K in its output while it still reads its operands.
         if (launch.kernel() instanceof UpdateKernel) return overwritesBase(launch, buffer);
+        // A matmul accumulates its product over K in its output while it still reads its operands.
         if (!(launch.kernel() instanceof Kernel kernel)) return false;
         var target = kernel.outputs().get(output);
         if (target.perRow()) return rowSafe(launch, kernel, output, buffer);

@@ -58,6 +58,7 @@ public final class Explain {
 
     private static String tier(Object function) {
         if (function instanceof MatMulFunction matmul) return matmul.tier();
+        if (function instanceof dev.smelt.kernel.UpdateFunction || function instanceof dev.smelt.kernel.SortFunction) return "plain Java loops (not generated)";
         return function instanceof TieredKernel tiered ? tiered.tier() : "scalar (small kernel)";
     }
 
