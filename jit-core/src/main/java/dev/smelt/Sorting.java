@@ -13,7 +13,7 @@ final class Sorting {
 
     static Tensor argsort(Tensor x, int axis, boolean descending) {
         int a = lineAxis("argsort", x, axis);
-        return Dispatch.apply("argsort", List.of(x), (b, in) -> b.argsort(line(b, in.getFirst()), a, descending));
+        return Dispatch.apply("argsort", List.of(x), (b, in) -> b.reshape(b.argsort(line(b, in.getFirst()), a, descending), x.shape()));
     }
 
     /// The `k` largest values along `axis` in descending order, and their `i32` indices.
@@ -24,7 +24,7 @@ final class Sorting {
         Tensor indices = Dispatch.apply("topk", List.of(x), (b, in) -> b.slice(b.argsort(line(b, in.getFirst()), a, true), a, 0, k, 1));
         // The positions come from the sort: in range by construction, so no index check.
         Tensor values = Dispatch.apply("topk", List.of(x, indices), (b, in) -> b.gather(line(b, in.get(0)), a, in.get(1)));
-        if (x.rank() == 0) return List.of(values.reshape(), indices.reshape());
+        if (x.rank() == 0 && k == 1) return List.of(values.reshape(), indices.reshape()); // torch keeps a 0-d tensor 0-d
         return List.of(values, indices);
     }
 

@@ -217,6 +217,8 @@ class IndexingTest {
         assertArrayEquals(new int[] {1, 2, 0, 2}, top.get(1).toIntArray());
         assertArrayEquals(new int[] {1, 1, 0, 0}, Tensor.of(new float[] {4, 3, 1, 2}, 2, 2).argsort(0, false).toIntArray());
         assertThrows(SmeltException.class, () -> x.topk(7, 0));
+        assertEquals(0, Tensor.scalar(2.5).argsort(0, true).rank());
+        assertEquals(2.5, Tensor.scalar(2.5).topk(1, 0).getFirst().item());
         var compiled = Jit.compile(t -> t.topk(3, -1).getFirst().add(t.argsort(-1, true).slice(-1, 0, 3).to(DType.F32)));
         var g = new Generator(4);
         for (int trial = 0; trial < 4; trial++) {
