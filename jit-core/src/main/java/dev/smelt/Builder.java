@@ -41,6 +41,18 @@ record Builder(Tracer tracer, String operation, List<Node> operands) {
     Node concat(List<Node> parts, int axis) { return record(new Node.Concat(parts, axis)); }
 
     /// `x` itself, checked against `bounds` when the program runs ([Node.IndexCheck]).
+    /// The stable sorting positions of each line along `axis` (see [Node.ArgSort]).
+    Node argsort(Node x, int axis, boolean descending) { return record(new Node.ArgSort(x, axis, descending)); }
+
+    /// `torch.gather` (see [Node.Gather]).
+    Node gather(Node x, int axis, Node index) { return record(new Node.Gather(x, axis, index)); }
+
+    /// `torch.scatter`, or `scatter_add` with `add` (see [Node.Scatter]).
+    Node scatter(Node x, int axis, Node index, Node src, boolean add) { return record(new Node.Scatter(x, axis, index, src, add)); }
+
+    /// `x` with a slice from `start` replaced by `value` (see [Node.SliceUpdate]).
+    Node sliceUpdate(Node x, int axis, Node start, Node value) { return record(new Node.SliceUpdate(x, axis, start, value)); }
+
     Node indexCheck(Node x, IndexBounds bounds) { return record(new Node.IndexCheck(x, bounds)); }
 
     Node cast(Node x, DType dtype) { return x.dtype() == dtype ? x : record(new Node.Cast(x, dtype)); }

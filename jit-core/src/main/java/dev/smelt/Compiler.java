@@ -14,6 +14,10 @@ import dev.smelt.ir.Storage;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.MatMulKernel;
+import dev.smelt.kernel.SortFunction;
+import dev.smelt.kernel.SortKernel;
+import dev.smelt.kernel.UpdateFunction;
+import dev.smelt.kernel.UpdateKernel;
 import dev.smelt.kernel.KernelFunction;
 import dev.smelt.kernel.Schedule;
 import dev.smelt.pass.IndexChecks;
@@ -146,6 +150,8 @@ final class Compiler {
         return switch (kernel) {
             case Kernel loops -> generate(loops);
             case MatMulKernel matmul -> KernelCache.get(matmul, m -> MatMulFunction.of(m, Compiler::kernel));
+            case UpdateKernel update -> new UpdateFunction(update);
+            case SortKernel sort -> new SortFunction(sort);
         };
     }
 

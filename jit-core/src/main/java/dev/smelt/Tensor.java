@@ -20,8 +20,9 @@ import java.util.List;
 /// Broadcasting follows NumPy; dtype promotion follows PyTorch (see [DType]); axes may be negative,
 /// counting from the end. Bad input throws [SmeltException] naming the op, the shapes and the caller.
 /// Families of methods that would crowd this file live in sealed interfaces it implements: element
-/// access in [TensorValues], bf16 and int8 weight matrices in [TensorFormats].
-public final class Tensor implements TensorValues, TensorFormats {
+/// access in [TensorValues], gathers, scatters, updates and sorting in [TensorIndexing], bf16 and
+/// int8 weight matrices in [TensorFormats].
+public final class Tensor implements TensorValues, TensorIndexing, TensorFormats {
     /// The most elements a tensor holds: the JDK's `ArraysSupport.SOFT_MAX_ARRAY_LENGTH`, the largest array
     /// every JVM allocates. A larger result throws [SmeltException]; one the heap cannot hold, `OutOfMemoryError`.
     public static final int MAX_SIZE = Integer.MAX_VALUE - 8;

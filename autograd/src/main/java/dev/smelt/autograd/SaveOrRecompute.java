@@ -42,6 +42,9 @@ public final class SaveOrRecompute {
             }
             case Reduce _ -> save(node, "a reduction reads all of its operand again");
             case MatMul _ -> save(node, "a matmul is compute-bound");
+            case Gather _ -> recompute(node, "a gather: its source read in place at the index");
+            case Scatter _, SliceUpdate _ -> save(node, "an update writes a buffer of its own");
+            case ArgSort _ -> save(node, "a sort reads whole lines and compares n·log n times");
         };
     }
 

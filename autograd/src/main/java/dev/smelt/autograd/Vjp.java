@@ -45,7 +45,28 @@ final class Vjp {
             case Slice s -> List.of(slice(s, g, b));                                            // g placed back, zeros elsewhere
             case Concat c -> concat(c, g, b);                                                    // each part's slice of g
             case Random _ -> Arrays.asList((Node) null);                                         // no gradient to the key
+            case Gather(var x, var axis, var index, var _, var _) -> Arrays.asList(              // d x[…, index, …] = g added at index
+                    b.intern(new Scatter(b.constant(0, x.shape(), x.dtype()), axis, index, g, true)), null);
+            case Scatter s -> scatter(s, g, b);
+            case SliceUpdate u -> sliceUpdate(u, g, b);
+            case ArgSort _ -> Arrays.asList((Node) null);                                        // indices: no gradient (topk's values are a gather)
         };
+    }
+
+    // scatter add: g, and g read back at index; scatter: g where nothing was written, and g read back
+    // at index (a repeated index gives each of its sources the gradient of the one written last).
+    private static List<Node> scatter(Scatter s, Node g, Nodes b) {
+        Node dx = s.add() ? g : b.intern(new Scatter(g, s.axis(), s.index(), b.constant(0, s.src()), false));
+        return Arrays.asList(dx, null, b.intern(new Gather(g, s.axis(), s.index())));
+    }
+
+    // x with a slice replaced: g with that slice zeroed, and the slice of g at start + i (a gather).
+    private static List<Node> sliceUpdate(SliceUpdate u, Node g, Nodes b) {
+        Shape region = u.value().shape();
+        Node dx = b.intern(new SliceUpdate(g, u.axis(), u.start(), b.constant(0, u.value())));
+        Node start = b.expand(b.reshape(u.start(), new Shape(java.util.Collections.nCopies(region.rank(), 1))), region);
+        Node index = b.add(b.intern(new Iota(u.axis(), region, u.start().dtype())), start);
+        return Arrays.asList(dx, null, b.intern(new Gather(g, u.axis(), index)));
     }
 
     private static Node unary(Unary u, Node g, Nodes b) {

@@ -10,9 +10,9 @@ import java.util.List;
 /// A lookup table of `count` vectors of width `dim`, as `torch.nn.Embedding`: `forward` takes
 /// `i32` indices of any shape and returns their rows, `[..., dim]`; an index outside `[0, count)`
 /// throws, eagerly and from compiled code, before any kernel runs. The weight starts standard
-/// normal, as PyTorch's. Computed as a one-hot product, `oneHot(indices) · weight`, so the gradient
-/// adds each row's cotangent into the rows it read; that costs `count` multiply-adds per index and
-/// row element where a gather would read one row (a gather is planned with the indexing ops).
+/// normal, as PyTorch's. A row gather, `weight.indexSelect(0, indices)`: the lookup reads one row per
+/// index, and its gradient adds each row's cotangent into the row it read (a scatter add), with no
+/// one-hot matrix and no `[N, count]` product.
 public final class Embedding implements Module {
     private final int count, dim;
     private final Parameter weight;
@@ -32,7 +32,10 @@ public final class Embedding implements Module {
     @Override
     public Tensor forward(Tensor indices) {
         Module.input("Embedding", indices);
-        return indices.oneHot(count).to(DType.F32).matmul(weight.value());
+        if (indices.dtype() != DType.I32) throw SmeltException.of("Embedding", "indices must be i32, not %s", indices.dtype());
+        int[] shape = java.util.Arrays.copyOf(indices.shape().dims().stream().mapToInt(Integer::intValue).toArray(), indices.rank() + 1);
+        shape[indices.rank()] = dim;
+        return weight.value().indexSelect(0, indices.flatten()).reshape(shape);
     }
 
     @Override

@@ -87,7 +87,11 @@ class ValueAndGradTest {
                 new Node.Reshape(x, Shape.of(3, 2)), new Node.Permute(x, List.of(1, 0)), new Node.Expand(new Node.Reshape(x, Shape.of(1, 2, 3)), Shape.of(4, 2, 3)),
                 new Node.Slice(x, 1, 0, 3, 2), new Node.Concat(List.of(x, x), 0),
                 new Node.Random(dev.smelt.ir.Distribution.UNIFORM, new Node.Constant(7, Shape.of(2), DType.I32), Shape.of(2, 3), DType.F32),
-                new Node.IndexCheck(new Node.Cast(x, DType.I32), new dev.smelt.ir.IndexBounds("gather", "index", 3)));
+                new Node.IndexCheck(new Node.Cast(x, DType.I32), new dev.smelt.ir.IndexBounds("gather", "index", 3)),
+                new Node.Gather(x, 1, new Node.Constant(2, Shape.of(2, 3), DType.I32)),
+                new Node.Scatter(x, 0, new Node.Constant(1, Shape.of(1, 3), DType.I32), new Node.Constant(5, Shape.of(1, 3), DType.F32), true),
+                new Node.SliceUpdate(x, 1, new Node.Constant(1, Shape.SCALAR, DType.I32), new Node.Constant(5, Shape.of(2, 2), DType.F32)),
+                new Node.ArgSort(x, 1, true));
         var kinds = new ArrayList<Class<?>>();
         for (Node y : samples) {
             kinds.add(y.getClass());

@@ -2,6 +2,7 @@
 package dev.smelt.codegen;
 
 import dev.smelt.ir.DType;
+import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -50,6 +51,9 @@ record ColumnPlan(LoopSpace columns, int tile) {
     static ColumnPlan of(Kernel kernel, LoopSpace space, VectorPlan plan) {
         if (plan == null || kernel.reducedRank() == 0 || kernel.reductions().isEmpty() || space.outerRank() == 0) return null;
         if (kernel.rowLength() == 0) return null; // an empty reduction reads nothing to stream (and fusion's ColumnReads says no)
+        boolean[] gathers = {false};
+        kernel.expressions().forEach(expr -> Expr.walk(expr, node -> gathers[0] |= node instanceof Expr.Gather));
+        if (gathers[0]) return null; // a row's gather index would be one per lane (ColumnReads says no too)
         int column = space.outerRank() - 1;
         if (space.dim(column) < plan.lanes()) return null;
         if (!LoopSpace.elements(kernel).isEmpty() && (long) kernel.rowLength() * plan.lanes() > MAX_ELEMENTS) return null;

@@ -149,7 +149,10 @@ record LoopSpace(List<Integer> dims, int outerRank, List<Integer> offsets, List<
     /// The inputs `expr` loads.
     static BitSet loads(Expr expr) {
         var inputs = new BitSet();
-        Expr.walk(expr, node -> { if (node instanceof Expr.Load load) inputs.set(load.input()); });
+        Expr.walk(expr, node -> {
+            if (node instanceof Expr.Load load) inputs.set(load.input());
+            if (node instanceof Expr.Gather gather) inputs.set(gather.input());
+        });
         return inputs;
     }
 

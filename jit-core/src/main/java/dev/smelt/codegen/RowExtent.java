@@ -2,6 +2,7 @@
 package dev.smelt.codegen;
 
 import dev.smelt.ir.Shape;
+import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.IndexMap;
 import dev.smelt.kernel.Kernel;
 import java.util.ArrayList;
@@ -34,7 +35,12 @@ public final class RowExtent {
         dims.set(0, REPRESENTATIVE);
         var shared = new Shape(dims);
         try {
-            var inputs = kernel.inputs().stream().map(in -> new Kernel.Input(in.dtype(), reach(in.map(), shared), in.map())).toList();
+            long[] gathered = gatherReach(kernel);
+            var inputs = new ArrayList<Kernel.Input>();
+            for (int i = 0; i < kernel.inputs().size(); i++) {
+                var in = kernel.inputs().get(i);
+                inputs.add(new Kernel.Input(in.dtype(), Math.toIntExact(reach(in.map(), shared) + gathered[i]), in.map()));
+            }
             var outputs = kernel.outputs().stream().map(out -> new Kernel.Output(out.value(), reach(out.map(), shared), out.map(), out.perRow())).toList();
             return new Kernel(shared, kernel.reducedRank(), inputs, kernel.reductions(), outputs);
         } catch (IllegalArgumentException | ArithmeticException beforeStartOrPastAnInt) {
@@ -44,6 +50,15 @@ public final class RowExtent {
 
     private static boolean acrossRows(Kernel kernel) {
         return ColumnPlan.of(kernel, LoopSpace.of(kernel), VectorPlan.of(kernel, 0)) != null;
+    }
+
+    /// How far past its map each input is read: a gather reaches `(limit - 1)·stride` further.
+    private static long[] gatherReach(Kernel kernel) {
+        long[] reach = new long[kernel.inputs().size()];
+        kernel.expressions().forEach(expr -> Expr.walk(expr, node -> {
+            if (node instanceof Expr.Gather g) reach[g.input()] = Math.max(reach[g.input()], (long) Math.max(0, g.limit() - 1) * g.stride());
+        }));
+        return reach;
     }
 
     /// One past the last position `map` reaches over `space`: the smallest buffer that holds it.

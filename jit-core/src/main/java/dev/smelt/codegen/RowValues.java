@@ -46,7 +46,7 @@ final class RowValues {
         Boolean cached = known.get(expr);
         if (cached != null) return cached;
         boolean same = switch (expr) {
-            case Expr.Load _, Expr.Index _, Expr.Element _, Expr.Shared _ -> false;
+            case Expr.Load _, Expr.Index _, Expr.Element _, Expr.Shared _, Expr.Gather _ -> false;
             case Expr.Constant _, Expr.Accumulated _ -> true;
             case Expr.Unary _, Expr.Binary _, Expr.Where _, Expr.Cast _, Expr.Random _ -> Expr.operands(expr).stream().allMatch(operand -> sameInRow(operand, known));
         };

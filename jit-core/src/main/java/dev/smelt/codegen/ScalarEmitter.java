@@ -51,6 +51,7 @@ final class ScalarEmitter {
             case Expr.Where where -> emitWhere(where);
             case Expr.Cast cast -> emitCast(cast);
             case Expr.Random random -> emitRandom(random);
+            case Expr.Gather gather -> emitGather(gather);
             case Expr.Accumulated accumulated -> emitAccumulated(accumulated);
             case Expr.Element element -> emitElement(element);
             case Expr.Shared shared -> code.load(Code.scalarType(shared.dtype()), layout.shared().get(shared.id()));  // t<id>
@@ -139,6 +140,24 @@ final class ScalarEmitter {
         code.load(Type.getType(Object.class), layout.array(load.input()));
         pushPosition(load.input());
         code.op(Code.elementType(load.dtype()).getOpcode(IALOAD));
+    }
+
+    // in<i>[line + j * stride + <index> * gatherStride]
+    private void emitGather(Expr.Gather gather) {
+        code.load(Type.getType(Object.class), layout.array(gather.input()));
+        pushGatherPosition(gather);
+        code.op(Code.elementType(gather.dtype()).getOpcode(IALOAD));
+    }
+
+    // line + j * stride + <index> * gatherStride   (the index is checked before the kernel runs)
+    void pushGatherPosition(Expr.Gather gather) {
+        pushPosition(gather.input());
+        emit(gather.index());
+        if (gather.stride() != 1) {
+            code.pushInt(gather.stride());
+            code.op(IMUL);
+        }
+        code.op(IADD);
     }
 
     // 2.5f

@@ -78,6 +78,7 @@ final class VectorEmitter {
             case Expr.Cast cast -> emitCast(cast);
             case Expr.Element element -> emitElement(element);
             case Expr.Random random -> emitRandom(random);
+            case Expr.Gather gather -> emitGather(gather);
             case Expr.Shared _ -> throw new IllegalStateException("handled above");
         }
     }
@@ -133,6 +134,25 @@ final class VectorEmitter {
             methods.gather().invoke(code.mv);
         }
         if (load.dtype() == DType.BOOL) {
+            compareScalar(DType.BOOL, VectorApi.NE, 0);
+            castMask(DType.BOOL, plan.maskType());
+        }
+    }
+
+    // FloatVector.fromArray(SPECIES_F32, in<i>, line + j + <index> * gatherStride)   (the index is one
+    // scalar for the lanes, VectorPlan.missingSpecies: an embedding row read with vector loads)
+    private void emitGather(Expr.Gather gather) {
+        var methods = VectorApi.of(gather.dtype());
+        pushSpecies(gather.dtype());
+        code.load(Type.getType(Object.class), layout.array(gather.input()));
+        scalar.pushGatherPosition(gather);
+        int stride = space.innerStride(gather.input());
+        if (stride == 1) methods.fromArray().invoke(code.mv);
+        else {
+            pushStrideMap(stride);
+            methods.gather().invoke(code.mv);
+        }
+        if (gather.dtype() == DType.BOOL) {
             compareScalar(DType.BOOL, VectorApi.NE, 0);
             castMask(DType.BOOL, plan.maskType());
         }

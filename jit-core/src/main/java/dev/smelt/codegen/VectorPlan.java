@@ -93,6 +93,7 @@ record VectorPlan(int lanes, DType maskType) {
             case Expr.Where where -> isUniform(where.condition(), space) && isUniform(where.ifTrue(), space) && isUniform(where.ifFalse(), space);
             case Expr.Cast cast -> isUniform(cast.x(), space);
             case Expr.Random random -> isUniform(random.position(), space); // the key is the same at every point
+            case Expr.Gather gather -> space.innerStride(gather.input()) == 0 && isUniform(gather.index(), space);
             case Expr.Shared _ -> false; // vector loops keep shared values as vectors, even uniform ones
             case Expr.Element _ -> false;
         };
@@ -132,10 +133,13 @@ record VectorPlan(int lanes, DType maskType) {
         return reasons;
     }
 
-    /// Bool buffers read along the inner axis need a byte species of [#lanes] lanes.
+    /// Bool buffers read along the inner axis need a byte species of [#lanes] lanes. A gather needs
+    /// one index for all lanes (then it reads them as a load does); an index per lane has no vector form.
     String missingSpecies(Expr expr, LoopSpace space) {
         var missing = new ArrayList<String>();
         Expr.walk(expr, node -> {
+            if (node instanceof Expr.Gather gather && !isUniform(gather.index(), space))
+                missing.add("a gather whose index varies along the inner axis reads lane by lane");
             if (node instanceof Expr.Load load && load.dtype() == DType.BOOL && !isUniform(load, space) && !hasSpecies(DType.BOOL))
                 missing.add(noSpecies(DType.BOOL));
         });

@@ -24,7 +24,12 @@ final class ColumnReads {
             if (reduction.op() == ReduceOp.PROD && reduction.dtype().isFloating()) return false;
         for (var output : kernel.outputs()) if (output.map().stride(column) != 1) return false;
         var loaded = new BitSet();
-        kernel.expressions().forEach(expr -> Expr.walk(expr, node -> { if (node instanceof Expr.Load load) loaded.set(load.input()); }));
+        boolean[] gathers = {false};
+        kernel.expressions().forEach(expr -> Expr.walk(expr, node -> {
+            if (node instanceof Expr.Load load) loaded.set(load.input());
+            gathers[0] |= node instanceof Expr.Gather;
+        }));
+        if (gathers[0]) return false; // a gather's index per row would be one per lane: ColumnPlan keeps row loops
         boolean stridedRows = false;
         for (int i = loaded.nextSetBit(0); i >= 0; i = loaded.nextSetBit(i + 1)) {
             var map = kernel.inputs().get(i).map();

@@ -75,11 +75,22 @@ public final class CostModel {
         return switch (kernel) {
             case Kernel loops -> kernelTime(loops, machine);
             case dev.smelt.kernel.MatMulKernel matmul -> matmulTime(matmul);
+            case dev.smelt.kernel.UpdateKernel update -> updateTime(update);
+            case dev.smelt.kernel.SortKernel sort -> LAUNCH_NS + sort.work() * COMPARE_NS;
         };
     }
 
     /// A packed matmul: its flops at the generated micro-kernel's rate, or its bytes if more, plus
     /// its epilogue's arithmetic on each result while it is in cache, plus a launch.
+    /// One comparison of a sort (a boxed merge sort, `SortFunction`): a guess, no benchmark has set it;
+    /// nothing chooses between a sort and another plan yet.
+    static final double COMPARE_NS = 5;
+
+    /// A copy of the base and a walk over the region: each element read and written once.
+    static double updateTime(dev.smelt.kernel.UpdateKernel kernel) {
+        return LAUNCH_NS + kernel.work() * kernel.dtype().bytes() * (READ_NS_PER_BYTE + WRITE_NS_PER_BYTE);
+    }
+
     static double matmulTime(dev.smelt.kernel.MatMulKernel kernel) {
         double memory = 0;
         for (var input : kernel.inputs()) memory += (double) input.size() * input.dtype().bytes() * READ_NS_PER_BYTE;
@@ -136,6 +147,7 @@ public final class CostModel {
             case Expr.Unary unary -> unary(unary.op(), unary.dtype());
             case Expr.Binary binary -> binary(binary.op());
             case Expr.Random random -> random(random.distribution());
+            case Expr.Gather _ -> CHEAP_NS; // the index arithmetic; the bytes are counted with the buffer's
         };
     }
 

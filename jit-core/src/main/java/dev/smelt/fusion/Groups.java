@@ -13,7 +13,7 @@ import java.util.function.Function;
 /// Groups kernel roots, in order, into kernels: a root joins an earlier kernel of the same loop
 /// nest (multi-output fusion of siblings) when every buffer it reads is written before that
 /// kernel runs, or by that kernel at the root's own point (then computed there, not read back);
-/// otherwise it starts a kernel of its own. Each concat part is its own kernel.
+/// otherwise it starts a kernel of its own. Each concat part is its own kernel, and so is each update and sort.
 final class Groups {
     private Groups() {}
 
@@ -34,6 +34,13 @@ final class Groups {
                     sizes.add(0);
                     matmuls.add(null); // concat parts take no siblings: they are in no loop's list
                 }
+                groupOf.put(root, groups.size() - 1);
+                continue;
+            }
+            if (ScheduleBuilder.standaloneKernel(root) != null) {
+                groups.add(new ScheduleBuilder.Group(Signature.pointwise(root.shape()), List.of(root), null, 0));
+                sizes.add(0);
+                matmuls.add(null); // an update or a sort takes no siblings: it is in no loop's list
                 groupOf.put(root, groups.size() - 1);
                 continue;
             }

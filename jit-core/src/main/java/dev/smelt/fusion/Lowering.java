@@ -5,6 +5,7 @@ import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.IndexMap;
 import dev.smelt.kernel.Kernel;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -119,6 +120,41 @@ final class Lowering {
             case Node.Concat c -> demand(c, "concat writes its parts into one buffer");
             case Node.Random r -> random(r, mapping);
             case Node.IndexCheck c -> throw new IllegalStateException("index checks run before the kernels (pass.IndexChecks), not in one: " + c);
+            case Node.Gather g -> gather(g, mapping);
+            case Node.Scatter s -> demand(s, "an update writes a buffer of its own");
+            case Node.SliceUpdate u -> demand(u, "an update writes a buffer of its own");
+            case Node.ArgSort s -> demand(s, "a sort writes a buffer of its own");
+        };
+    }
+
+    // in<i>[line + index·stride]: the source read in place from its buffer, through any views, at the
+    // point with the gathered axis at 0, moved by the index times that axis's stride in the buffer.
+    private Expr gather(Node.Gather g, Mapping mapping) {
+        Expr index = lower(g.index(), mapping);
+        Mapping first = mapping.gathered(g.x().shape(), g.axis(), 0), second = mapping.gathered(g.x().shape(), g.axis(), 1);
+        Node source = g.x();
+        // through views to the buffer; a merging reshape leaves only the flat position, which other views cannot map
+        while (!buffers.containsKey(source) && (first.isAffine() || source instanceof Node.Reshape) && viewOperand(source, first) != null) {
+            first = viewOperand(source, first);
+            second = viewOperand(source, second);
+            source = source.inputs().getFirst();
+        }
+        if (!buffers.containsKey(source)) return demand(source, "a gather reads its source from a buffer, at positions the index gives");
+        IndexMap base = first.dense();
+        int stride = second.dense().offset() - base.offset();
+        int input = input(buffers.get(source), new Kernel.Input(source.dtype(), source.shape().size(), base));
+        return new Expr.Gather(input, index, stride, g.x().shape().dim(g.axis()), g.dtype());
+    }
+
+    // The mapping of a view's operand, as computeOnce reads it; null when `node` is not a view.
+    private static Mapping viewOperand(Node node, Mapping mapping) {
+        return switch (node) {
+            case Node.Reshape r -> mapping.reshaped(r.x().shape());
+            case Node.Permute p -> mapping.permuted(p.x().shape(), p.order());
+            case Node.Expand e -> mapping.expanded(e.x().shape());
+            case Node.Slice s -> mapping.sliced(s.x().shape(), s.axis(), s.start(), s.step());
+            case Node.Input _, Node.Constant _, Node.Iota _, Node.Random _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.IndexCheck _,
+                 Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Gather _, Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> null;
         };
     }
 
@@ -133,6 +169,7 @@ final class Lowering {
         return switch (node) {
             case Node.Constant _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reshape _, Node.Random _ -> true;
             case Node.Input _, Node.Iota _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.IndexCheck _ -> false;
+            case Node.Gather _, Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> false;
         };
     }
 
@@ -141,9 +178,10 @@ final class Lowering {
     private boolean count(Node node) {
         return switch (node) {
             // A node reached twice is computed once (shared); the budget counts it once.
-            case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Iota _, Node.Random _ ->
+            case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Iota _, Node.Random _, Node.Gather _ ->
                     !(fusedOnce.add(node) && fused.add(node) && counting && ++operations > budget);
             case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _, Node.IndexCheck _ -> true;
+            case Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> true;
         };
     }
 
@@ -163,8 +201,12 @@ final class Lowering {
 
     /// A buffer read: dense in the node's shape, so the mapping's flat position is the index map.
     private Expr load(Node node, Mapping mapping) {
-        var input = new Kernel.Input(node.dtype(), node.shape().size(), mapping.dense());
-        var read = new Read(buffers.get(node), input);
+        return new Expr.Load(input(buffers.get(node), new Kernel.Input(node.dtype(), node.shape().size(), mapping.dense())), node.dtype());
+    }
+
+    /// The kernel's input number for reading `buffer` as `input`, shared by every read of both.
+    private int input(int buffer, Kernel.Input input) {
+        var read = new Read(buffer, input);
         Integer index = inputIndex.get(read);
         if (index == null) {
             index = inputs.size();
@@ -172,7 +214,7 @@ final class Lowering {
             inputs.add(input);
             inputBuffers.add(read.buffer());
         }
-        return new Expr.Load(index, node.dtype());
+        return index;
     }
 
     /// A reduction (or matmul) of this kernel's row structure, read once per row: folded into

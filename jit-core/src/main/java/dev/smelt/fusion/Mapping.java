@@ -76,6 +76,15 @@ final class Mapping {
         return new Mapping(kernelRank, x, c, o, null, 0);
     }
 
+    /// For `x` where this value is `gather(x, axis, index)`: the same point with x's axis `axis` at `at`.
+    Mapping gathered(Shape x, int axis, int at) {
+        int[][] c = coef.clone();
+        int[] o = offset.clone();
+        c[axis] = new int[kernelRank];
+        o[axis] = at;
+        return new Mapping(kernelRank, x, c, o, null, 0);
+    }
+
     /// For `x` where this value is `slice(x, axis, start, _, step)`: x's index is `start + step·i`.
     Mapping sliced(Shape x, int axis, int start, int step) {
         int[][] c = coef.clone();

@@ -104,6 +104,7 @@ final class Pressure {
         int need = switch (expr) {
             case Expr.Constant _, Expr.Accumulated _ -> 0;
             case Expr.Load _, Expr.Index _, Expr.Element _ -> 1;
+            case Expr.Gather gather -> Math.max(1, need(gather.index(), shared, known));
             case Expr.Shared s -> need(s.value(), shared, known);
             case Expr.Unary unary -> Math.max(1, need(unary.x(), shared, known));
             case Expr.Cast cast -> Math.max(1, need(cast.x(), shared, known));

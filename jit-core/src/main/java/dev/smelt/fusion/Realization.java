@@ -23,6 +23,11 @@ final class Realization {
         for (Node node : graph.nodes()) {
             switch (node) {
                 case Node.Concat _ -> realized.add(node);
+                case Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> {
+                    realized.add(node);
+                    for (Node operand : node.inputs())
+                        if (!(operand instanceof Node.Input)) decide(operand, "an update or a sort reads its operands from buffers", realized, decisions, labels);
+                }
                 case Node.MatMul m -> {
                     realizeOperand(m.a(), realized, decisions, labels);
                     realizeOperand(m.b(), realized, decisions, labels);
@@ -45,6 +50,7 @@ final class Realization {
     static boolean isOperation(Node node) {
         return switch (node) {
             case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Iota _, Node.Random _ -> true;
+            case Node.Gather _, Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> true;
             case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.IndexCheck _ -> false;
         };
     }

@@ -7,7 +7,10 @@ import dev.smelt.ir.Shape;
 import dev.smelt.kernel.Decision;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.Schedule;
+import dev.smelt.kernel.SortKernel;
+import dev.smelt.kernel.UpdateKernel;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -110,6 +113,8 @@ final class ScheduleBuilder {
 
     /// The launch of `group`'s kernel, or null after adding to `demands` what it needs first.
     private Launched launch(Group group, List<Realize> demands) {
+        var own = group.concat() == null ? standaloneKernel(group.roots().getFirst()) : null; // a concat part copies its value
+        if (own != null) return standalone(group.roots().getFirst(), own);
         Set<Node> written = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         if (group.concat() == null) written.addAll(group.roots());
         var lowering = new Lowering(group, buffers, owners, options.budget(), written);
@@ -156,6 +161,29 @@ final class ScheduleBuilder {
         }
         var launch = new Schedule.Launch(converted.kernel(), bound, fused, category(group, lowering));
         return new Launched(launch, CostModel.time(converted.kernel(), options.machine()), lowering.claimed());
+    }
+
+    /// The kernel of a node that is a launch of its own, reading its operands' buffers whole: an
+    /// update or a sort (Groups gives each a group alone); null for a node that loop kernels compute.
+    static KernelForm standaloneKernel(Node root) {
+        return switch (root) {
+            case Node.ArgSort s -> new SortKernel(s.x().shape(), s.axis(), s.descending(), s.x().dtype());
+            case Node.Scatter s -> new UpdateKernel(s.add() ? UpdateKernel.Kind.SCATTER_ADD : UpdateKernel.Kind.SCATTER, s.shape(), s.axis(), s.index().shape(), s.dtype());
+            case Node.SliceUpdate u -> new UpdateKernel(UpdateKernel.Kind.SLICE, u.shape(), u.axis(), u.value().shape(), u.dtype());
+            case Node.Input _, Node.Constant _, Node.Iota _, Node.Random _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.IndexCheck _,
+                 Node.Reduce _, Node.MatMul _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _, Node.Gather _ -> null;
+        };
+    }
+
+    // x (and an update's index or start, and source) → the node's own buffer; Realization gave each operand a buffer.
+    private Launched standalone(Node root, KernelForm kernel) {
+        var bound = new ArrayList<Integer>();
+        for (Node operand : root.inputs()) bound.add(buffers.get(operand));
+        bound.add(buffers.get(root));
+        fusedNodes.add(List.of(root));
+        spills.add(0.0);
+        var launch = new Schedule.Launch(kernel, bound, List.of(labels.get(root)), root instanceof Node.ArgSort ? "sort" : "update");
+        return new Launched(launch, CostModel.time(kernel, options.machine()), Set.of());
     }
 
     private static Mapping rootMapping(Signature signature, Node root) {

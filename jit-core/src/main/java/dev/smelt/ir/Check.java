@@ -59,6 +59,14 @@ final class Check {
         return inferred;
     }
 
+    /// An `i32` index of `x`'s rank, no larger than `x` on the axes other than `axis` (gather, scatter).
+    static void indexed(String op, Shape x, int axis, Node index) {
+        that(index.dtype() == DType.I32, "%s needs an i32 index, not %s", op, index.dtype());
+        that(index.shape().rank() == x.rank(), "%s needs an index of rank %d, not %s", op, x.rank(), index.shape());
+        for (int d = 0; d < x.rank(); d++)
+            that(d == axis || index.shape().dim(d) <= x.dim(d), "%s index %s is larger than %s off axis %d", op, index.shape(), x, axis);
+    }
+
     static void matmul(Node a, Node b, boolean transposeA, boolean transposeB) {
         int rank = a.shape().rank();
         that(rank >= 2 && rank == b.shape().rank(), "matmul needs operands of equal rank ≥ 2, not %s and %s", a.shape(), b.shape());

@@ -44,6 +44,10 @@ public sealed interface Node {
             case Slice s -> new Slice(inputs.getFirst(), s.axis(), s.start(), s.stop(), s.step());
             case Concat c -> new Concat(inputs, c.axis());
             case Random r -> new Random(r.distribution(), inputs.getFirst(), r.shape(), r.dtype());
+            case Gather g -> new Gather(inputs.get(0), g.axis(), inputs.get(1));
+            case Scatter s -> new Scatter(inputs.get(0), s.axis(), inputs.get(1), inputs.get(2), s.add());
+            case SliceUpdate u -> new SliceUpdate(inputs.get(0), u.axis(), inputs.get(1), inputs.get(2));
+            case ArgSort s -> new ArgSort(inputs.getFirst(), s.axis(), s.descending());
         };
     }
 
@@ -270,5 +274,81 @@ public sealed interface Node {
         public boolean equals(Object o) { return o instanceof Concat c && axis == c.axis && Check.identical(parts, c.parts); }
         public int hashCode() { return Check.hash(axis, Check.identities(parts)); }
         public String toString() { return Check.describe(this, "concat axis=" + axis); }
+    }
+
+    /// `torch.gather`: element `p` is `x` at `p` with axis `axis` replaced by `index[p]`. The index
+    /// is `i32` of x's rank and no larger than `x` on the other axes; the result has its shape. Each
+    /// index lies in `0..x.dim(axis)-1`: the API puts an [IndexCheck] on it.
+    record Gather(Node x, int axis, Node index, Shape shape, DType dtype) implements Node {
+        public Gather(Node x, int axis, Node index) { this(x, axis, index, null, null); }
+        public Gather {
+            Check.axis(axis, x.shape());
+            Check.indexed("gather", x.shape(), axis, index);
+            shape = Check.inferred(shape, index.shape(), "gather");
+            dtype = Check.inferred(dtype, x.dtype(), "gather");
+        }
+        public List<Node> inputs() { return List.of(x, index); }
+        public boolean equals(Object o) { return o instanceof Gather g && axis == g.axis && x == g.x && index == g.index; }
+        public int hashCode() { return Check.hash("gather", axis, x, index); }
+        public String toString() { return Check.describe(this, "gather axis=" + axis); }
+    }
+
+    /// `torch.scatter` (`add` false) and `scatter_add` (`add` true), functional: `x` with each element
+    /// `p` of `src` written to (or added to) `x` at `p` with axis `axis` replaced by `index[p]`, in
+    /// row-major order of `p`, so a repeated index keeps the last write or sums in that order, each
+    /// sum rounded to the dtype. `index` is `i32` of `src`'s shape, no larger than `x` off the axis,
+    /// and checked like [Gather]'s.
+    record Scatter(Node x, int axis, Node index, Node src, boolean add, Shape shape, DType dtype) implements Node {
+        public Scatter(Node x, int axis, Node index, Node src, boolean add) { this(x, axis, index, src, add, null, null); }
+        public Scatter {
+            Check.axis(axis, x.shape());
+            Check.indexed("scatter", x.shape(), axis, index);
+            Check.same(index.shape(), src.shape(), "scatter");
+            Check.same(x.dtype(), src.dtype(), "scatter");
+            Check.that(!add || x.dtype() != DType.BOOL, "scatter add needs a numeric dtype, not bool");
+            shape = Check.inferred(shape, x.shape(), "scatter");
+            dtype = Check.inferred(dtype, x.dtype(), "scatter");
+        }
+        public List<Node> inputs() { return List.of(x, index, src); }
+        public boolean equals(Object o) { return o instanceof Scatter s && axis == s.axis && add == s.add && x == s.x && index == s.index && src == s.src; }
+        public int hashCode() { return Check.hash("scatter", axis, add, x, index, src); }
+        public String toString() { return Check.describe(this, "scatter axis=" + axis + (add ? " add" : "")); }
+    }
+
+    /// `x` with the slice `start ≤ i < start + value.dim(axis)` of `axis` replaced by `value`
+    /// (equal sizes elsewhere). `start` is a 0-d `i32`, so the position may change from call to call
+    /// without a new graph; the API checks it lies in `0..x.dim(axis) - value.dim(axis)`.
+    record SliceUpdate(Node x, int axis, Node start, Node value, Shape shape, DType dtype) implements Node {
+        public SliceUpdate(Node x, int axis, Node start, Node value) { this(x, axis, start, value, null, null); }
+        public SliceUpdate {
+            Check.axis(axis, x.shape());
+            Check.that(start.dtype() == DType.I32 && start.shape().rank() == 0, "a slice update needs a 0-d i32 start, not %s%s", start.dtype(), start.shape());
+            Check.that(value.shape().rank() == x.shape().rank() && value.shape().with(axis, 0).equals(x.shape().with(axis, 0)) && value.shape().dim(axis) <= x.shape().dim(axis),
+                    "a slice update of %s along axis %d cannot take a value of %s", x.shape(), axis, value.shape());
+            Check.same(x.dtype(), value.dtype(), "sliceupdate");
+            shape = Check.inferred(shape, x.shape(), "sliceupdate");
+            dtype = Check.inferred(dtype, x.dtype(), "sliceupdate");
+        }
+        public List<Node> inputs() { return List.of(x, start, value); }
+        public boolean equals(Object o) { return o instanceof SliceUpdate u && axis == u.axis && x == u.x && start == u.start && value == u.value; }
+        public int hashCode() { return Check.hash("sliceupdate", axis, x, start, value); }
+        public String toString() { return Check.describe(this, "sliceupdate axis=" + axis); }
+    }
+
+    /// The `i32` indices that sort each line of `x` along `axis`, stably (`torch.argsort(stable=True)`):
+    /// equal values keep their index order, in either direction; NaN sorts above every number and
+    /// `-0` equals `+0`.
+    record ArgSort(Node x, int axis, boolean descending, Shape shape, DType dtype) implements Node {
+        public ArgSort(Node x, int axis, boolean descending) { this(x, axis, descending, null, null); }
+        public ArgSort {
+            Check.axis(axis, x.shape());
+            Check.that(x.dtype() != DType.BOOL, "argsort needs a numeric operand, not bool");
+            shape = Check.inferred(shape, x.shape(), "argsort");
+            dtype = Check.inferred(dtype, DType.I32, "argsort");
+        }
+        public List<Node> inputs() { return List.of(x); }
+        public boolean equals(Object o) { return o instanceof ArgSort s && axis == s.axis && descending == s.descending && x == s.x; }
+        public int hashCode() { return Check.hash("argsort", axis, descending, x); }
+        public String toString() { return Check.describe(this, "argsort axis=" + axis + (descending ? " descending" : "")); }
     }
 }

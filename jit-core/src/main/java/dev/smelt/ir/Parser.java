@@ -92,6 +92,10 @@ public final class Parser {
             case "concat" -> new Node.Concat(s.operands.stream().map(this::value).toList(), s.integer("axis"));
             case "rand" -> new Node.Random(Distribution.UNIFORM, operand(s, 1, 0), s.type.shape(), s.type.dtype());
             case "randn" -> new Node.Random(Distribution.NORMAL, operand(s, 1, 0), s.type.shape(), s.type.dtype());
+            case "gather" -> new Node.Gather(operand(s, 2, 0), s.integer("axis"), operand(s, 2, 1));
+            case "scatter" -> new Node.Scatter(operand(s, 3, 0), s.integer("axis"), operand(s, 3, 1), operand(s, 3, 2), s.flag("add"));
+            case "argsort" -> new Node.ArgSort(operand(s, 1, 0), s.integer("axis"), s.flag("descending"));
+            case "sliceupdate" -> new Node.SliceUpdate(operand(s, 3, 0), s.integer("axis"), operand(s, 3, 1), operand(s, 3, 2));
             case "input" -> throw new IllegalArgumentException("inputs are declared in the graph header, not as lines");
             default -> elementwiseOrReduce(s);
         };

@@ -54,6 +54,10 @@ public final class Printer {
             case Node.Slice _ -> "slice";
             case Node.Concat _ -> "concat";
             case Node.Random r -> r.distribution().toString();
+            case Node.Gather _ -> "gather";
+            case Node.Scatter _ -> "scatter";
+            case Node.SliceUpdate _ -> "sliceupdate";
+            case Node.ArgSort _ -> "argsort";
         };
     }
 
@@ -78,6 +82,10 @@ public final class Printer {
             case Node.Slice s -> "slice " + ref(s.x(), ids) + " axis=" + s.axis() + " start=" + s.start() + " stop=" + s.stop() + " step=" + s.step();
             case Node.Concat c -> "concat " + refs(c.parts(), ids) + " axis=" + c.axis();
             case Node.Random r -> r.distribution() + " " + ref(r.key(), ids);
+            case Node.Gather g -> "gather " + refs(g.inputs(), ids) + " axis=" + g.axis();
+            case Node.Scatter s -> "scatter " + refs(s.inputs(), ids) + " axis=" + s.axis() + (s.add() ? " add" : "");
+            case Node.SliceUpdate u -> "sliceupdate " + refs(u.inputs(), ids) + " axis=" + u.axis();
+            case Node.ArgSort s -> "argsort " + ref(s.x(), ids) + " axis=" + s.axis() + (s.descending() ? " descending" : "");
         };
     }
 

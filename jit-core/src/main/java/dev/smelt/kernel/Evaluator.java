@@ -31,6 +31,7 @@ record Evaluator(Kernel kernel, Storage[] buffers, int[] index, double[] accumul
             case Expr.Accumulated a -> accumulated[a.reduction()];
             case Expr.Element e -> evaluate.applyAsDouble(kernel.reductions().get(e.reduction()).value());
             case Expr.Shared shared -> evaluate.applyAsDouble(shared.value());
+            case Expr.Gather g -> buffers[g.input()].get(kernel.inputs().get(g.input()).map().at(index) + (int) evaluate.applyAsDouble(g.index()) * g.stride());
             case Expr.Random r -> r.dtype().round(r.distribution().sample(
                     Node.Random.key((int) evaluate.applyAsDouble(r.keyHigh()), (int) evaluate.applyAsDouble(r.keyLow())), (int) evaluate.applyAsDouble(r.position()), r.dtype()));
         };

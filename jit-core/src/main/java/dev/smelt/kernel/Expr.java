@@ -48,6 +48,7 @@ public sealed interface Expr {
             case Where where -> List.of(where.condition(), where.ifTrue(), where.ifFalse());
             case Cast cast -> List.of(cast.x());
             case Random random -> List.of(random.position(), random.keyHigh(), random.keyLow());
+            case Gather gather -> List.of(gather.index());
         };
     }
 
@@ -61,6 +62,7 @@ public sealed interface Expr {
             case Cast cast -> new Cast(rewrite.apply(cast.x()), cast.dtype());
             case Shared shared -> new Shared(shared.id(), rewrite.apply(shared.value()));
             case Random random -> new Random(random.distribution(), rewrite.apply(random.position()), rewrite.apply(random.keyHigh()), rewrite.apply(random.keyLow()), random.dtype());
+            case Gather gather -> new Gather(gather.input(), rewrite.apply(gather.index()), gather.stride(), gather.limit(), gather.dtype());
         };
     }
 
@@ -141,6 +143,19 @@ public sealed interface Expr {
         public Random {
             if (position.dtype() != DType.I32 || keyHigh.dtype() != DType.I32 || keyLow.dtype() != DType.I32 || !dtype.isFloating())
                 throw new IllegalArgumentException(distribution + " needs i32 position and key and a float dtype");
+        }
+        public boolean equals(Object o) { return o instanceof Expr e && Structure.equal(this, e); }
+        public int hashCode() { return Structure.hash(this); }
+        public String toString() { return KernelPrinter.expression(this, 2000); }
+    }
+
+    /// Input buffer `input` read through its [IndexMap] at the current point and then `index · stride`
+    /// further: a gather, whose position along one axis is data. `index` is an `i32` in
+    /// `0..limit-1`, checked before the kernel runs (`Node.IndexCheck`); the map reads index 0 there.
+    /// (A limit of 0 leaves no index: the kernel's space is empty.)
+    record Gather(int input, Expr index, int stride, int limit, DType dtype) implements Expr {
+        public Gather {
+            if (index.dtype() != DType.I32 || limit < 0) throw new IllegalArgumentException("a gather needs an i32 index and a limit of at least 0");
         }
         public boolean equals(Object o) { return o instanceof Expr e && Structure.equal(this, e); }
         public int hashCode() { return Structure.hash(this); }

@@ -4,6 +4,7 @@ package dev.smelt.kernel;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Shape;
 import java.util.List;
+import java.util.stream.Stream;
 
 /// The invariants of a [Kernel], checked once when it is built so that generated code can trust
 /// them: every load and store stays inside its buffer, dtypes agree, operators get the dtypes the
@@ -19,6 +20,13 @@ final class KernelCheck {
         require(reducedRank > 0 || reductions.isEmpty(), "a pointwise kernel has no reductions");
         require(!outputs.isEmpty(), "a kernel writes at least one output");
         for (var input : inputs) inBounds("input", input.map(), input.size(), space);
+        // A gather reaches its map's positions moved by up to (limit - 1)·stride.
+        Stream.concat(reductions.stream().map(Kernel.Reduction::value), outputs.stream().map(Kernel.Output::value)).forEach(expr -> Expr.walk(expr, node -> {
+            if (node instanceof Expr.Gather g && g.input() >= 0 && g.input() < inputs.size() && g.stride() >= 0 && g.limit() > 0) {
+                var map = inputs.get(g.input()).map();
+                inBounds("gather", new IndexMap(Math.toIntExact(map.offset() + (long) (g.limit() - 1) * g.stride()), map.strides()), inputs.get(g.input()).size(), space);
+            }
+        }));
         // One id, one value: generated code computes a shared value once and reads it wherever the id occurs.
         var shared = new java.util.HashMap<Integer, Expr>();
         int firstReduced = space.rank() - reducedRank;
@@ -62,6 +70,10 @@ final class KernelCheck {
         private void checkNode(Expr expr) {
             switch (expr) {
                 case Expr.Load load -> load(load);
+                case Expr.Gather gather -> {
+                    load(new Expr.Load(gather.input(), gather.dtype()));
+                    require(gather.stride() >= 0, "gather of input %d with negative stride %d", gather.input(), gather.stride());
+                }
                 case Expr.Constant _, Expr.Cast _ -> { }
                 case Expr.Random random -> require(invariant(random.keyHigh()) && invariant(random.keyLow()), "the key of %s varies over the space", random);
                 case Expr.Shared s -> {
@@ -97,7 +109,7 @@ final class KernelCheck {
             boolean[] invariant = {true};
             Expr.walk(expr, node -> invariant[0] &= switch (node) {
                 case Expr.Load load -> load.input() < inputs.size() && inputs.get(load.input()).map().strides().stream().allMatch(stride -> stride == 0);
-                case Expr.Index _, Expr.Accumulated _, Expr.Element _, Expr.Shared _, Expr.Random _ -> false;
+                case Expr.Index _, Expr.Accumulated _, Expr.Element _, Expr.Shared _, Expr.Random _, Expr.Gather _ -> false;
                 case Expr.Constant _, Expr.Unary _, Expr.Binary _, Expr.Where _, Expr.Cast _ -> true;
             });
             return invariant[0];

@@ -18,6 +18,8 @@ public final class KernelInterpreter implements KernelFunction {
         return switch (kernel) {
             case Kernel loops -> new KernelInterpreter(loops);
             case MatMulKernel matmul -> new MatMulInterpreter(matmul);
+            case UpdateKernel update -> new UpdateFunction(update);
+            case SortKernel sort -> new SortFunction(sort);
         };
     }
 

@@ -106,6 +106,7 @@ public final class KernelPrinter {
                 case Expr.Where where -> call("where", where.condition(), where.ifTrue(), where.ifFalse());
                 case Expr.Cast cast -> call("cast<" + cast.dtype() + ">", cast.x());
                 case Expr.Random r -> call(r.distribution() + "<" + r.dtype() + ">", r.position(), r.keyHigh(), r.keyLow());
+                case Expr.Gather g -> call("in" + g.input() + "@" + g.stride(), g.index());
                 case Expr.Accumulated acc -> text.append('r').append(acc.reduction());
                 case Expr.Element element -> text.append('e').append(element.reduction());
                 case Expr.Shared s -> {

@@ -52,6 +52,7 @@ public final class Structure {
             case Expr.Cast cast -> cast.dtype() == ((Expr.Cast) b).dtype();
             case Expr.Shared shared -> shared.id() == ((Expr.Shared) b).id();
             case Expr.Random random -> random.distribution() == ((Expr.Random) b).distribution() && random.dtype() == b.dtype();
+            case Expr.Gather g -> g.input() == ((Expr.Gather) b).input() && g.stride() == ((Expr.Gather) b).stride() && g.limit() == ((Expr.Gather) b).limit() && g.dtype() == b.dtype();
             case Expr.Where _, Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _, Expr.Element _ -> true;
         };
     }
@@ -67,6 +68,7 @@ public final class Structure {
             case Expr.Shared s -> s.id();
             case Expr.Where _ -> 7;
             case Expr.Random r -> 31 * r.distribution().ordinal() + r.dtype().ordinal();
+            case Expr.Gather g -> (31 * g.input() + g.stride()) * 31 + g.dtype().ordinal();
             case Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _, Expr.Element _ -> throw new IllegalStateException("leaf");
         };
         for (Expr operand : Expr.operands(expr)) hash = 31 * hash + hash(operand, known);

@@ -7,6 +7,7 @@ import dev.smelt.kernel.IndexMap;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.MatMulKernel;
 import dev.smelt.kernel.Schedule;
+import dev.smelt.kernel.UpdateKernel;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -28,14 +29,17 @@ import java.util.Set;
 ///   there while that reduction folds, nothing computed after that pass reads the input: no later
 ///   reduction, and no output (this one included) but through that element.
 ///
-/// A row output may also overwrite an input it reads at its own row's position ([#rowSafe]), and a
-/// matmul's epilogue output a donated input ([#donatable]). Anything else — a view or broadcast of
-/// the input, a reduction that reads the input in another layout, any other matmul — is refused.
+/// A row output may also overwrite an input it reads at its own row's position ([#rowSafe]), a
+/// matmul's epilogue output a donated input ([#donatable]), and an [UpdateKernel] its base ([#overwritesBase]):
+/// a KV cache written at one position then costs that position, not a copy of the cache. Anything
+/// else — a view or broadcast of the input, a reduction that reads the input in another layout, any
+/// other matmul, a sort — is refused.
 final class InPlace {
     private InPlace() {}
 
     /// Whether output `output` of `launch` may share the array of the buffer `buffer` it reads.
     static boolean safe(Schedule.Launch launch, int output, int buffer) {
+        if (launch.kernel() instanceof UpdateKernel) return overwritesBase(launch, buffer);
         // A matmul accumulates its product over K in its output while it still reads its operands.
         if (!(launch.kernel() instanceof Kernel kernel)) return false;
         var target = kernel.outputs().get(output);
@@ -68,6 +72,13 @@ final class InPlace {
             if (other.perRow() && reads(kernel, other.value(), aliases, -1)) return false;
         }
         return true;
+    }
+
+    /// An update may take its base's array: it reads the base only to copy it (skipped then) and
+    /// writes the region from its index and source, which must be other arrays.
+    private static boolean overwritesBase(Schedule.Launch launch, int buffer) {
+        var bound = launch.buffers();
+        return bound.get(0) == buffer && bound.get(1) != buffer && bound.get(2) != buffer;
     }
 
     /// The inputs bound to `buffer`, each read through `target`'s own map and dtype (so every point

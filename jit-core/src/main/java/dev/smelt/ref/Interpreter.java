@@ -73,6 +73,10 @@ public final class Interpreter {
             case Slice slice -> slice(slice, values.get(slice.x()));
             case Concat concat -> concat(concat, concat.parts().stream().map(values::get).toList());
             case Node.Random random -> random(random, values.get(random.key()));
+            case Node.Gather gather -> Indexing.gather(gather, values.get(gather.x()), values.get(gather.index()));
+            case Node.Scatter scatter -> Indexing.scatter(scatter, values.get(scatter.x()), values.get(scatter.index()), values.get(scatter.src()));
+            case Node.SliceUpdate update -> Indexing.sliceUpdate(update, values.get(update.x()), values.get(update.start()), values.get(update.value()));
+            case Node.ArgSort sort -> Indexing.argsort(sort, values.get(sort.x()));
         };
     }
 

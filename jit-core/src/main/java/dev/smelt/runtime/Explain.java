@@ -59,6 +59,7 @@ public final class Explain {
 
     private static String tier(Object function) {
         if (function instanceof MatMulFunction matmul) return matmul.tier();
+        if (function instanceof dev.smelt.kernel.UpdateFunction || function instanceof dev.smelt.kernel.SortFunction) return "plain Java loops (not generated)";
         return function instanceof TieredKernel tiered ? tiered.tier() : "scalar (small kernel)";
     }
 
@@ -79,6 +80,8 @@ public final class Explain {
         return switch (kernel) {
             case Kernel loops -> loops.space().count();
             case MatMulKernel matmul -> matmul.space().count();
+            case dev.smelt.kernel.UpdateKernel update -> update.region().count();
+            case dev.smelt.kernel.SortKernel sort -> sort.shape().count();
         };
     }
 
@@ -87,6 +90,8 @@ public final class Explain {
         return switch (kernel) {
             case Kernel loops -> output.perRow() ? loops.workItems() : loops.space().count();
             case MatMulKernel matmul -> matmul.result().size();
+            case dev.smelt.kernel.UpdateKernel update -> update.region().count(); // the copy, when there is one, is the plan's to say
+            case dev.smelt.kernel.SortKernel sort -> sort.shape().count();
         };
     }
 
@@ -131,6 +136,7 @@ public final class Explain {
         return switch (node) {
             case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.IndexCheck _ -> false;
             case Node.Iota _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Random _ -> true;
+            case Node.Gather _, Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> true;
         };
     }
 }

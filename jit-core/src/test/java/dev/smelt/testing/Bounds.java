@@ -9,6 +9,7 @@ import dev.smelt.ir.Node;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.UnaryOp;
+import java.util.List;
 
 /// One error rule per op for [GraphTolerance]: `e(op(x)) = max|op'| over [x−e, x+e] · e(x) + own rounding`.
 final class Bounds {
@@ -156,6 +157,11 @@ final class Bounds {
     }
 
     /// Integers and bools are exact, unless computed from something inexact.
+    /// An argsort's indices: exact where no value of the line has an error, else anything (the order may flip).
+    static Node sortedBy(Node.ArgSort s, Node ex) {
+        return exactUnless(new Node.Expand(reduce(ReduceOp.MAX, ex, List.of(s.axis())), s.shape()));
+    }
+
     private static Node exactUnless(Node e) { return unstableIf(positive(e), zero(e.shape())); }
 
     /// NaN bounds (from ∞·0 and the like) mean nothing is known: treat them as unbounded.

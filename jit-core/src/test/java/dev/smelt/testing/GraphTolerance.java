@@ -64,6 +64,10 @@ public final class GraphTolerance {
             case Node.Expand x -> new Node.Expand(e.get(x.x()), x.shape());
             case Node.Slice s -> new Node.Slice(e.get(s.x()), s.axis(), s.start(), s.stop(), s.step());
             case Node.Concat c -> new Node.Concat(c.parts().stream().map(e::get).toList(), c.axis());
+            case Node.Gather g -> new Node.Gather(e.get(g.x()), g.axis(), g.index());                 // indices are exact
+            case Node.Scatter s -> new Node.Scatter(e.get(s.x()), s.axis(), s.index(), e.get(s.src()), s.add()); // one summation order everywhere
+            case Node.SliceUpdate u -> new Node.SliceUpdate(e.get(u.x()), u.axis(), u.start(), e.get(u.value()));
+            case Node.ArgSort s -> Bounds.sortedBy(s, e.get(s.x()));
         };
     }
 

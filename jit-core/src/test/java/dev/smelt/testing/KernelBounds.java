@@ -72,7 +72,15 @@ public final class KernelBounds {
             case Expr.Element e -> evaluate(kernel.reductions().get(e.reduction()).value(), index, accumulated);
             case Expr.Shared shared -> evaluate(shared.value(), index, accumulated);
             case Expr.Random r -> random(r, index, accumulated);
+            case Expr.Gather g -> gather(g, index, accumulated);
         };
+    }
+
+    // Exact where the index is: the element it names.
+    private Bound gather(Expr.Gather g, int[] index, Bound[] accumulated) {
+        Bound at = evaluate(g.index(), index, accumulated);
+        if (!at.exact()) return Bound.any(g.dtype());
+        return Bound.exact(inputs[g.input()].get(kernel.inputs().get(g.input()).map().at(index) + (int) at.lo() * g.stride()));
     }
 
     // Exact where the position and key are: every evaluation computes the same bits.

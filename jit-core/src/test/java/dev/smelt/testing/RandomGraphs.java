@@ -39,7 +39,7 @@ public final class RandomGraphs {
         -Float.MAX_VALUE, 1.0, -1.0, 0.5};
     private static final double[] SPECIAL_DOUBLES = {Double.MIN_VALUE, Double.MIN_NORMAL / 3, Double.MAX_VALUE, -Double.MAX_VALUE};
 
-    private enum Kind { CONSTANT, IOTA, UNARY, BINARY, WHERE, CAST, REDUCE, MATMUL, RESHAPE, PERMUTE, EXPAND, SLICE, CONCAT, RANDOM }
+    private enum Kind { CONSTANT, IOTA, UNARY, BINARY, WHERE, CAST, REDUCE, MATMUL, RESHAPE, PERMUTE, EXPAND, SLICE, CONCAT, RANDOM, GATHER, SCATTER, SLICE_UPDATE, ARGSORT }
 
     private final Random random;
     private final List<Node> pool = new ArrayList<>();
@@ -110,8 +110,47 @@ public final class RandomGraphs {
             case CONCAT -> concat(atLeastRank(pick(), 1));
             // Keyed by a constant: every evaluation draws the same values, so the oracle can check them.
             case RANDOM -> add(new Node.Random(any(Distribution.values()), constant(Shape.of(2), DType.I32), randomShape(), any(List.of(DType.F32, DType.F64))));
+            case GATHER -> gather(atLeastRank(pick(), 1));
+            case SCATTER -> scatter(atLeastRank(pick(), 1));
+            case SLICE_UPDATE -> sliceUpdate(atLeastRank(pick(), 1));
+            case ARGSORT -> argsort(atLeastRank(numeric(pick()), 1));
         };
     }
+
+    private Node gather(Node x) {
+        int axis = random.nextInt(x.shape().rank());
+        return add(new Node.Gather(x, axis, index(x.shape(), axis)));
+    }
+
+    private Node scatter(Node x) {
+        int axis = random.nextInt(x.shape().rank());
+        Node index = index(x.shape(), axis);
+        Node src = partner(index.shape()::equals, index.shape(), x.dtype());
+        return add(new Node.Scatter(x, axis, index, src, x.dtype() != DType.BOOL && random.nextBoolean()));
+    }
+
+    private Node argsort(Node x) { return add(new Node.ArgSort(x, random.nextInt(x.shape().rank()), random.nextBoolean())); }
+
+    private Node sliceUpdate(Node x) {
+        int axis = random.nextInt(x.shape().rank()), dim = x.shape().dim(axis), length = random.nextInt(dim + 1);
+        Shape region = x.shape().with(axis, length);
+        Node value = partner(region::equals, region, x.dtype());
+        return add(new Node.SliceUpdate(x, axis, constant(Shape.SCALAR, dim - length, DType.I32), value));
+    }
+
+    /// An index into `shape` along `axis`, in range whatever the data: no larger than `shape` off the
+    /// axis, its values an iota capped at the axis's last index, sometimes reversed, so it repeats.
+    private Node index(Shape shape, int axis) {
+        int dim = shape.dim(axis);
+        var dims = new ArrayList<Integer>();
+        for (int d = 0; d < shape.rank(); d++) dims.add(d == axis ? (dim == 0 ? 0 : random.nextInt(5)) : random.nextInt(shape.dim(d) + 1));
+        Shape index = new Shape(dims);
+        if (dim == 0 || index.count() == 0) return constant(index, 0, DType.I32);
+        Node capped = add(new Node.Binary(BinaryOp.MINIMUM, iota(index, DType.I32), constant(index, dim - 1, DType.I32)));
+        return random.nextBoolean() ? capped : add(new Node.Binary(BinaryOp.SUB, constant(index, dim - 1, DType.I32), capped));
+    }
+
+    private Node constant(Shape shape, double value, DType dtype) { return add(new Node.Constant(value, shape, dtype)); }
 
     private Node constant(Shape shape, DType dtype) {
         double value = switch (dtype) {

@@ -29,7 +29,7 @@ import java.util.stream.IntStream;
 /// and across bodies, as the cost model shares them.
 /// Inputs are read through random index maps: contiguous, broadcast (stride 0), permuted, strided
 /// with padding and an offset, flipped (negative strides). Expressions are trees of depth up to 4
-/// over every operator, `where`, casts between all dtypes, indices, constants and loads.
+/// over every operator, `where`, casts between all dtypes, indices, constants, loads and gathers.
 public final class RandomKernels {
     public static final int MAX_POINTS = 2048;
     private static final int[] DIMS = {1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 31, 33};
@@ -171,7 +171,21 @@ public final class RandomKernels {
         if (kind < 4) return new Expr.Constant(constant(dtype), dtype);
         int axes = perRow ? space.rank() - reducedRank : space.rank();
         if (kind < 5 && dtype != DType.BOOL && axes > 0) return new Expr.Index(random.nextInt(axes), dtype);
+        if (kind < 6 && !columns && inputs.size() < MAX_INPUTS) return gather(dtype, perRow); // a gather keeps a kernel off the column path
         return new Expr.Load(input(dtype, perRow), dtype);
+    }
+
+    /// A gather from a new input of `limit` stacked copies of a random layout, its index a random
+    /// `i32` expression clamped into `0..limit-1`.
+    private Expr gather(DType dtype, boolean perRow) {
+        int limit = 1 + random.nextInt(4);
+        Expr index = new Expr.Binary(BinaryOp.MINIMUM, new Expr.Binary(BinaryOp.MAXIMUM, expression(DType.I32, 2, perRow), new Expr.Constant(0, DType.I32)),
+                new Expr.Constant(limit - 1, DType.I32));
+        var layout = layout(perRow, 0.2);
+        inputs.add(new Kernel.Input(dtype, layout.size() * limit, layout.map()));
+        int first = space.rank() - reducedRank;
+        rowInvariant.add(IntStream.range(first, space.rank()).allMatch(axis -> layout.map().stride(axis) == 0));
+        return new Expr.Gather(inputs.size() - 1, index, layout.size(), limit, dtype);
     }
 
     private double constant(DType dtype) {

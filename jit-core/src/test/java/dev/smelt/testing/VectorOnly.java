@@ -31,6 +31,8 @@ public final class VectorOnly {
         return switch (kernel) {
             case Kernel loops -> KernelLoader.load(verified(KernelEmitter.emit(loops, Variant.VECTOR)));
             case MatMulKernel matmul -> matmul(matmul, MicroKernelShape.of(matmul.dtype()));
+            case dev.smelt.kernel.UpdateKernel update -> new dev.smelt.kernel.UpdateFunction(update); // no generated code
+            case dev.smelt.kernel.SortKernel sort -> new dev.smelt.kernel.SortFunction(sort);
         };
     }
 
