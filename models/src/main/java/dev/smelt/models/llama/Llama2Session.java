@@ -15,10 +15,10 @@ import java.util.Map;
 /// `[kvHeads, seqLen, headSize]`) and the compiled programs that extend it. [#prefill] runs a
 /// prompt as one batch (matmuls, not matrix-vector products) and stores its keys and values;
 /// [#next] then decodes one token per call with one program whose position is an input, so
-/// tokens do not recompile: the program writes the token's key and value into the cache tensors
-/// it is given back (their own arrays, [Compiled#applyUpdating]) and attends over the first
-/// positions, rounded up to a multiple of [#BUCKET] (one program per bucket), masked past the
-/// token. Not thread-safe.
+/// tokens do not recompile. Both write into the cache in place: the caches are donated
+/// ([Compiled#applyUpdating]) and updated with `sliceUpdate`, which writes only the new rows. A
+/// token attends over the first positions, rounded up to a multiple of [#BUCKET] (one program per
+/// bucket), masked past itself. Not thread-safe.
 public final class Llama2Session {
     /// Positions attended per program: a token at position `p` reads `⌈(p + 1) / 32⌉ · 32` cache rows.
     public static final int BUCKET = 32;
@@ -39,7 +39,7 @@ public final class Llama2Session {
         this.logits = Tensor.zeros(1, config.vocab());
         outputs.add(logits);
         outputs.addAll(cache);
-        this.prefill = Jit.compile(args -> prompt(args.get(0), args.get(1), args.get(2)), 3);
+        this.prefill = Jit.compile(args -> prompt(args.get(0), args.get(1), args.get(2), args.subList(3, args.size())), 3 + cache.size());
     }
 
     /// Positions decoded so far.
@@ -57,10 +57,11 @@ public final class Llama2Session {
         if (tokens == null || tokens.length == 0 || tokens.length > config.seqLen())
             throw SmeltException.of("Llama2Session.prefill", "expected 1..%d tokens, got %s", config.seqLen(), tokens == null ? "null" : tokens.length);
         Tensor angles = Llama2.angles(0, tokens.length, config.headSize());
-        List<Tensor> results = prefill.applyAll(model.embed("Llama2Session.prefill", tokens), angles.cos(), angles.sin());
-        for (int i = 0; i < cache.size(); i++) cache.get(i).slice(1, 0, tokens.length).copyFrom(results.get(i + 1));
+        var arguments = new ArrayList<>(List.of(model.embed("Llama2Session.prefill", tokens), angles.cos(), angles.sin()));
+        arguments.addAll(cache);
+        prefill.applyUpdating(outputs, arguments.toArray(Tensor[]::new));
         length = tokens.length;
-        return results.getFirst().toFloatArray();
+        return logits.toFloatArray();
     }
 
     /// Decodes `token` at the next position and returns the logits that follow it.
@@ -77,15 +78,16 @@ public final class Llama2Session {
         return logits.toFloatArray();
     }
 
-    // The last position's logits, then every layer's keys, then values, of a prompt.
-    private List<Tensor> prompt(Tensor x, Tensor cos, Tensor sin) {
+    // The last position's logits, then the caches with the prompt's keys and values written from position 0.
+    private List<Tensor> prompt(Tensor x, Tensor cos, Tensor sin, List<Tensor> caches) {
+        int layers = config.layers();
         var keys = new ArrayList<Tensor>();
         var values = new ArrayList<Tensor>();
-        for (Llama2Checkpoint.Layer layer : model.weights().layers()) {
-            var qkv = model.projections(layer, x, cos, sin);
-            keys.add(qkv[1]);
-            values.add(qkv[2]);
-            x = model.feedForward(layer, x, Tensor.scaledDotProductAttention(qkv[0], qkv[1], qkv[2], true));
+        for (int l = 0; l < layers; l++) {
+            var qkv = model.projections(model.weights().layers().get(l), x, cos, sin);
+            keys.add(caches.get(l).sliceUpdate(1, 0, qkv[1]));
+            values.add(caches.get(layers + l).sliceUpdate(1, 0, qkv[2]));
+            x = model.feedForward(model.weights().layers().get(l), x, Tensor.scaledDotProductAttention(qkv[0], qkv[1], qkv[2], true));
         }
         var results = new ArrayList<Tensor>(List.of(model.classify(x.slice(0, x.dim(0) - 1, x.dim(0)))));
         results.addAll(keys);
@@ -114,9 +116,7 @@ public final class Llama2Session {
         return results;
     }
 
-    // `cache` [kvHeads, seqLen, headSize] with row `position` of every head replaced by `row` [kvHeads, 1, headSize].
-    private Tensor written(Tensor cache, Tensor position, Tensor row) {
-        Tensor at = Tensor.arange(config.seqLen()).eq(position).reshape(1, config.seqLen(), 1);
-        return Tensor.where(at, row, cache);
-    }
+    // `cache` [kvHeads, seqLen, headSize] with row `position` of every head replaced by `row`
+    // [kvHeads, 1, headSize]: written in place, one row per head, since the cache is donated.
+    private static Tensor written(Tensor cache, Tensor position, Tensor row) { return cache.sliceUpdate(1, position, row); }
 }
