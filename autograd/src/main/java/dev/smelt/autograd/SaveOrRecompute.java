@@ -42,6 +42,7 @@ public final class SaveOrRecompute {
             }
             case Reduce _ -> save(node, "a reduction reads all of its operand again");
             case MatMul _ -> save(node, "a matmul is compute-bound");
+            case Attention _ -> save(node, "attention is compute-bound; the forward kernel writes its logsumexp beside its output");
         };
     }
 

@@ -45,6 +45,7 @@ final class Vjp {
             case Slice s -> List.of(slice(s, g, b));                                            // g placed back, zeros elsewhere
             case Concat c -> concat(c, g, b);                                                    // each part's slice of g
             case Random _ -> Arrays.asList((Node) null);                                         // no gradient to the key
+            case Attention a -> AttentionVjp.of(a, g, b);                                        // FlashAttention-2's fused backward
         };
     }
 

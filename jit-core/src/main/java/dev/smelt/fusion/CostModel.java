@@ -75,7 +75,17 @@ public final class CostModel {
         return switch (kernel) {
             case Kernel loops -> kernelTime(loops, machine);
             case dev.smelt.kernel.MatMulKernel matmul -> matmulTime(matmul);
+            case dev.smelt.kernel.AttentionKernel attention -> attentionTime(attention);
         };
+    }
+
+    /// Fused attention: its products at the matmul's rate, twice as long for the exponentials and
+    /// the block bookkeeping between them (`AttentionBench`: fused attention runs at about half the
+    /// packed matmul's GFLOP/s), plus a launch. Its operands are read once per block of queries, in
+    /// cache, so memory does not bound it.
+    static double attentionTime(dev.smelt.kernel.AttentionKernel kernel) {
+        double scale = kernel.dtype().bytes() == 8 ? 2 : 1;
+        return 2 * kernel.flops() * MATMUL_NS_PER_FLOP * scale + LAUNCH_NS;
     }
 
     /// A packed matmul: its flops at the generated micro-kernel's rate, or its bytes if more, plus

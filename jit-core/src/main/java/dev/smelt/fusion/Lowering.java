@@ -119,6 +119,7 @@ final class Lowering {
             case Node.Concat c -> demand(c, "concat writes its parts into one buffer");
             case Node.Random r -> random(r, mapping);
             case Node.IndexCheck c -> throw new IllegalStateException("index checks run before the kernels (pass.IndexChecks), not in one: " + c);
+            case Node.Attention a -> demand(a, "attention is a kernel of its own");
         };
     }
 
@@ -132,7 +133,7 @@ final class Lowering {
     private static boolean isElementwise(Node node) {
         return switch (node) {
             case Node.Constant _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reshape _, Node.Random _ -> true;
-            case Node.Input _, Node.Iota _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.IndexCheck _ -> false;
+            case Node.Input _, Node.Iota _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.IndexCheck _, Node.Attention _ -> false;
         };
     }
 
@@ -143,7 +144,7 @@ final class Lowering {
             // A node reached twice is computed once (shared); the budget counts it once.
             case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Iota _, Node.Random _ ->
                     !(fusedOnce.add(node) && fused.add(node) && counting && ++operations > budget);
-            case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _, Node.IndexCheck _ -> true;
+            case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _, Node.IndexCheck _, Node.Attention _ -> true;
         };
     }
 

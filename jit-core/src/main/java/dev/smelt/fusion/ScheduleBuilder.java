@@ -62,6 +62,12 @@ final class ScheduleBuilder {
         var demands = new ArrayList<Realize>();
         double cost = 0;
         for (Group group : Groups.of(roots, realized, this::cone, this::signature, options.mode() != FusionMode.NONE, options.budget())) {
+            if (group.roots().getFirst() instanceof Node.Attention) {
+                var launch = attention(group);
+                cost += CostModel.time(launch.kernel(), options.machine());
+                launches.add(launch);
+                continue;
+            }
             var key = prices == null ? null : KernelPrices.key(group, realized, this::cone);
             var known = key == null ? null : prices.claimFor(key, group, owners);
             if (known != null) {
@@ -151,6 +157,16 @@ final class ScheduleBuilder {
         if (prices == null) decisions.add(MatMulLaunch.decision(name, labels.get(matmul.get()), fused, converted.kernel(), options.machine()));
         var launch = new Schedule.Launch(converted.kernel(), bound, fused, category(group, lowering));
         return new Launched(launch, CostModel.time(converted.kernel(), options.machine()), lowering.claimed());
+    }
+
+    // One attention kernel for a group of siblings, with the decision that says how it runs.
+    private Schedule.Launch attention(Group group) {
+        var launch = AttentionLaunch.of(group.roots(), buffers, labels);
+        if (prices == null)
+            decisions.add(AttentionLaunch.decision("kernel %d %s".formatted(fusedNodes.size(), labels.get(group.roots().getFirst())), (dev.smelt.kernel.AttentionKernel) launch.kernel(), options.machine()));
+        fusedNodes.add(List.copyOf(group.roots()));
+        spills.add(0.0);
+        return launch;
     }
 
     private static Mapping rootMapping(Signature signature, Node root) {

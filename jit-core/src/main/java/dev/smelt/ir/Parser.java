@@ -92,6 +92,7 @@ public final class Parser {
             case "concat" -> new Node.Concat(s.operands.stream().map(this::value).toList(), s.integer("axis"));
             case "rand" -> new Node.Random(Distribution.UNIFORM, operand(s, 1, 0), s.type.shape(), s.type.dtype());
             case "randn" -> new Node.Random(Distribution.NORMAL, operand(s, 1, 0), s.type.shape(), s.type.dtype());
+            case "attention" -> new Node.Attention(AttentionPart.parse(s.word("part")), s.operands.stream().map(this::value).toList(), s.flag("causal"), s.real("scale"));
             case "input" -> throw new IllegalArgumentException("inputs are declared in the graph header, not as lines");
             default -> elementwiseOrReduce(s);
         };

@@ -54,6 +54,7 @@ public final class Printer {
             case Node.Slice _ -> "slice";
             case Node.Concat _ -> "concat";
             case Node.Random r -> r.distribution().toString();
+            case Node.Attention _ -> "attention";
         };
     }
 
@@ -78,6 +79,7 @@ public final class Printer {
             case Node.Slice s -> "slice " + ref(s.x(), ids) + " axis=" + s.axis() + " start=" + s.start() + " stop=" + s.stop() + " step=" + s.step();
             case Node.Concat c -> "concat " + refs(c.parts(), ids) + " axis=" + c.axis();
             case Node.Random r -> r.distribution() + " " + ref(r.key(), ids);
+            case Node.Attention a -> "attention " + refs(a.operands(), ids) + " part=" + a.part() + " scale=" + a.scale() + (a.causal() ? " causal" : "");
         };
     }
 

@@ -6,7 +6,7 @@ import java.util.List;
 /// A kernel in one of its two forms: a loop nest ([Kernel]) or a matmul with a fused epilogue
 /// ([MatMulKernel]). Both bind buffers the same way (inputs, then outputs) and split their work
 /// into items that calls on disjoint ranges compute independently.
-public sealed interface KernelForm permits Kernel, MatMulKernel {
+public sealed interface KernelForm permits Kernel, MatMulKernel, AttentionKernel {
     List<Kernel.Input> inputs();
 
     List<Kernel.Output> outputs();

@@ -18,6 +18,7 @@ public final class KernelInterpreter implements KernelFunction {
         return switch (kernel) {
             case Kernel loops -> new KernelInterpreter(loops);
             case MatMulKernel matmul -> new MatMulInterpreter(matmul);
+            case AttentionKernel attention -> new AttentionInterpreter(attention);
         };
     }
 

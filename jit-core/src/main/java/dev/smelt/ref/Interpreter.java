@@ -73,7 +73,17 @@ public final class Interpreter {
             case Slice slice -> slice(slice, values.get(slice.x()));
             case Concat concat -> concat(concat, concat.parts().stream().map(values::get).toList());
             case Node.Random random -> random(random, values.get(random.key()));
+            case Node.Attention attention -> attention(attention, attention.operands().stream().map(values::get).toList());
         };
+    }
+
+    // Attention the plain way: the scores, their softmax and the products, one op after another
+    // (AttentionMath.expand), over the operands' values.
+    private static Storage attention(Node.Attention attention, List<Storage> operands) {
+        var inputs = new java.util.ArrayList<Input>();
+        for (Node operand : attention.operands()) inputs.add(new Input(inputs.size(), operand.shape(), operand.dtype()));
+        Node plain = dev.smelt.ir.AttentionMath.expand((Node.Attention) attention.withInputs(List.copyOf(inputs)));
+        return run(new Graph(inputs, List.of(plain)), operands).getFirst();
     }
 
     // Element i is distribution.sample(key, i), rounded once by Storage.set.

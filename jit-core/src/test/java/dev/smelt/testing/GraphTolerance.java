@@ -64,7 +64,18 @@ public final class GraphTolerance {
             case Node.Expand x -> new Node.Expand(e.get(x.x()), x.shape());
             case Node.Slice s -> new Node.Slice(e.get(s.x()), s.axis(), s.start(), s.stop(), s.step());
             case Node.Concat c -> new Node.Concat(c.parts().stream().map(e::get).toList(), c.axis());
+            case Node.Attention a -> expanded(dev.smelt.ir.AttentionMath.expand(a), e);  // attention's bound is its unfused ops'
         };
+    }
+
+    // The bound of `node`, a node of an attention's expansion over operands `e` bounds already.
+    private static Node expanded(Node node, Map<Node, Node> e) {
+        Node known = e.get(node);
+        if (known != null) return known;
+        node.inputs().forEach(operand -> expanded(operand, e));
+        Node error = withinRange(node, bound(node, e));
+        e.put(node, error);
+        return error;
     }
 
     /// Unbounded where the value's error reaches past its dtype's largest finite value: another

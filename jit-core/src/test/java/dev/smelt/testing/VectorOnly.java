@@ -31,6 +31,7 @@ public final class VectorOnly {
         return switch (kernel) {
             case Kernel loops -> KernelLoader.load(verified(KernelEmitter.emit(loops, Variant.VECTOR)));
             case MatMulKernel matmul -> matmul(matmul, MicroKernelShape.of(matmul.dtype()));
+            case dev.smelt.kernel.AttentionKernel attention -> dev.smelt.runtime.attention.AttentionFunctions.of(attention); // vector code only already
         };
     }
 
