@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /// T and S of 1, primes and sizes around the 64-key block; heads 1 to 12, grouped-query; bool,
 /// added and causal masks broadcast in several ways; f32 and f64.
 class FusedAttentionTest {
-    private static final int[] SIZES = {1, 2, 7, 13, 63, 64, 65, 67, 130};
+    private static final int[] SIZES = {1, 2, 7, 13, 63, 64, 65, 67, 129};
 
     record Case(int batch, int heads, int kvHeads, int tokens, int sources, int depth, int valueDepth, int mask, double scale, DType dtype) {
         @Override
@@ -28,11 +28,10 @@ class FusedAttentionTest {
     }
 
     static Case randomCase(Random random, int trial) {
-        int kvHeads = 1 + random.nextInt(4), group = 1 + random.nextInt(3), heads = Math.min(12, kvHeads * group);
-        if (heads % kvHeads != 0) heads = kvHeads;
+        int kvHeads = 1 + random.nextInt(4), group = 1 + random.nextInt(3), heads = kvHeads * group;
         DType dtype = trial % 3 == 2 ? DType.F64 : DType.F32;
         return new Case(1 + random.nextInt(2), heads, kvHeads, SIZES[random.nextInt(SIZES.length)], SIZES[random.nextInt(SIZES.length)],
-                1 + random.nextInt(80), 1 + random.nextInt(40), trial % 5, trial % 4 == 0 ? 0.3 : 1 / Math.sqrt(8), dtype);
+                1 + random.nextInt(70), 1 + random.nextInt(40), trial % 5, trial % 4 == 0 ? 0.3 : 1 / Math.sqrt(8), dtype);
     }
 
     static List<Tensor> operands(Random random, Case c) {
@@ -55,7 +54,7 @@ class FusedAttentionTest {
     @Test
     void randomShapesMatchTheInterpreterAndEagerCode() {
         var random = new Random(20);
-        for (int trial = 0; trial < 40; trial++) {
+        for (int trial = 0; trial < 25; trial++) {
             Case c = randomCase(random, trial);
             var inputs = operands(random, c);
             var f = attention(c);

@@ -100,14 +100,18 @@ public final class AttentionMath {
     }
 
     /// `∂L/∂s` for a gradient part `a` (its output, logsumexp and output gradient): the gradient an
-    /// added mask receives, broadcast over the scores. `dS = P ∘ (dO·vᵀ - rowsum(dO ∘ O))`.
+    /// added mask receives, broadcast over the scores. `dS = P ∘ (dO·vᵀ - rowsum(dO ∘ O))`, and 0
+    /// where a bool mask dropped the score (so a row it masks entirely has a NaN output, as
+    /// unfused, but passes no NaN to q and k).
     public static Node scoreGradient(Node.Attention a) {
         Node s = scores(a.operands(), a.part(), a.causal(), a.scale());
         Node out = a.operands().get(3), dOut = a.operands().get(5);
         int last = s.shape().rank() - 1;
         Node dP = new Node.MatMul(dOut, grouped(v(a), s.shape()), false, true);
         Node rowDot = new Node.Reduce(ReduceOp.SUM, new Node.Binary(BinaryOp.MUL, dOut, out), List.of(last));
-        return new Node.Binary(BinaryOp.MUL, probabilities(a, s), new Node.Binary(BinaryOp.SUB, dP, new Node.Expand(rowDot, s.shape())));
+        Node dS = new Node.Binary(BinaryOp.MUL, probabilities(a, s), new Node.Binary(BinaryOp.SUB, dP, new Node.Expand(rowDot, s.shape())));
+        Node mask = mask(a);                                       // where's vjp: no gradient where a bool mask dropped the score
+        return mask == null || mask.dtype() != DType.BOOL ? dS : new Node.Where(broadcast(mask, s.shape()), dS, new Node.Constant(0, s.shape(), s.dtype()));
     }
 
     // P = exp(s - L) from the saved logsumexp L, as the fused backward recomputes it.

@@ -76,7 +76,8 @@ public final class AttentionInterpreter implements KernelFunction {
             double p = Math.exp(s[j] - buffers[4].get(row)), dp = 0;
             int key = kvHead * kernel.sources() + j;
             for (int c = 0; c < dv; c++) dp += buffers[5].get(row * dv + c) * buffers[2].get(key * dv + c);
-            double ds = p * (dp - rowDot);
+            boolean dropped = kernel.maskType() == DType.BOOL && buffers[6].get(maskIndex(head, t, j)) == 0;
+            double ds = dropped ? 0 : p * (dp - rowDot);
             add(buffers, out, AttentionPart.GRAD_V, key * dv, dv, p, buffers[5], row * dv);
             add(buffers, out, AttentionPart.GRAD_K, key * d, d, ds * kernel.scale(), buffers[0], row * d);
             add(buffers, out, AttentionPart.GRAD_Q, row * d, d, ds * kernel.scale(), buffers[1], key * d);

@@ -139,6 +139,7 @@ final class DoubleAttention implements KernelFunction {
                         mask(s.scores, at, maskArray, head, t, j0, cols);
                         DoubleBlocks.exp(s.scores, at, KB, lse[head * tokens + t]);
                         DoubleBlocks.scoreGradient(s.scores, s.gradient, at, KB, s.rowDots[t], scale);
+                        if (mask != null) mask.zeroDropped(maskArray, head, t, j0, cols, s.gradient, at);
                     }
                     if (dvOut != null) DoubleBlocks.product(s.scores, 0, 1, KB, dOut, oOff + t0 * dv, dv, dvOut, vOff + j0 * dv, dv, cols, rows, dv, true);
                     if (dk != null) DoubleBlocks.product(s.gradient, 0, 1, KB, q, qOff + t0 * d, d, dk, kOff + j0 * d, d, cols, rows, d, true);

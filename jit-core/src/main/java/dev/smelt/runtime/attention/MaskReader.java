@@ -44,6 +44,23 @@ final class MaskReader {
         }
     }
 
+    /// Zeroes the gradient of the scores a bool mask dropped (where's vjp), so that a row it masks
+    /// entirely (NaN probabilities) passes no NaN to q and k.
+    void zeroDropped(Object mask, int head, int t, int j0, int cols, float[] gradient, int at) {
+        if (!bool) return;
+        int from = headBase[head] + t * rowStride + j0 * columnStride;
+        for (int c = 0; c < cols; c++)
+            if (((byte[]) mask)[from + c * columnStride] == 0) gradient[at + c] = 0;
+    }
+
+    /// [#zeroDropped(Object, int, int, int, int, float[], int)] for f64.
+    void zeroDropped(Object mask, int head, int t, int j0, int cols, double[] gradient, int at) {
+        if (!bool) return;
+        int from = headBase[head] + t * rowStride + j0 * columnStride;
+        for (int c = 0; c < cols; c++)
+            if (((byte[]) mask)[from + c * columnStride] == 0) gradient[at + c] = 0;
+    }
+
     /// [#apply(Object, int, int, int, int, float[], int)] for f64 scores.
     void apply(Object mask, int head, int t, int j0, int cols, double[] scores, int at) {
         int from = headBase[head] + t * rowStride + j0 * columnStride;
