@@ -13,7 +13,7 @@ import java.util.Arrays;
 /// ```
 /// m = -inf, l = 0, acc = 0                                  // per query: running max, sum, output
 /// for each block of KB keys (up to the diagonal when causal):
-///     s = q[t0…] · k[block]ᵀ · scale, masked to -inf      // QB × KB, in L1; kᵀ packed per block
+///     s = (q[t0…]·scale) · k[block]ᵀ, masked to -inf      // QB × KB, in L1; kᵀ packed once per head
 ///     per row: m' = max(m, max s); acc *= exp(m - m'); s = exp(s - m'); l = l·exp(m - m') + Σ s
 ///     acc += s · v[block]
 /// out = acc / l; logsumexp = m + log l                     // a row that saw no finite score: NaN
@@ -55,16 +55,21 @@ final class DoubleAttention implements KernelFunction {
     }
 
     private final class Scratch {
-        final double[] scores = new double[QB * KB], keys = new double[d * KB], m = new double[QB], l = new double[QB];
+        final double[] scores = new double[QB * KB], keys, queries, m = new double[QB], l = new double[QB];
         final double[] acc, gradient, values, rowDots;
+        int packedHead = -1;                                  // the kv head whose keys `keys` holds, every block transposed
 
         Scratch(boolean backward) {
+            keys = new double[d * KB * (backward ? 1 : blocks(sources))];
+            queries = new double[(backward ? tokens : QB) * d];
             acc = backward ? null : new double[QB * dv];
             gradient = backward ? new double[QB * KB] : null;
             values = backward ? new double[dv * KB] : null;
             rowDots = backward ? new double[tokens] : null;
         }
     }
+
+    private static int blocks(int keys) { return (keys + KB - 1) / KB; }
 
     private void forward(Object[] buffers, int item, Scratch s) {
         int blocks = kernel.queryBlocks(), head = item / blocks, t0 = AttentionFunctions.queryBlock(item % blocks, blocks) * QB, rows = Math.min(QB, tokens - t0);
@@ -74,14 +79,17 @@ final class DoubleAttention implements KernelFunction {
         Arrays.fill(s.m, Double.NEGATIVE_INFINITY);
         Arrays.fill(s.l, 0);
         Arrays.fill(s.acc, 0);
-        int qOff = (head * tokens + t0) * d;
+        if (s.packedHead != kvHead) {                        // items of a head follow each other: its keys are packed once
+            for (int j0 = 0; j0 < sources; j0 += KB) DoubleBlocks.transpose(k, (kvHead * sources + j0) * d, d, Math.min(KB, sources - j0), KB, s.keys, j0 / KB * d * KB);
+            s.packedHead = kvHead;
+        }
+        System.arraycopy(q, (head * tokens + t0) * d, s.queries, 0, rows * d);
+        DoubleBlocks.scale(s.queries, 0, rows * d, scale);       // q·scale, then the products: the scores come out scaled
         for (int j0 = 0; j0 < sources && !(kernel.causal() && j0 > t0 + rows - 1); j0 += KB) {
             int cols = Math.min(KB, sources - j0);
-            DoubleBlocks.transpose(k, (kvHead * sources + j0) * d, d, cols, KB, s.keys);
-            DoubleBlocks.product(q, qOff, d, 1, s.keys, 0, KB, s.scores, 0, KB, rows, d, KB, false);
+            DoubleBlocks.product(s.queries, 0, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false);
             for (int r = 0; r < rows; r++) {
                 int at = r * KB;
-                DoubleBlocks.scale(s.scores, at, KB, scale);
                 mask(s.scores, at, maskArray, head, t0 + r, j0, cols);
                 double max = Math.max(s.m[r], DoubleBlocks.max(s.scores, at, KB));
                 if (max == Double.NEGATIVE_INFINITY) {             // nothing seen yet: this block adds nothing
@@ -124,18 +132,19 @@ final class DoubleAttention implements KernelFunction {
         for (int head = batch * heads + kvInBatch * group; head < batch * heads + (kvInBatch + 1) * group; head++) {
             int qOff = head * tokens * d, oOff = head * tokens * dv;
             if (dq != null) Arrays.fill(dq, qOff, qOff + tokens * d, 0);
+            System.arraycopy(q, qOff, s.queries, 0, tokens * d);
+            DoubleBlocks.scale(s.queries, 0, tokens * d, scale);   // the scores as the forward computed them
             for (int t = 0; t < tokens; t++) s.rowDots[t] = DoubleBlocks.dot(dOut, oOff + t * dv, out, oOff + t * dv, dv);
             for (int j0 = 0; j0 < sources; j0 += KB) {
                 int cols = Math.min(KB, sources - j0);
-                DoubleBlocks.transpose(k, kOff + j0 * d, d, cols, KB, s.keys);
-                DoubleBlocks.transpose(v, vOff + j0 * dv, dv, cols, KB, s.values);
+                DoubleBlocks.transpose(k, kOff + j0 * d, d, cols, KB, s.keys, 0);
+                DoubleBlocks.transpose(v, vOff + j0 * dv, dv, cols, KB, s.values, 0);
                 for (int t0 = kernel.causal() ? j0 / QB * QB : 0; t0 < tokens; t0 += QB) {
                     int rows = Math.min(QB, tokens - t0);
-                    DoubleBlocks.product(q, qOff + t0 * d, d, 1, s.keys, 0, KB, s.scores, 0, KB, rows, d, KB, false);
+                    DoubleBlocks.product(s.queries, t0 * d, d, 1, s.keys, 0, KB, s.scores, 0, KB, rows, d, KB, false);
                     DoubleBlocks.product(dOut, oOff + t0 * dv, dv, 1, s.values, 0, KB, s.gradient, 0, KB, rows, dv, KB, false);
                     for (int r = 0; r < rows; r++) {
                         int at = r * KB, t = t0 + r;
-                        DoubleBlocks.scale(s.scores, at, KB, scale);
                         mask(s.scores, at, maskArray, head, t, j0, cols);
                         DoubleBlocks.exp(s.scores, at, KB, lse[head * tokens + t]);
                         DoubleBlocks.scoreGradient(s.scores, s.gradient, at, KB, s.rowDots[t], scale);

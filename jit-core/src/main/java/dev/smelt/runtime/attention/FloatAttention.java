@@ -13,7 +13,7 @@ import java.util.Arrays;
 /// ```
 /// m = -inf, l = 0, acc = 0                                  // per query: running max, sum, output
 /// for each block of KB keys (up to the diagonal when causal):
-///     s = q[t0…] · k[block]ᵀ · scale, masked to -inf      // QB × KB, in L1; kᵀ packed per block
+///     s = (q[t0…]·scale) · k[block]ᵀ, masked to -inf      // QB × KB, in L1; kᵀ packed once per head
 ///     per row: m' = max(m, max s); acc *= exp(m - m'); s = exp(s - m'); l = l·exp(m - m') + Σ s
 ///     acc += s · v[block]
 /// out = acc / l; logsumexp = m + log l                     // a row that saw no finite score: NaN
@@ -55,16 +55,21 @@ final class FloatAttention implements KernelFunction {
     }
 
     private final class Scratch {
-        final float[] scores = new float[QB * KB], keys = new float[d * KB], m = new float[QB], l = new float[QB];
+        final float[] scores = new float[QB * KB], keys, queries, m = new float[QB], l = new float[QB];
         final float[] acc, gradient, values, rowDots;
+        int packedHead = -1;                                  // the kv head whose keys `keys` holds, every block transposed
 
         Scratch(boolean backward) {
+            keys = new float[d * KB * (backward ? 1 : blocks(sources))];
+            queries = new float[(backward ? tokens : QB) * d];
             acc = backward ? null : new float[QB * dv];
             gradient = backward ? new float[QB * KB] : null;
             values = backward ? new float[dv * KB] : null;
             rowDots = backward ? new float[tokens] : null;
         }
     }
+
+    private static int blocks(int keys) { return (keys + KB - 1) / KB; }
 
     private void forward(Object[] buffers, int item, Scratch s) {
         int blocks = kernel.queryBlocks(), head = item / blocks, t0 = AttentionFunctions.queryBlock(item % blocks, blocks) * QB, rows = Math.min(QB, tokens - t0);
@@ -74,14 +79,17 @@ final class FloatAttention implements KernelFunction {
         Arrays.fill(s.m, Float.NEGATIVE_INFINITY);
         Arrays.fill(s.l, 0);
         Arrays.fill(s.acc, 0);
-        int qOff = (head * tokens + t0) * d;
+        if (s.packedHead != kvHead) {                        // items of a head follow each other: its keys are packed once
+            for (int j0 = 0; j0 < sources; j0 += KB) FloatBlocks.transpose(k, (kvHead * sources + j0) * d, d, Math.min(KB, sources - j0), KB, s.keys, j0 / KB * d * KB);
+            s.packedHead = kvHead;
+        }
+        System.arraycopy(q, (head * tokens + t0) * d, s.queries, 0, rows * d);
+        FloatBlocks.scale(s.queries, 0, rows * d, scale);       // q·scale, then the products: the scores come out scaled
         for (int j0 = 0; j0 < sources && !(kernel.causal() && j0 > t0 + rows - 1); j0 += KB) {
             int cols = Math.min(KB, sources - j0);
-            FloatBlocks.transpose(k, (kvHead * sources + j0) * d, d, cols, KB, s.keys);
-            FloatBlocks.product(q, qOff, d, 1, s.keys, 0, KB, s.scores, 0, KB, rows, d, KB, false);
+            FloatBlocks.product(s.queries, 0, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false);
             for (int r = 0; r < rows; r++) {
                 int at = r * KB;
-                FloatBlocks.scale(s.scores, at, KB, scale);
                 mask(s.scores, at, maskArray, head, t0 + r, j0, cols);
                 float max = Math.max(s.m[r], FloatBlocks.max(s.scores, at, KB));
                 if (max == Float.NEGATIVE_INFINITY) {             // nothing seen yet: this block adds nothing
@@ -124,18 +132,19 @@ final class FloatAttention implements KernelFunction {
         for (int head = batch * heads + kvInBatch * group; head < batch * heads + (kvInBatch + 1) * group; head++) {
             int qOff = head * tokens * d, oOff = head * tokens * dv;
             if (dq != null) Arrays.fill(dq, qOff, qOff + tokens * d, 0f);
+            System.arraycopy(q, qOff, s.queries, 0, tokens * d);
+            FloatBlocks.scale(s.queries, 0, tokens * d, scale);   // the scores as the forward computed them
             for (int t = 0; t < tokens; t++) s.rowDots[t] = FloatBlocks.dot(dOut, oOff + t * dv, out, oOff + t * dv, dv);
             for (int j0 = 0; j0 < sources; j0 += KB) {
                 int cols = Math.min(KB, sources - j0);
-                FloatBlocks.transpose(k, kOff + j0 * d, d, cols, KB, s.keys);
-                FloatBlocks.transpose(v, vOff + j0 * dv, dv, cols, KB, s.values);
+                FloatBlocks.transpose(k, kOff + j0 * d, d, cols, KB, s.keys, 0);
+                FloatBlocks.transpose(v, vOff + j0 * dv, dv, cols, KB, s.values, 0);
                 for (int t0 = kernel.causal() ? j0 / QB * QB : 0; t0 < tokens; t0 += QB) {
                     int rows = Math.min(QB, tokens - t0);
-                    FloatBlocks.product(q, qOff + t0 * d, d, 1, s.keys, 0, KB, s.scores, 0, KB, rows, d, KB, false);
+                    FloatBlocks.product(s.queries, t0 * d, d, 1, s.keys, 0, KB, s.scores, 0, KB, rows, d, KB, false);
                     FloatBlocks.product(dOut, oOff + t0 * dv, dv, 1, s.values, 0, KB, s.gradient, 0, KB, rows, dv, KB, false);
                     for (int r = 0; r < rows; r++) {
                         int at = r * KB, t = t0 + r;
-                        FloatBlocks.scale(s.scores, at, KB, scale);
                         mask(s.scores, at, maskArray, head, t, j0, cols);
                         FloatBlocks.exp(s.scores, at, KB, lse[head * tokens + t]);
                         FloatBlocks.scoreGradient(s.scores, s.gradient, at, KB, s.rowDots[t], scale);
