@@ -18,7 +18,7 @@ import java.util.function.BiFunction;
 /// [Node.Attention], which plans as one kernel streaming over key blocks (`AttentionLaunch`).
 ///
 /// It runs on every traced graph (`Jit.trace`), before autograd differentiates it, so the
-/// gradient is the attention node's own rule (a fused backward), and [AttentionMath#expandAll]
+/// gradient is the attention node's own rule (a fused backward), and [dev.smelt.ir.AttentionMath#expandAll]
 /// undoes it for [FusionMode#NONE]. It is not exact like the passes: the fused kernel sums the scores' exponents
 /// in another order, within the tolerance of a softmax.
 ///
