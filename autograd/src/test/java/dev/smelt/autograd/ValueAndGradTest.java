@@ -87,7 +87,8 @@ class ValueAndGradTest {
                 new Node.Reshape(x, Shape.of(3, 2)), new Node.Permute(x, List.of(1, 0)), new Node.Expand(new Node.Reshape(x, Shape.of(1, 2, 3)), Shape.of(4, 2, 3)),
                 new Node.Slice(x, 1, 0, 3, 2), new Node.Concat(List.of(x, x), 0),
                 new Node.Random(dev.smelt.ir.Distribution.UNIFORM, new Node.Constant(7, Shape.of(2), DType.I32), Shape.of(2, 3), DType.F32),
-                new Node.IndexCheck(new Node.Cast(x, DType.I32), new dev.smelt.ir.IndexBounds("gather", "index", 3)));
+                new Node.IndexCheck(new Node.Cast(x, DType.I32), new dev.smelt.ir.IndexBounds("gather", "index", 3)),
+                new Node.Attention(dev.smelt.ir.AttentionPart.OUTPUT, List.of(x, x, x, new Node.Constant(0, Shape.of(2, 2), DType.F32)), false, 0.5));
         var kinds = new ArrayList<Class<?>>();
         for (Node y : samples) {
             kinds.add(y.getClass());
