@@ -47,7 +47,7 @@ public final class Compiled {
     private record Version(Signature signature, Traced traced, dev.smelt.ir.Graph optimised, Program program) implements Compilation {
         static Version of(Signature signature, Traced traced, FusionMode fusion) {
             Compiler.requireVectorApi("compile");
-            var optimised = Compiler.optimise(traced.graph());
+            var optimised = Compiler.optimise(Compiler.unfusedIfNone(traced.graph(), fusion));
             return new Version(signature, traced, optimised, Compiler.program(optimised, fusion));
         }
     }

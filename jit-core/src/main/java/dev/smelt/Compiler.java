@@ -77,7 +77,11 @@ final class Compiler {
     static Program compile(Graph graph) { return compile(graph, FusionMode.COST_MODEL); }
 
     /// Optimises the graph ([Passes]), then plans and generates its kernels.
-    static Program compile(Graph graph, FusionMode mode) { return program(optimise(graph), mode); }
+    static Program compile(Graph graph, FusionMode mode) { return program(optimise(unfusedIfNone(graph, mode)), mode); }
+
+    /// The graph with its fused attention written out in the other ops when `mode` fuses nothing:
+    /// the same program one op per kernel ([dev.smelt.ir.AttentionMath#expandAll]).
+    static Graph unfusedIfNone(Graph graph, FusionMode mode) { return mode == FusionMode.NONE ? dev.smelt.ir.AttentionMath.expandAll(graph) : graph; }
 
     /// The graph the kernels compute: the traced graph after the passes. `explain()` prints this one,
     /// whose node numbers the kernels' decisions name.
@@ -152,6 +156,7 @@ final class Compiler {
             case MatMulKernel matmul -> KernelCache.get(matmul, m -> MatMulFunction.of(m, Compiler::kernel));
             case UpdateKernel update -> new UpdateFunction(update);
             case SortKernel sort -> new SortFunction(sort);
+            case dev.smelt.kernel.AttentionKernel attention -> dev.smelt.runtime.attention.AttentionFunctions.of(attention);
         };
     }
 

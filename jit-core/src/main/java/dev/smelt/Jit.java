@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import dev.smelt.fusion.AttentionFusion;
 import dev.smelt.ir.Node;
 import dev.smelt.trace.Tracer;
 import java.lang.invoke.MethodHandles;
@@ -182,7 +183,7 @@ public final class Jit {
         requireResults(results);
         var outputs = new ArrayList<Node>();
         for (Tensor result : results) outputs.add(outputNode(tracer, result));
-        var graph = tracer.finish(outputs);
+        var graph = AttentionFusion.recognise(tracer.finish(outputs)); // before autograd reads it: attention's gradient is fused too
         var sources = tracer.sources().subList(examples.size(), tracer.sources().size());
         var captures = new ArrayList<Tensor>();
         var draws = new ArrayList<Traced.Draw>();

@@ -45,6 +45,7 @@ public final class SaveOrRecompute {
             case Gather _ -> recompute(node, "a gather: its source read in place at the index");
             case Scatter _, SliceUpdate _ -> save(node, "an update writes a buffer of its own");
             case ArgSort _ -> save(node, "a sort reads whole lines and compares n·log n times");
+            case Attention _ -> save(node, "attention is compute-bound; the forward kernel writes its logsumexp beside its output");
         };
     }
 

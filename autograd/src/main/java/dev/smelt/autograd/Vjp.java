@@ -50,6 +50,7 @@ final class Vjp {
             case Scatter s -> scatter(s, g, b);
             case SliceUpdate u -> sliceUpdate(u, g, b);
             case ArgSort _ -> Arrays.asList((Node) null);                                        // indices: no gradient (topk's values are a gather)
+            case Attention a -> AttentionVjp.of(a, g, b);                                        // FlashAttention-2's fused backward
         };
     }
 

@@ -91,7 +91,8 @@ class ValueAndGradTest {
                 new Node.Gather(x, 1, new Node.Constant(2, Shape.of(2, 3), DType.I32)),
                 new Node.Scatter(x, 0, new Node.Constant(1, Shape.of(1, 3), DType.I32), new Node.Constant(5, Shape.of(1, 3), DType.F32), true),
                 new Node.SliceUpdate(x, 1, new Node.Constant(1, Shape.SCALAR, DType.I32), new Node.Constant(5, Shape.of(2, 2), DType.F32)),
-                new Node.ArgSort(x, 1, true));
+                new Node.ArgSort(x, 1, true),
+                new Node.Attention(dev.smelt.ir.AttentionPart.OUTPUT, List.of(x, x, x, new Node.Constant(0, Shape.of(2, 2), DType.F32)), false, 0.5));
         var kinds = new ArrayList<Class<?>>();
         for (Node y : samples) {
             kinds.add(y.getClass());

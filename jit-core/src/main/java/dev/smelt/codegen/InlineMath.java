@@ -11,16 +11,16 @@ package dev.smelt.codegen;
 public final class InlineMath {
     private InlineMath() {}
 
-    static final float LOG2E = 1.44269504f, SHIFT = 0x1.8p23f, LN2_HI = 0.693145751953125f, LN2_LO = 1.428606765330187e-06f;
+    public static final float LOG2E = 1.44269504f, SHIFT = 0x1.8p23f, LN2_HI = 0.693145751953125f, LN2_LO = 1.428606765330187e-06f;
     /// `1 + r + r²·p(r)` in Horner form, highest power first: p of degree 4 fitted (minimax, by linear
     /// programming) to the relative error of e^r on |r| ≤ 0.3467, which it keeps below 0.06 · 2^-24
     /// before rounding. Cephes' `expf` has p of degree 5, one FMA more: on every float of the range
     /// both are within 1 ulp of `StrictMath.exp` (99.55% and 99.53% correctly rounded), and the FMA
     /// fewer took softmax over [4096, 1024] from 1.73 to 1.65 ms into a tensor (a harness, one thread).
-    static final float E6 = 0.0013814484f, E5 = 0.008368736f, E4 = 0.041668393f, E3 = 0.16666521f, E2 = 0.49999994f;
+    public static final float E6 = 0.0013814484f, E5 = 0.008368736f, E4 = 0.041668393f, E3 = 0.16666521f, E2 = 0.49999994f;
     static final float[] POLYNOMIAL = {E6, E5, E4, E3, E2, 1, 1};
     /// Below it in magnitude, n is in [-125, 125] and `e^r · 2^n` a normal float, so the exponent add is exact.
-    static final float LIMIT = 86.9f;
+    public static final float LIMIT = 86.9f;
 
     static final float INV_PI = 0.318309886183790671538f;
     /// π as three floats (sleef's `PI_A2f`, `PI_B2f`, `PI_C2f`): the first has 15 significant bits,

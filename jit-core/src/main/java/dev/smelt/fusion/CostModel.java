@@ -77,8 +77,21 @@ public final class CostModel {
             case dev.smelt.kernel.MatMulKernel matmul -> matmulTime(matmul);
             case dev.smelt.kernel.UpdateKernel update -> updateTime(update);
             case dev.smelt.kernel.SortKernel sort -> LAUNCH_NS + sort.work() * COMPARE_NS;
+            case dev.smelt.kernel.AttentionKernel attention -> attentionTime(attention);
         };
     }
+
+    /// Fused attention: its products at the matmul's rate, slowed by [#ATTENTION_SLOWDOWN] for the
+    /// online softmax between them and the smaller blocks, plus a launch. Its operands are read
+    /// once per block of queries, from cache, so memory does not bound it.
+    static double attentionTime(dev.smelt.kernel.AttentionKernel kernel) {
+        double scale = kernel.dtype().bytes() == 8 ? 2 : 1;
+        return ATTENTION_SLOWDOWN * kernel.flops() * MATMUL_NS_PER_FLOP * scale + LAUNCH_NS;
+    }
+
+    /// `AttentionBench` f32 [1, 12, 2048, 64], one thread, 2026-11-26: fused forward 64 GFLOP/s
+    /// against sgemm 1024³'s 89 in the same session.
+    static final double ATTENTION_SLOWDOWN = 1.4;
 
     /// A packed matmul: its flops at the generated micro-kernel's rate, or its bytes if more, plus
     /// its epilogue's arithmetic on each result while it is in cache, plus a launch.

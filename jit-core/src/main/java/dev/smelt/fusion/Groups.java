@@ -44,6 +44,10 @@ final class Groups {
                 groupOf.put(root, groups.size() - 1);
                 continue;
             }
+            if (root instanceof Node.Attention attention) {
+                groupOf.put(root, attentionGroup(groups, sizes, matmuls, attention));
+                continue;
+            }
             Signature signature = signatureOf.apply(root);
             var loop = Loop.of(signature);
             var cone = coneOf.apply(root);
@@ -70,6 +74,21 @@ final class Groups {
             groupOf.put(root, joined);
         }
         return groups;
+    }
+
+    /// The group of an attention sibling over the same operands (the output and its logsumexp, the
+    /// three gradients), joined; else a new one. Siblings read the same buffers, so joining the
+    /// earlier one reads nothing that is not yet written.
+    private static int attentionGroup(List<ScheduleBuilder.Group> groups, List<Integer> sizes, List<Node> matmuls, Node.Attention attention) {
+        for (int g = 0; g < groups.size(); g++)
+            if (groups.get(g).roots().getFirst() instanceof Node.Attention other && AttentionFusion.siblings(other, attention)) {
+                groups.get(g).roots().add(attention);
+                return g;
+            }
+        groups.add(new ScheduleBuilder.Group(Signature.pointwise(attention.shape()), new ArrayList<>(List.of(attention)), null, 0));
+        sizes.add(0);
+        matmuls.add(null); // attention takes no loop siblings: it is in no loop's list
+        return groups.size() - 1;
     }
 
     /// The loop nest of a kernel: roots join only kernels of an equal one.

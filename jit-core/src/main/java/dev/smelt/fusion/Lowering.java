@@ -124,6 +124,7 @@ final class Lowering {
             case Node.Scatter s -> demand(s, "an update writes a buffer of its own");
             case Node.SliceUpdate u -> demand(u, "an update writes a buffer of its own");
             case Node.ArgSort s -> demand(s, "a sort writes a buffer of its own");
+            case Node.Attention a -> demand(a, "attention is a kernel of its own");
         };
     }
 
@@ -154,7 +155,7 @@ final class Lowering {
             case Node.Expand e -> mapping.expanded(e.x().shape());
             case Node.Slice s -> mapping.sliced(s.x().shape(), s.axis(), s.start(), s.step());
             case Node.Input _, Node.Constant _, Node.Iota _, Node.Random _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.IndexCheck _,
-                 Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Gather _, Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> null;
+                 Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Gather _, Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _, Node.Attention _ -> null;
         };
     }
 
@@ -168,7 +169,7 @@ final class Lowering {
     private static boolean isElementwise(Node node) {
         return switch (node) {
             case Node.Constant _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reshape _, Node.Random _ -> true;
-            case Node.Input _, Node.Iota _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.IndexCheck _ -> false;
+            case Node.Input _, Node.Iota _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.IndexCheck _, Node.Attention _ -> false;
             case Node.Gather _, Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> false;
         };
     }
@@ -180,7 +181,7 @@ final class Lowering {
             // A node reached twice is computed once (shared); the budget counts it once.
             case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Iota _, Node.Random _, Node.Gather _ ->
                     !(fusedOnce.add(node) && fused.add(node) && counting && ++operations > budget);
-            case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _, Node.IndexCheck _ -> true;
+            case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _, Node.IndexCheck _, Node.Attention _ -> true;
             case Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> true;
         };
     }

@@ -32,6 +32,10 @@ final class Realization {
                     realizeOperand(m.a(), realized, decisions, labels);
                     realizeOperand(m.b(), realized, decisions, labels);
                 }
+                case Node.Attention a -> {
+                    realized.add(a);
+                    for (Node operand : a.operands()) realizeAttentionOperand(operand, realized, decisions, labels);
+                }
                 default -> { }
             }
         }
@@ -46,10 +50,17 @@ final class Realization {
         if (!(node instanceof Node.Input)) decide(node, "a matmul operand is read many times", realized, decisions, labels);
     }
 
+    // The attention kernel reads its operands dense, row-major, block by block: a buffer, or a
+    // reshape of one; anything else is computed into a buffer first (O(T·d), not O(T·S)).
+    private static void realizeAttentionOperand(Node operand, Set<Node> realized, List<Decision> decisions, Map<Node, String> labels) {
+        Node node = AttentionLaunch.buffer(operand);
+        if (!(node instanceof Node.Input)) decide(node, "an attention operand is read dense, block by block", realized, decisions, labels);
+    }
+
     /// What eager mode runs as a kernel of its own: everything but inputs, constants and views.
     static boolean isOperation(Node node) {
         return switch (node) {
-            case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Iota _, Node.Random _ -> true;
+            case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Iota _, Node.Random _, Node.Attention _ -> true;
             case Node.Gather _, Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> true;
             case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.IndexCheck _ -> false;
         };

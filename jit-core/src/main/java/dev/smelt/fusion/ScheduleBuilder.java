@@ -65,6 +65,12 @@ final class ScheduleBuilder {
         var demands = new ArrayList<Realize>();
         double cost = 0;
         for (Group group : Groups.of(roots, realized, this::cone, this::signature, options.mode() != FusionMode.NONE, options.budget())) {
+            if (group.roots().getFirst() instanceof Node.Attention) {
+                var launch = attention(group);
+                cost += CostModel.time(launch.kernel(), options.machine());
+                launches.add(launch);
+                continue;
+            }
             var key = prices == null ? null : KernelPrices.key(group, realized, this::cone);
             var known = key == null ? null : prices.claimFor(key, group, owners);
             if (known != null) {
@@ -171,7 +177,7 @@ final class ScheduleBuilder {
             case Node.Scatter s -> new UpdateKernel(s.add() ? UpdateKernel.Kind.SCATTER_ADD : UpdateKernel.Kind.SCATTER, s.shape(), s.axis(), s.index().shape(), s.dtype());
             case Node.SliceUpdate u -> new UpdateKernel(UpdateKernel.Kind.SLICE, u.shape(), u.axis(), u.value().shape(), u.dtype());
             case Node.Input _, Node.Constant _, Node.Iota _, Node.Random _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.IndexCheck _,
-                 Node.Reduce _, Node.MatMul _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _, Node.Gather _ -> null;
+                 Node.Reduce _, Node.MatMul _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _, Node.Gather _, Node.Attention _ -> null;
         };
     }
 
@@ -184,6 +190,16 @@ final class ScheduleBuilder {
         spills.add(0.0);
         var launch = new Schedule.Launch(kernel, bound, List.of(labels.get(root)), root instanceof Node.ArgSort ? "sort" : "update");
         return new Launched(launch, CostModel.time(kernel, options.machine()), Set.of());
+    }
+
+    // One attention kernel for a group of siblings, with the decision that says how it runs.
+    private Schedule.Launch attention(Group group) {
+        var launch = AttentionLaunch.of(group.roots(), buffers, labels);
+        if (prices == null)
+            decisions.add(AttentionLaunch.decision("kernel %d %s".formatted(fusedNodes.size(), labels.get(group.roots().getFirst())), (dev.smelt.kernel.AttentionKernel) launch.kernel(), options.machine()));
+        fusedNodes.add(List.copyOf(group.roots()));
+        spills.add(0.0);
+        return launch;
     }
 
     private static Mapping rootMapping(Signature signature, Node root) {

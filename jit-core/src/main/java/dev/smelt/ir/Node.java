@@ -48,6 +48,7 @@ public sealed interface Node {
             case Scatter s -> new Scatter(inputs.get(0), s.axis(), inputs.get(1), inputs.get(2), s.add());
             case SliceUpdate u -> new SliceUpdate(inputs.get(0), u.axis(), inputs.get(1), inputs.get(2));
             case ArgSort s -> new ArgSort(inputs.getFirst(), s.axis(), s.descending());
+            case Attention a -> new Attention(a.part(), inputs, a.causal(), a.scale());
         };
     }
 
@@ -350,5 +351,25 @@ public sealed interface Node {
         public boolean equals(Object o) { return o instanceof ArgSort s && axis == s.axis && descending == s.descending && x == s.x; }
         public int hashCode() { return Check.hash("argsort", axis, descending, x); }
         public String toString() { return Check.describe(this, "argsort axis=" + axis + (descending ? " descending" : "")); }
+    }
+
+    /// Part `part` of attention `softmax(q·kᵀ·scale + mask)·v`, computed by a fused kernel that
+    /// streams over key blocks and never writes the scores. Operands: q `[…, H, T, d]`, k
+    /// `[…, Hkv, S, d]` and v `[…, Hkv, S, dv]` (Hkv divides H: grouped-query heads share k and v);
+    /// for a gradient part also the output, its logsumexp and the output's gradient; last the mask,
+    /// if any: bool (true keeps a score) or added, of the scores' rank and broadcastable to them.
+    /// `causal` masks key `s > t` for query `t` (top-left aligned). [AttentionMath] has the typing
+    /// rule and the meaning in the other nodes.
+    record Attention(AttentionPart part, List<Node> operands, boolean causal, double scale, Shape shape, DType dtype) implements Node {
+        public Attention(AttentionPart part, List<Node> operands, boolean causal, double scale) { this(part, operands, causal, scale, null, null); }
+        public Attention {
+            operands = List.copyOf(operands);
+            shape = Check.inferred(shape, AttentionMath.check(part, operands, scale), part);
+            dtype = Check.inferred(dtype, operands.getFirst().dtype(), part);
+        }
+        public List<Node> inputs() { return operands; }
+        public boolean equals(Object o) { return o instanceof Attention a && part == a.part && causal == a.causal && Double.compare(scale, a.scale) == 0 && Check.identical(operands, a.operands); }
+        public int hashCode() { return Check.hash(part, causal, scale, Check.identities(operands)); }
+        public String toString() { return Check.describe(this, "attention " + part); }
     }
 }

@@ -96,6 +96,7 @@ public final class Parser {
             case "scatter" -> new Node.Scatter(operand(s, 3, 0), s.integer("axis"), operand(s, 3, 1), operand(s, 3, 2), s.flag("add"));
             case "argsort" -> new Node.ArgSort(operand(s, 1, 0), s.integer("axis"), s.flag("descending"));
             case "sliceupdate" -> new Node.SliceUpdate(operand(s, 3, 0), s.integer("axis"), operand(s, 3, 1), operand(s, 3, 2));
+            case "attention" -> new Node.Attention(AttentionPart.parse(s.word("part")), s.operands.stream().map(this::value).toList(), s.flag("causal"), s.real("scale"));
             case "input" -> throw new IllegalArgumentException("inputs are declared in the graph header, not as lines");
             default -> elementwiseOrReduce(s);
         };

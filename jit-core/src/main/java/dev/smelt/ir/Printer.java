@@ -58,6 +58,7 @@ public final class Printer {
             case Node.Scatter _ -> "scatter";
             case Node.SliceUpdate _ -> "sliceupdate";
             case Node.ArgSort _ -> "argsort";
+            case Node.Attention _ -> "attention";
         };
     }
 
@@ -86,6 +87,7 @@ public final class Printer {
             case Node.Scatter s -> "scatter " + refs(s.inputs(), ids) + " axis=" + s.axis() + (s.add() ? " add" : "");
             case Node.SliceUpdate u -> "sliceupdate " + refs(u.inputs(), ids) + " axis=" + u.axis();
             case Node.ArgSort s -> "argsort " + ref(s.x(), ids) + " axis=" + s.axis() + (s.descending() ? " descending" : "");
+            case Node.Attention a -> "attention " + refs(a.operands(), ids) + " part=" + a.part() + " scale=" + a.scale() + (a.causal() ? " causal" : "");
         };
     }
 

@@ -45,6 +45,16 @@ final class Statement {
         }
     }
 
+    /// The value of `key=0.125`.
+    double real(String key) {
+        String value = attribute(key);
+        try {
+            return Double.parseDouble(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("malformed attribute %s=%s: expected a number".formatted(key, value), e);
+        }
+    }
+
     /// The value of `key=word`.
     String word(String key) { return attribute(key); }
 

@@ -6,7 +6,7 @@ import java.util.List;
 /// A kernel in one of its forms: a loop nest ([Kernel]), a matmul with a fused epilogue
 /// ([MatMulKernel]), a tensor with a region rewritten ([UpdateKernel]), or a sort ([SortKernel]). Both bind buffers the same way (inputs, then outputs) and split their work
 /// into items that calls on disjoint ranges compute independently.
-public sealed interface KernelForm permits Kernel, MatMulKernel, UpdateKernel, SortKernel {
+public sealed interface KernelForm permits Kernel, MatMulKernel, UpdateKernel, SortKernel, AttentionKernel {
     List<Kernel.Input> inputs();
 
     List<Kernel.Output> outputs();

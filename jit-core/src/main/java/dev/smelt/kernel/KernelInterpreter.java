@@ -20,6 +20,7 @@ public final class KernelInterpreter implements KernelFunction {
             case MatMulKernel matmul -> new MatMulInterpreter(matmul);
             case UpdateKernel update -> new UpdateFunction(update);
             case SortKernel sort -> new SortFunction(sort);
+            case AttentionKernel attention -> new AttentionInterpreter(attention);
         };
     }
 

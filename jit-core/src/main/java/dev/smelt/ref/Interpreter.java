@@ -77,7 +77,17 @@ public final class Interpreter {
             case Node.Scatter scatter -> Indexing.scatter(scatter, values.get(scatter.x()), values.get(scatter.index()), values.get(scatter.src()));
             case Node.SliceUpdate update -> Indexing.sliceUpdate(update, values.get(update.x()), values.get(update.start()), values.get(update.value()));
             case Node.ArgSort sort -> Indexing.argsort(sort, values.get(sort.x()));
+            case Node.Attention attention -> attention(attention, attention.operands().stream().map(values::get).toList());
         };
+    }
+
+    // Attention the plain way: the scores, their softmax and the products, one op after another
+    // (AttentionMath.expand), over the operands' values.
+    private static Storage attention(Node.Attention attention, List<Storage> operands) {
+        var inputs = new java.util.ArrayList<Input>();
+        for (Node operand : attention.operands()) inputs.add(new Input(inputs.size(), operand.shape(), operand.dtype()));
+        Node plain = dev.smelt.ir.AttentionMath.expand((Node.Attention) attention.withInputs(List.copyOf(inputs)));
+        return run(new Graph(inputs, List.of(plain)), operands).getFirst();
     }
 
     // Element i is distribution.sample(key, i), rounded once by Storage.set.

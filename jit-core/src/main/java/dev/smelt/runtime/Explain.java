@@ -22,7 +22,7 @@ public final class Explain {
     public static String of(Graph graph, Program program) {
         Schedule schedule = program.schedule();
         var text = new StringBuilder("graph:\n").append(graph.toString().indent(2));
-        text.append("kernels: %d (unfused: %d)%n".formatted(schedule.launches().size(), unfusedKernels(graph)));
+        text.append("kernels: %d (unfused: %d)%n".formatted(schedule.launches().size(), unfusedKernels(dev.smelt.ir.AttentionMath.expandAll(graph))));
         long moved = 0;
         for (int i = 0; i < schedule.launches().size(); i++) {
             var launch = schedule.launches().get(i);
@@ -36,7 +36,7 @@ public final class Explain {
             text.append(launch.kernel().toString().indent(2));
         }
         for (var decision : schedule.decisions()) text.append("decision: ").append(decision).append('\n');
-        long unfused = unfusedBytes(graph);
+        long unfused = unfusedBytes(dev.smelt.ir.AttentionMath.expandAll(graph)); // attention as it runs unfused
         text.append("bytes moved: %,d fused vs %,d unfused (%,d saved)%n".formatted(moved, unfused, Math.max(0, unfused - moved)));
         text.append(intermediateTraffic(graph, schedule));
         if (!program.guard().isEmpty()) text.append(program.guard()).append('\n');
@@ -60,6 +60,7 @@ public final class Explain {
     private static String tier(Object function) {
         if (function instanceof MatMulFunction matmul) return matmul.tier();
         if (function instanceof dev.smelt.kernel.UpdateFunction || function instanceof dev.smelt.kernel.SortFunction) return "plain Java loops (not generated)";
+        if (dev.smelt.runtime.attention.AttentionFunctions.runs(function)) return dev.smelt.runtime.attention.AttentionFunctions.TIER;
         return function instanceof TieredKernel tiered ? tiered.tier() : "scalar (small kernel)";
     }
 
@@ -82,6 +83,7 @@ public final class Explain {
             case MatMulKernel matmul -> matmul.space().count();
             case dev.smelt.kernel.UpdateKernel update -> update.region().count();
             case dev.smelt.kernel.SortKernel sort -> sort.shape().count();
+            case dev.smelt.kernel.AttentionKernel _ -> Long.MAX_VALUE; // each operand once, from cache after
         };
     }
 
@@ -92,6 +94,7 @@ public final class Explain {
             case MatMulKernel matmul -> matmul.result().size();
             case dev.smelt.kernel.UpdateKernel update -> update.region().count(); // the copy, when there is one, is the plan's to say
             case dev.smelt.kernel.SortKernel sort -> sort.shape().count();
+            case dev.smelt.kernel.AttentionKernel _ -> output.size();
         };
     }
 
@@ -135,7 +138,7 @@ public final class Explain {
     private static boolean isOperation(Node node) {
         return switch (node) {
             case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.IndexCheck _ -> false;
-            case Node.Iota _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Random _ -> true;
+            case Node.Iota _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.Random _, Node.Attention _ -> true;
             case Node.Gather _, Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> true;
         };
     }

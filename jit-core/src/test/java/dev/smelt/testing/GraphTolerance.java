@@ -68,7 +68,18 @@ public final class GraphTolerance {
             case Node.Scatter s -> new Node.Scatter(e.get(s.x()), s.axis(), s.index(), e.get(s.src()), s.add()); // one summation order everywhere
             case Node.SliceUpdate u -> new Node.SliceUpdate(e.get(u.x()), u.axis(), u.start(), e.get(u.value()));
             case Node.ArgSort s -> Bounds.sortedBy(s, e.get(s.x()));
+            case Node.Attention a -> expanded(dev.smelt.ir.AttentionMath.expand(a), e);  // attention's bound is its unfused ops'
         };
+    }
+
+    // The bound of `node`, a node of an attention's expansion over operands `e` bounds already.
+    private static Node expanded(Node node, Map<Node, Node> e) {
+        Node known = e.get(node);
+        if (known != null) return known;
+        node.inputs().forEach(operand -> expanded(operand, e));
+        Node error = withinRange(node, bound(node, e));
+        e.put(node, error);
+        return error;
     }
 
     /// Unbounded where the value's error reaches past its dtype's largest finite value: another

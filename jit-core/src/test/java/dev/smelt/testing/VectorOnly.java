@@ -33,6 +33,7 @@ public final class VectorOnly {
             case MatMulKernel matmul -> matmul(matmul, MicroKernelShape.of(matmul.dtype()));
             case dev.smelt.kernel.UpdateKernel update -> new dev.smelt.kernel.UpdateFunction(update); // no generated code
             case dev.smelt.kernel.SortKernel sort -> new dev.smelt.kernel.SortFunction(sort);
+            case dev.smelt.kernel.AttentionKernel attention -> dev.smelt.runtime.attention.AttentionFunctions.of(attention); // vector code only already
         };
     }
 

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.fusion;
+
+import dev.smelt.ir.AttentionMath;
+import dev.smelt.ir.Node;
+import dev.smelt.ir.Shape;
+import dev.smelt.kernel.AttentionKernel;
+import dev.smelt.kernel.Decision;
+import dev.smelt.kernel.Schedule;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/// Plans [Node.Attention] nodes ([AttentionFusion] made them): the siblings over the same operands
+/// (the output and its logsumexp; the three gradients) become one [AttentionKernel] launch, whose
+/// operands are read from their buffers in place (a reshape of a buffer is that buffer).
+final class AttentionLaunch {
+    private AttentionLaunch() {}
+
+    /// The launch computing `roots`, siblings all, with the buffers of their operands and their own.
+    static Schedule.Launch of(List<Node> roots, Map<Node, Integer> buffers, Map<Node, String> labels) {
+        var parts = roots.stream().map(n -> (Node.Attention) n).sorted(Comparator.comparing(Node.Attention::part)).toList();
+        var first = parts.getFirst();
+        var bound = new ArrayList<Integer>();
+        for (Node operand : first.operands()) bound.add(buffers.get(buffer(operand)));
+        for (var part : parts) bound.add(buffers.get(part));
+        if (bound.contains(null)) throw new IllegalStateException("an operand of " + first + " has no buffer");
+        String category = first.part().isGradient() ? "attention backward fusion (scores recomputed block by block)" : "attention fusion (online softmax over key blocks)";
+        return new Schedule.Launch(kernel(parts), bound, parts.stream().map(labels::get).toList(), category);
+    }
+
+    /// The node whose buffer holds `operand`'s elements in row-major order: under its reshapes.
+    static Node buffer(Node operand) {
+        Node node = operand;
+        while (node instanceof Node.Reshape r) node = r.x();
+        return node;
+    }
+
+    static AttentionKernel kernel(List<Node.Attention> parts) {
+        var first = parts.getFirst();
+        Shape scores = AttentionMath.scores(first);
+        int rank = scores.rank();
+        Node k = AttentionMath.k(first), v = AttentionMath.v(first), mask = AttentionMath.mask(first);
+        var strides = new ArrayList<Integer>();
+        if (mask != null) {
+            int[] dense = mask.shape().contiguousStrides();
+            for (int axis = 0; axis < rank; axis++) strides.add(mask.shape().dim(axis) == 1 ? 0 : dense[axis]);
+        }
+        return new AttentionKernel(parts.stream().map(Node.Attention::part).toList(), scores, rank < 3 ? 1 : k.shape().dim(rank - 3),
+                k.shape().dim(rank - 1), v.shape().dim(rank - 1), first.causal(), first.scale(), first.dtype(), mask == null ? null : mask.dtype(), strides);
+    }
+
+    /// Why the attention is one kernel, priced against the same attention unfused: its products, and
+    /// the scores written and read back by each of about eight kernels (scale, mask, max, subtract,
+    /// exp, sum, normalise, product).
+    static Decision decision(String subject, AttentionKernel kernel, Machine machine) {
+        double fused = CostModel.time(kernel, machine);
+        long scores = (long) kernel.batch() * kernel.heads() * kernel.tokens() * kernel.sources() * kernel.dtype().bytes();
+        double unfused = fused + 8 * scores * (CostModel.READ_NS_PER_BYTE + CostModel.WRITE_NS_PER_BYTE) + 8 * CostModel.LAUNCH_NS;
+        String how = kernel.backward()
+                ? "FlashAttention-2's backward: the probabilities are recomputed block by block from q, k and the forward's logsumexp"
+                : "FlashAttention's online softmax: each block of queries streams over blocks of keys with a running max and sum";
+        return new Decision(subject, "fuse attention into one kernel", fused, unfused,
+                how + "; the scores %s (%,d B) are never written".formatted(kernel.scores(), scores));
+    }
+}

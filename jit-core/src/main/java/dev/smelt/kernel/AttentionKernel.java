@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.kernel;
+
+import dev.smelt.ir.AttentionPart;
+import dev.smelt.ir.DType;
+import dev.smelt.ir.Shape;
+import java.util.ArrayList;
+import java.util.List;
+
+/// Fused attention over scores of shape `[batch…, H, T, S]` that are never written (FlashAttention-2):
+/// the forward streams each block of [#QUERY_BLOCK] queries over blocks of [#KEY_BLOCK] keys
+/// with a running max and sum per query (the online softmax), writing the output and, for a
+/// backward, each query's logsumexp; the backward recomputes each block of probabilities from q,
+/// k and that logsumexp and accumulates the three gradients. Memory beyond the operands is a few
+/// blocks per thread, O(T·d) at most, never O(T·S).
+///
+/// Buffers: q `[…, H, T, d]`, k `[…, Hkv, S, d]`, v `[…, Hkv, S, dv]`, for the backward also the
+/// output, the logsumexp and the output's gradient, then the mask when `maskType` is not null
+/// (read at `maskStrides` over the scores' axes, 0 where broadcast), then one output per part, in
+/// `parts` order. All dense row-major.
+///
+/// Work items: the forward's are (batch, head, query block), the backward's (batch, kv head),
+/// which owns its k and v gradients and those of q for the heads sharing them, so no two items
+/// write one element.
+public record AttentionKernel(List<AttentionPart> parts, Shape scores, int kvHeads, int depth, int valueDepth, boolean causal, double scale,
+                              DType dtype, DType maskType, List<Integer> maskStrides) implements KernelForm {
+    /// Queries per block of the forward: a block's rows stream over each key block while it is in L1.
+    public static final int QUERY_BLOCK = 64;
+    /// Keys per block: the scores of a row of a block are 64 values, four vectors of 16 f32.
+    public static final int KEY_BLOCK = 64;
+
+    public AttentionKernel {
+        parts = List.copyOf(parts);
+        maskStrides = List.copyOf(maskStrides);
+        if (parts.isEmpty() || parts.stream().map(AttentionPart::isGradient).distinct().count() != 1)
+            throw new IllegalArgumentException("attention kernel: parts of one direction, not " + parts);
+        int heads = scores.rank() < 3 ? 1 : scores.dim(scores.rank() - 3);
+        if (scores.rank() < 2 || !dtype.isFloating() || kvHeads < 1 || heads % kvHeads != 0 || (maskType == null) != maskStrides.isEmpty())
+            throw new IllegalArgumentException("attention kernel: scores %s, %d kv heads, %s, mask %s %s".formatted(scores, kvHeads, dtype, maskType, maskStrides));
+    }
+
+    public boolean backward() { return parts.getFirst().isGradient(); }
+
+    /// The product of the leading axes before the heads.
+    public int batch() { return scores.rank() < 3 ? 1 : new Shape(scores.dims().subList(0, scores.rank() - 3)).size(); }
+
+    public int heads() { return scores.rank() < 3 ? 1 : scores.dim(scores.rank() - 3); }
+
+    public int tokens() { return scores.dim(scores.rank() - 2); }
+
+    public int sources() { return scores.dim(scores.rank() - 1); }
+
+    public int queryBlocks() { return (tokens() + QUERY_BLOCK - 1) / QUERY_BLOCK; }
+
+    /// Where output `part` is bound among the outputs, or -1 when the kernel does not write it.
+    public int output(AttentionPart part) { return parts.indexOf(part); }
+
+    @Override
+    public List<Kernel.Input> inputs() {
+        var shapes = new ArrayList<Shape>(List.of(qShape(), kvShape(depth), kvShape(valueDepth)));
+        if (backward()) shapes.addAll(List.of(outputShape(), qShape().with(scores.rank() - 1, 1), outputShape()));
+        var inputs = new ArrayList<Kernel.Input>();
+        for (Shape shape : shapes) inputs.add(new Kernel.Input(dtype, shape.size(), IndexMap.contiguous(shape)));
+        if (maskType != null) inputs.add(new Kernel.Input(maskType, maskSize(), new IndexMap(0, maskStrides)));
+        return inputs;
+    }
+
+    /// Each part's result, dense; an attention kernel's outputs are its accumulators' final values.
+    @Override
+    public List<Kernel.Output> outputs() {
+        var outputs = new ArrayList<Kernel.Output>();
+        for (int i = 0; i < parts.size(); i++) {
+            Shape shape = switch (parts.get(i)) {
+                case OUTPUT -> outputShape();
+                case LOGSUMEXP -> qShape().with(scores.rank() - 1, 1);
+                case GRAD_Q -> qShape();
+                case GRAD_K -> kvShape(depth);
+                case GRAD_V -> kvShape(valueDepth);
+            };
+            outputs.add(new Kernel.Output(new Expr.Accumulated(i, dtype), shape.size(), IndexMap.contiguous(shape), false));
+        }
+        return outputs;
+    }
+
+    @Override
+    public int workItems() { return backward() ? batch() * kvHeads : batch() * heads() * queryBlocks(); }
+
+    /// Multiply-adds over 32, as [MatMulKernel#work] counts them.
+    @Override
+    public long work() { return Math.max(1, flops() / 64); }
+
+    /// Floating-point operations of the products, per head: `2·T·S·(d + dv)` forward (q·kᵀ, P·v),
+    /// `2·T·S·(3d + 2dv)` backward (q·kᵀ, dO·vᵀ, Pᵀ·dO, dS·k, dSᵀ·q).
+    public long flops() {
+        long perScore = backward() ? 3L * depth + 2L * valueDepth : depth + valueDepth;
+        return 2L * batch() * heads() * tokens() * sources() * perScore;
+    }
+
+    @Override
+    public int splitGranule() { return 1; }
+
+    public Shape qShape() { return scores.with(scores.rank() - 1, depth); }
+
+    public Shape outputShape() { return scores.with(scores.rank() - 1, valueDepth); }
+
+    public Shape kvShape(int features) {
+        var shape = scores.with(scores.rank() - 1, features).with(scores.rank() - 2, sources());
+        return scores.rank() < 3 ? shape : shape.with(scores.rank() - 3, kvHeads);
+    }
+
+    // The mask's own elements: the largest index its strides reach, plus one.
+    private int maskSize() {
+        int last = 0;
+        for (int axis = 0; axis < scores.rank(); axis++) last += (scores.dim(axis) - 1) * maskStrides.get(axis);
+        return last + 1;
+    }
+
+    @Override
+    public String toString() {
+        String mask = maskType == null ? "" : (maskType == DType.BOOL ? ", bool mask" : ", added mask") + " strides " + maskStrides;
+        String heads = kvHeads == heads() ? "" : ", %d heads sharing %d kv heads".formatted(heads(), kvHeads);
+        String how = backward()
+                ? "backward (FlashAttention-2): per (batch, kv head), probabilities recomputed from q, k and the logsumexp per %d×%d block".formatted(QUERY_BLOCK, KEY_BLOCK)
+                : "forward: per (batch, head, block of %d queries), streaming blocks of %d keys with a running max and sum (online softmax)".formatted(QUERY_BLOCK, KEY_BLOCK);
+        return "attention %s %s scores %s never written; %s; writes %s%s%s%s, scale %s%n".formatted(
+                backward() ? "backward" : "forward", dtype, scores, how, parts, causal ? ", causal" : "", mask, heads, scale);
+    }
+}

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.runtime.attention;
+
+import dev.smelt.ir.AttentionPart;
+import dev.smelt.kernel.AttentionKernel;
+import dev.smelt.kernel.KernelFunction;
+import java.util.Arrays;
+
+/// Runs an f64 [AttentionKernel] (FlashAttention-2), work item by work item. The twin of
+/// `FloatAttention` (f32), types replaced.
+///
+/// Forward, for queries `t0…t0+QB` of one head:
+/// ```
+/// m = -inf, l = 0, acc = 0                                  // per query: running max, sum, output
+/// for each block of KB keys (up to the diagonal when causal):
+///     s = (q[t0…]·scale) · k[block]ᵀ, masked to -inf      // QB × KB, in L1; kᵀ packed once per head
+///     per row: m' = max(m, max s); acc *= exp(m - m'); s = exp(s - m'); l = l·exp(m - m') + Σ s
+///     acc += s · v[block]
+/// out = acc / l; logsumexp = m + log l                     // a row that saw no finite score: NaN
+/// ```
+/// Backward, for one kv head and each q head sharing it, per block of keys and block of queries:
+/// `P = exp(s - logsumexp)`, `dS = P ∘ (dO·vᵀ - rowsum(dO ∘ O))·scale`, then `dv += Pᵀ·dO`,
+/// `dk += dSᵀ·q`, `dq += dS·k`, accumulated in the output arrays.
+final class DoubleAttention implements KernelFunction {
+    private static final int QB = AttentionKernel.QUERY_BLOCK, KB = AttentionKernel.KEY_BLOCK;
+
+    private final AttentionKernel kernel;
+    private final int heads, group, tokens, sources, d, dv, maskInput, firstOutput;
+    private final double scale;
+    private final MaskReader mask;
+
+    DoubleAttention(AttentionKernel kernel) {
+        this.kernel = kernel;
+        this.heads = kernel.heads();
+        this.group = heads / kernel.kvHeads();
+        this.tokens = kernel.tokens();
+        this.sources = kernel.sources();
+        this.d = kernel.depth();
+        this.dv = kernel.valueDepth();
+        this.scale = (double) kernel.scale();
+        this.maskInput = kernel.backward() ? 6 : 3;
+        this.firstOutput = kernel.inputs().size();
+        this.mask = MaskReader.of(kernel);
+    }
+
+    @Override
+    public void run(Object[] buffers, int start, int end) {
+        if (kernel.backward()) {
+            var scratch = new Scratch(true);
+            for (int item = start; item < end; item++) backward(buffers, item, scratch);
+        } else {
+            var scratch = new Scratch(false);
+            for (int item = start; item < end; item++) forward(buffers, item, scratch);
+        }
+    }
+
+    private final class Scratch {
+        final double[] scores = new double[QB * KB], keys, queries, m = new double[QB], l = new double[QB];
+        final double[] acc, gradient, values, rowDots;
+        int packedHead = -1;                                  // the kv head whose keys `keys` holds, every block transposed
+
+        Scratch(boolean backward) {
+            keys = new double[d * KB * (backward ? 1 : blocks(sources))];
+            queries = new double[(backward ? tokens : QB) * d];
+            acc = backward ? null : new double[QB * dv];
+            gradient = backward ? new double[QB * KB] : null;
+            values = backward ? new double[dv * KB] : null;
+            rowDots = backward ? new double[tokens] : null;
+        }
+    }
+
+    private static int blocks(int keys) { return (keys + KB - 1) / KB; }
+
+    private void forward(Object[] buffers, int item, Scratch s) {
+        int blocks = kernel.queryBlocks(), head = item / blocks, t0 = AttentionFunctions.queryBlock(item % blocks, blocks) * QB, rows = Math.min(QB, tokens - t0);
+        int kvHead = head / heads * kernel.kvHeads() + head % heads / group;
+        double[] q = (double[]) buffers[0], k = (double[]) buffers[1], v = (double[]) buffers[2];
+        Object maskArray = mask == null ? null : buffers[maskInput];
+        Arrays.fill(s.m, Double.NEGATIVE_INFINITY);
+        Arrays.fill(s.l, 0);
+        Arrays.fill(s.acc, 0);
+        if (s.packedHead != kvHead) {                        // items of a head follow each other: its keys are packed once
+            for (int j0 = 0; j0 < sources; j0 += KB) DoubleBlocks.transpose(k, (kvHead * sources + j0) * d, d, Math.min(KB, sources - j0), KB, s.keys, j0 / KB * d * KB);
+            s.packedHead = kvHead;
+        }
+        System.arraycopy(q, (head * tokens + t0) * d, s.queries, 0, rows * d);
+        DoubleBlocks.scale(s.queries, 0, rows * d, scale);       // q·scale, then the products: the scores come out scaled
+        for (int j0 = 0; j0 < sources && !(kernel.causal() && j0 > t0 + rows - 1); j0 += KB) {
+            int cols = Math.min(KB, sources - j0);
+            DoubleBlocks.product(s.queries, 0, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false);
+            for (int r = 0; r < rows; r++) {
+                int at = r * KB;
+                mask(s.scores, at, maskArray, head, t0 + r, j0, cols);
+                double max = Math.max(s.m[r], DoubleBlocks.max(s.scores, at, KB));
+                if (max == Double.NEGATIVE_INFINITY) {             // nothing seen yet: this block adds nothing
+                    Arrays.fill(s.scores, at, at + KB, 0);
+                    continue;
+                }
+                double correction = Math.exp(s.m[r] - max);
+                s.l[r] = s.l[r] * correction + DoubleBlocks.exp(s.scores, at, KB, max);
+                s.m[r] = max;
+                if (correction != 1) DoubleBlocks.scale(s.acc, r * dv, dv, correction);
+            }
+            DoubleBlocks.product(s.scores, 0, KB, 1, v, (kvHead * sources + j0) * dv, dv, s.acc, 0, dv, rows, cols, dv, true);
+        }
+        double[] out = (double[]) buffers[firstOutput + kernel.output(AttentionPart.OUTPUT)];
+        int lse = kernel.output(AttentionPart.LOGSUMEXP);
+        for (int r = 0; r < rows; r++) {
+            boolean none = s.m[r] == Double.NEGATIVE_INFINITY;    // every score masked: NaN, as exp(-inf - -inf) unfused
+            double inverse = none ? Double.NaN : 1 / s.l[r];
+            int row = (head * tokens + t0 + r) * dv;
+            for (int c = 0; c < dv; c++) out[row + c] = s.acc[r * dv + c] * inverse;
+            if (lse >= 0) ((double[]) buffers[firstOutput + lse])[head * tokens + t0 + r] = none ? Double.NaN : s.m[r] + Math.log(s.l[r]);
+        }
+    }
+
+    // Scores past the block's keys, above the diagonal or masked out become -inf; an added mask adds.
+    private void mask(double[] scores, int at, Object maskArray, int head, int t, int j0, int cols) {
+        if (cols < KB) Arrays.fill(scores, at + cols, at + KB, Double.NEGATIVE_INFINITY);
+        if (kernel.causal() && j0 + cols - 1 > t) Arrays.fill(scores, at + Math.max(0, t + 1 - j0), at + cols, Double.NEGATIVE_INFINITY);
+        if (mask != null) mask.apply(maskArray, head, t, j0, cols, scores, at);
+    }
+
+    private void backward(Object[] buffers, int item, Scratch s) {
+        int kvHead = item, batch = item / kernel.kvHeads(), kvInBatch = item % kernel.kvHeads();
+        double[] q = (double[]) buffers[0], k = (double[]) buffers[1], v = (double[]) buffers[2], out = (double[]) buffers[3], lse = (double[]) buffers[4], dOut = (double[]) buffers[5];
+        double[] dq = output(buffers, AttentionPart.GRAD_Q), dk = output(buffers, AttentionPart.GRAD_K), dvOut = output(buffers, AttentionPart.GRAD_V);
+        Object maskArray = mask == null ? null : buffers[maskInput];
+        int kOff = kvHead * sources * d, vOff = kvHead * sources * dv;
+        if (dk != null) Arrays.fill(dk, kOff, kOff + sources * d, 0);
+        if (dvOut != null) Arrays.fill(dvOut, vOff, vOff + sources * dv, 0);
+        for (int head = batch * heads + kvInBatch * group; head < batch * heads + (kvInBatch + 1) * group; head++) {
+            int qOff = head * tokens * d, oOff = head * tokens * dv;
+            if (dq != null) Arrays.fill(dq, qOff, qOff + tokens * d, 0);
+            System.arraycopy(q, qOff, s.queries, 0, tokens * d);
+            DoubleBlocks.scale(s.queries, 0, tokens * d, scale);   // the scores as the forward computed them
+            for (int t = 0; t < tokens; t++) s.rowDots[t] = DoubleBlocks.dot(dOut, oOff + t * dv, out, oOff + t * dv, dv);
+            for (int j0 = 0; j0 < sources; j0 += KB) {
+                int cols = Math.min(KB, sources - j0);
+                DoubleBlocks.transpose(k, kOff + j0 * d, d, cols, KB, s.keys, 0);
+                DoubleBlocks.transpose(v, vOff + j0 * dv, dv, cols, KB, s.values, 0);
+                for (int t0 = kernel.causal() ? j0 / QB * QB : 0; t0 < tokens; t0 += QB) {
+                    int rows = Math.min(QB, tokens - t0);
+                    DoubleBlocks.product(s.queries, t0 * d, d, 1, s.keys, 0, KB, s.scores, 0, KB, rows, d, KB, false);
+                    DoubleBlocks.product(dOut, oOff + t0 * dv, dv, 1, s.values, 0, KB, s.gradient, 0, KB, rows, dv, KB, false);
+                    for (int r = 0; r < rows; r++) {
+                        int at = r * KB, t = t0 + r;
+                        mask(s.scores, at, maskArray, head, t, j0, cols);
+                        DoubleBlocks.exp(s.scores, at, KB, lse[head * tokens + t]);
+                        DoubleBlocks.scoreGradient(s.scores, s.gradient, at, KB, s.rowDots[t], scale);
+                        if (mask != null) mask.zeroDropped(maskArray, head, t, j0, cols, s.gradient, at);
+                    }
+                    if (dvOut != null) DoubleBlocks.product(s.scores, 0, 1, KB, dOut, oOff + t0 * dv, dv, dvOut, vOff + j0 * dv, dv, cols, rows, dv, true);
+                    if (dk != null) DoubleBlocks.product(s.gradient, 0, 1, KB, q, qOff + t0 * d, d, dk, kOff + j0 * d, d, cols, rows, d, true);
+                    if (dq != null) DoubleBlocks.product(s.gradient, 0, KB, 1, k, kOff + j0 * d, d, dq, qOff + t0 * d, d, rows, cols, d, true);
+                }
+            }
+        }
+    }
+
+    private double[] output(Object[] buffers, AttentionPart part) {
+        int index = kernel.output(part);
+        return index < 0 ? null : (double[]) buffers[firstOutput + index];
+    }
+
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.runtime.attention;
+
+import jdk.incubator.vector.DoubleVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/// The block arithmetic of f64 attention, on the Vector API: small products accumulated along a
+/// row of the result (the scores of a block of keys, a row of the output), and the row operations
+/// of the online softmax. The twin of `FloatBlocks` (f32), types replaced, `exp` the JDK's.
+final class DoubleBlocks {
+    private DoubleBlocks() {}
+
+    private static final VectorSpecies<Double> F = DoubleVector.SPECIES_PREFERRED;
+    private static final int L = F.length();
+
+    /// `c[r, 0:cols] (+)= Σ_i a[r, i] · b[i, 0:cols]` for `r < rows`, `i < inner`, where `a[r, i]`
+    /// is at `a[aOff + r·aRow + i·aCol]` (so a transposed `a` is only other strides), the rows of
+    /// `b` and `c` are contiguous at strides `bRow` and `cRow`. Blocks of four rows by four vectors
+    /// of `c` are sixteen chains of FMAs over `i`, each load of `b` feeding four rows; the rows
+    /// and columns left over go one row at a time.
+    static void product(double[] a, int aOff, int aRow, int aCol, double[] b, int bOff, int bRow, double[] c, int cOff, int cRow,
+                        int rows, int inner, int cols, boolean accumulate) {
+        int wide = cols / (4 * L) * (4 * L), r = 0;
+        for (; r + 4 <= rows && wide > 0; r += 4)
+            for (int col = 0; col < wide; col += 4 * L) block(a, aOff + r * aRow, aRow, aCol, b, bOff + col, bRow, c, cOff + r * cRow + col, cRow, inner, accumulate);
+        rows(a, aOff, aRow, aCol, b, bOff, bRow, c, cOff, cRow, 0, r, wide, inner, cols, accumulate);
+        rows(a, aOff, aRow, aCol, b, bOff, bRow, c, cOff, cRow, r, rows, 0, inner, cols, accumulate);
+    }
+
+    // Four rows by four vectors of c at `at`, rows `cRow` apart.
+    private static void block(double[] a, int ar, int aRow, int aCol, double[] b, int bi, int bRow, double[] c, int at, int cRow, int inner, boolean accumulate) {
+        int at1 = at + cRow, at2 = at1 + cRow, at3 = at2 + cRow;
+        DoubleVector c00 = start(c, at, accumulate), c01 = start(c, at + L, accumulate), c02 = start(c, at + 2 * L, accumulate), c03 = start(c, at + 3 * L, accumulate);
+        DoubleVector c10 = start(c, at1, accumulate), c11 = start(c, at1 + L, accumulate), c12 = start(c, at1 + 2 * L, accumulate), c13 = start(c, at1 + 3 * L, accumulate);
+        DoubleVector c20 = start(c, at2, accumulate), c21 = start(c, at2 + L, accumulate), c22 = start(c, at2 + 2 * L, accumulate), c23 = start(c, at2 + 3 * L, accumulate);
+        DoubleVector c30 = start(c, at3, accumulate), c31 = start(c, at3 + L, accumulate), c32 = start(c, at3 + 2 * L, accumulate), c33 = start(c, at3 + 3 * L, accumulate);
+        for (int i = 0; i < inner; i++, bi += bRow, ar += aCol) {
+            var b0 = DoubleVector.fromArray(F, b, bi);
+            var b1 = DoubleVector.fromArray(F, b, bi + L);
+            var b2 = DoubleVector.fromArray(F, b, bi + 2 * L);
+            var b3 = DoubleVector.fromArray(F, b, bi + 3 * L);
+            var x = DoubleVector.broadcast(F, a[ar]);
+            c00 = b0.fma(x, c00); c01 = b1.fma(x, c01); c02 = b2.fma(x, c02); c03 = b3.fma(x, c03);
+            x = DoubleVector.broadcast(F, a[ar + aRow]);
+            c10 = b0.fma(x, c10); c11 = b1.fma(x, c11); c12 = b2.fma(x, c12); c13 = b3.fma(x, c13);
+            x = DoubleVector.broadcast(F, a[ar + 2 * aRow]);
+            c20 = b0.fma(x, c20); c21 = b1.fma(x, c21); c22 = b2.fma(x, c22); c23 = b3.fma(x, c23);
+            x = DoubleVector.broadcast(F, a[ar + 3 * aRow]);
+            c30 = b0.fma(x, c30); c31 = b1.fma(x, c31); c32 = b2.fma(x, c32); c33 = b3.fma(x, c33);
+        }
+        c00.intoArray(c, at); c01.intoArray(c, at + L); c02.intoArray(c, at + 2 * L); c03.intoArray(c, at + 3 * L);
+        c10.intoArray(c, at1); c11.intoArray(c, at1 + L); c12.intoArray(c, at1 + 2 * L); c13.intoArray(c, at1 + 3 * L);
+        c20.intoArray(c, at2); c21.intoArray(c, at2 + L); c22.intoArray(c, at2 + 2 * L); c23.intoArray(c, at2 + 3 * L);
+        c30.intoArray(c, at3); c31.intoArray(c, at3 + L); c32.intoArray(c, at3 + 2 * L); c33.intoArray(c, at3 + 3 * L);
+    }
+
+    // Rows `from…to` of c, columns `first…cols`: four vectors at a time, then one, then lane by lane.
+    private static void rows(double[] a, int aOff, int aRow, int aCol, double[] b, int bOff, int bRow, double[] c, int cOff, int cRow,
+                             int from, int to, int first, int inner, int cols, boolean accumulate) {
+        for (int r = from; r < to; r++) {
+            int ar = aOff + r * aRow, cr = cOff + r * cRow, col = first;
+            for (; col + 4 * L <= cols; col += 4 * L) {
+                int at = cr + col;
+                DoubleVector c0 = start(c, at, accumulate), c1 = start(c, at + L, accumulate), c2 = start(c, at + 2 * L, accumulate), c3 = start(c, at + 3 * L, accumulate);
+                for (int i = 0, bi = bOff + col; i < inner; i++, bi += bRow) {
+                    var x = DoubleVector.broadcast(F, a[ar + i * aCol]);
+                    c0 = DoubleVector.fromArray(F, b, bi).fma(x, c0);
+                    c1 = DoubleVector.fromArray(F, b, bi + L).fma(x, c1);
+                    c2 = DoubleVector.fromArray(F, b, bi + 2 * L).fma(x, c2);
+                    c3 = DoubleVector.fromArray(F, b, bi + 3 * L).fma(x, c3);
+                }
+                c0.intoArray(c, at);
+                c1.intoArray(c, at + L);
+                c2.intoArray(c, at + 2 * L);
+                c3.intoArray(c, at + 3 * L);
+            }
+            for (; col + L <= cols; col += L) {
+                DoubleVector c0 = start(c, cr + col, accumulate);
+                for (int i = 0, bi = bOff + col; i < inner; i++, bi += bRow) c0 = DoubleVector.fromArray(F, b, bi).fma(DoubleVector.broadcast(F, a[ar + i * aCol]), c0);
+                c0.intoArray(c, cr + col);
+            }
+            for (; col < cols; col++) {
+                double sum = accumulate ? c[cr + col] : 0;
+                for (int i = 0; i < inner; i++) sum = Math.fma(a[ar + i * aCol], b[bOff + i * bRow + col], sum);
+                c[cr + col] = sum;
+            }
+        }
+    }
+
+    private static DoubleVector start(double[] c, int at, boolean accumulate) { return accumulate ? DoubleVector.fromArray(F, c, at) : DoubleVector.zero(F); }
+
+    /// `x[i] *= factor` for `i < count`, `count` a multiple of the lane count or not.
+    static void scale(double[] x, int from, int count, double factor) {
+        int i = 0;
+        for (; i + L <= count; i += L) DoubleVector.fromArray(F, x, from + i).mul(factor).intoArray(x, from + i);
+        for (; i < count; i++) x[from + i] *= factor;
+    }
+
+    /// The largest of `x[from…from+count)`, NaN if one is NaN (as the unfused `max` reduction).
+    static double max(double[] x, int from, int count) {
+        var best = DoubleVector.broadcast(F, Double.NEGATIVE_INFINITY);
+        int i = 0;
+        for (; i + L <= count; i += L) best = best.max(DoubleVector.fromArray(F, x, from + i));
+        double max = best.reduceLanes(VectorOperators.MAX);
+        for (; i < count; i++) max = Math.max(max, x[from + i]);
+        return max;
+    }
+
+    /// `x[i] = exp(x[i] - shift)`, returning their sum.
+    static double exp(double[] x, int from, int count, double shift) {
+        var sum = DoubleVector.zero(F);
+        int i = 0;
+        for (; i + L <= count; i += L) {
+            var e = exp(DoubleVector.fromArray(F, x, from + i).sub(shift));
+            e.intoArray(x, from + i);
+            sum = sum.add(e);
+        }
+        double total = sum.reduceLanes(VectorOperators.ADD);
+        for (; i < count; i++) total += x[from + i] = Math.exp(x[from + i] - shift);
+        return total;
+    }
+
+    /// `exp` lane by lane, the JDK's (generated kernels compute f64 `exp` so too).
+    private static DoubleVector exp(DoubleVector x) { return x.lanewise(VectorOperators.EXP); }
+
+    /// `ds[i] = p[i] · (ds[i] - rowDot) · scale`: the scores' gradient, scaled for q's and k's.
+    static void scoreGradient(double[] p, double[] ds, int from, int count, double rowDot, double scale) {
+        int i = 0;
+        for (; i + L <= count; i += L) {
+            var dp = DoubleVector.fromArray(F, ds, from + i).sub(rowDot);
+            DoubleVector.fromArray(F, p, from + i).mul(dp).mul(scale).intoArray(ds, from + i);
+        }
+        for (; i < count; i++) ds[from + i] = p[from + i] * (ds[from + i] - rowDot) * scale;
+    }
+
+    /// `Σ x[xOff + i] · y[yOff + i]` for `i < count`.
+    static double dot(double[] x, int xOff, double[] y, int yOff, int count) {
+        var sum = DoubleVector.zero(F);
+        int i = 0;
+        for (; i + L <= count; i += L) sum = DoubleVector.fromArray(F, x, xOff + i).fma(DoubleVector.fromArray(F, y, yOff + i), sum);
+        double total = sum.reduceLanes(VectorOperators.ADD);
+        for (; i < count; i++) total += x[xOff + i] * y[yOff + i];
+        return total;
+    }
+
+    /// `packed[at + i·width + c] = source[from + c·features + i]` for `c < count`, zero for `count ≤
+    /// c < width`: a block of keys (or values) transposed, so that a row of scores is a product along `c`.
+    static void transpose(double[] source, int from, int features, int count, int width, double[] packed, int at) {
+        for (int i = 0; i < features; i++) {
+            int row = at + i * width;
+            for (int c = 0; c < count; c++) packed[row + c] = source[from + c * features + i];
+            java.util.Arrays.fill(packed, row + count, row + width, 0);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.runtime.attention;
+
+import dev.smelt.ir.DType;
+import dev.smelt.kernel.AttentionKernel;
+
+/// Reads an attention mask broadcast over the scores `[batch…, H, T, S]` through its strides: a bool
+/// mask (`byte[]`, 1 keeps a score) sets the others to -inf, an added one (`float[]` or `double[]`,
+/// the scores' dtype) is added.
+final class MaskReader {
+    private final boolean bool;
+    private final int[] headBase;
+    private final int rowStride, columnStride;
+
+    private MaskReader(AttentionKernel kernel) {
+        var strides = kernel.maskStrides();
+        var scores = kernel.scores();
+        int rank = scores.rank(), heads = kernel.batch() * kernel.heads();
+        bool = kernel.maskType() == DType.BOOL;
+        rowStride = strides.get(rank - 2);
+        columnStride = strides.get(rank - 1);
+        headBase = new int[heads];
+        for (int head = 0; head < heads; head++) {
+            int rest = head, base = 0;
+            for (int axis = rank - 3; axis >= 0; axis--) {
+                base += rest % scores.dim(axis) * strides.get(axis);
+                rest /= scores.dim(axis);
+            }
+            headBase[head] = base;
+        }
+    }
+
+    /// The reader of `kernel`'s mask, or null when it has none.
+    static MaskReader of(AttentionKernel kernel) { return kernel.maskType() == null ? null : new MaskReader(kernel); }
+
+    /// Applies the mask of query `t` over keys `j0…j0+cols` to `scores[at…]`.
+    void apply(Object mask, int head, int t, int j0, int cols, float[] scores, int at) {
+        int from = headBase[head] + t * rowStride + j0 * columnStride;
+        for (int c = 0; c < cols; c++) {
+            int index = from + c * columnStride;
+            if (bool) {
+                if (((byte[]) mask)[index] == 0) scores[at + c] = Float.NEGATIVE_INFINITY;
+            } else scores[at + c] += ((float[]) mask)[index];
+        }
+    }
+
+    /// Zeroes the gradient of the scores a bool mask dropped (where's vjp), so that a row it masks
+    /// entirely (NaN probabilities) passes no NaN to q and k.
+    void zeroDropped(Object mask, int head, int t, int j0, int cols, float[] gradient, int at) {
+        if (!bool) return;
+        int from = headBase[head] + t * rowStride + j0 * columnStride;
+        for (int c = 0; c < cols; c++)
+            if (((byte[]) mask)[from + c * columnStride] == 0) gradient[at + c] = 0;
+    }
+
+    /// [#zeroDropped(Object, int, int, int, int, float[], int)] for f64.
+    void zeroDropped(Object mask, int head, int t, int j0, int cols, double[] gradient, int at) {
+        if (!bool) return;
+        int from = headBase[head] + t * rowStride + j0 * columnStride;
+        for (int c = 0; c < cols; c++)
+            if (((byte[]) mask)[from + c * columnStride] == 0) gradient[at + c] = 0;
+    }
+
+    /// [#apply(Object, int, int, int, int, float[], int)] for f64 scores.
+    void apply(Object mask, int head, int t, int j0, int cols, double[] scores, int at) {
+        int from = headBase[head] + t * rowStride + j0 * columnStride;
+        for (int c = 0; c < cols; c++) {
+            int index = from + c * columnStride;
+            if (bool) {
+                if (((byte[]) mask)[index] == 0) scores[at + c] = Double.NEGATIVE_INFINITY;
+            } else scores[at + c] += ((double[]) mask)[index];
+        }
+    }
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.DType;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/// Fused attention (fusion.AttentionFusion, the attention kernels) against the reference
+/// interpreter, which computes attention the plain way, and against eager code, on random shapes:
+/// T and S of 1, primes and sizes around the 64-key block; heads 1 to 12, grouped-query; bool,
+/// added and causal masks broadcast in several ways; f32 and f64.
+class FusedAttentionTest {
+    private static final int[] SIZES = {1, 2, 7, 13, 63, 64, 65, 67, 129};
+
+    record Case(int batch, int heads, int kvHeads, int tokens, int sources, int depth, int valueDepth, int mask, double scale, DType dtype) {
+        @Override
+        public String toString() {
+            return "batch %d, heads %d/%d, T %d, S %d, d %d, dv %d, mask %s, scale %s, %s".formatted(batch, heads, kvHeads, tokens, sources, depth, valueDepth,
+                    List.of("none", "causal", "bool [T,S]", "added [1,H,T,S]", "bool [B,1,1,S]").get(mask), scale, dtype);
+        }
+    }
+
+    static Case randomCase(Random random, int trial) {
+        int kvHeads = 1 + random.nextInt(4), group = 1 + random.nextInt(3), heads = kvHeads * group;
+        DType dtype = trial % 3 == 2 ? DType.F64 : DType.F32;
+        return new Case(1 + random.nextInt(2), heads, kvHeads, SIZES[random.nextInt(SIZES.length)], SIZES[random.nextInt(SIZES.length)],
+                1 + random.nextInt(40), 1 + random.nextInt(40), trial % 5, trial % 4 == 0 ? 0.3 : 1 / Math.sqrt(8), dtype);
+    }
+
+    static List<Tensor> operands(Random random, Case c) {
+        Tensor q = EinsumTest.random(random, c.dtype(), c.batch(), c.heads(), c.tokens(), c.depth());
+        Tensor k = EinsumTest.random(random, c.dtype(), c.batch(), c.kvHeads(), c.sources(), c.depth());
+        Tensor v = EinsumTest.random(random, c.dtype(), c.batch(), c.kvHeads(), c.sources(), c.valueDepth());
+        Tensor mask = switch (c.mask()) {
+            case 2 -> EinsumTest.random(random, DType.F32, c.tokens(), c.sources()).gt(-1.0);
+            case 3 -> EinsumTest.random(random, c.dtype(), 1, c.heads(), c.tokens(), c.sources());
+            case 4 -> EinsumTest.random(random, DType.F32, c.batch(), 1, 1, c.sources()).gt(-1.0);
+            default -> Tensor.zeros(1);
+        };
+        return List.of(q, k, v, mask);
+    }
+
+    static Jit.FunctionN attention(Case c) {
+        return a -> List.of(Tensor.scaledDotProductAttention(a.get(0), a.get(1), a.get(2), c.mask() >= 2 ? a.get(3) : null, c.mask() == 1, c.scale()));
+    }
+
+    @Test
+    void randomShapesMatchTheInterpreterAndEagerCode() {
+        var random = new Random(20);
+        for (int trial = 0; trial < 20; trial++) {
+            Case c = randomCase(random, trial);
+            var inputs = operands(random, c);
+            var f = attention(c);
+            var compiled = Jit.compile(f, 4);
+            Tensor fused = compiled.applyAll(inputs.toArray(Tensor[]::new)).getFirst();
+            assertTrue(compiled.explain(inputs.toArray(Tensor[]::new)).contains("attention fusion (online softmax over key blocks)"), c.toString());
+            Tensor reference = Jit.trace(f, inputs).interpret(inputs.toArray(Tensor[]::new)).getFirst();
+            assertClose(reference, fused, c, "interpreter");
+            if (trial % 4 == 0) assertClose(f.apply(inputs).getFirst(), fused, c, "eager");    // eager code: a kernel per op and shape, slow to build
+            assertArrayEquals(fused.toDoubleArray(), compiled.applyAll(inputs.toArray(Tensor[]::new)).getFirst().toDoubleArray(), "repeated call, " + c);
+        }
+    }
+
+    /// Within the rounding of a softmax summed in another order: relative to the output's scale.
+    static void assertClose(Tensor expected, Tensor actual, Case c, String what) {
+        assertEquals(expected.shape(), actual.shape(), c.toString());
+        double[] e = expected.toDoubleArray(), a = actual.toDoubleArray();
+        double tolerance = c.dtype() == DType.F64 ? 1e-12 : 3e-5;
+        for (int i = 0; i < e.length; i++) {
+            boolean ok = Double.isNaN(e[i]) ? Double.isNaN(a[i]) : Math.abs(a[i] - e[i]) <= tolerance * (1 + Math.abs(e[i]));
+            assertTrue(ok, "%s against %s, element %d: %s vs %s".formatted(c, what, i, a[i], e[i]));
+        }
+    }
+
+    @Test
+    void attentionWrittenByHandIsRecognised() {
+        var random = new Random(3);
+        Tensor q = EinsumTest.random(random, DType.F32, 2, 3, 70, 16), k = EinsumTest.random(random, DType.F32, 2, 3, 50, 16), v = EinsumTest.random(random, DType.F32, 2, 3, 50, 8);
+        Jit.Function3 byHand = (x, y, z) -> x.matmul(y.transpose(-1, -2)).mul(0.25).softmax(-1).matmul(z);
+        Jit.Function3 divided = (x, y, z) -> x.matmul(y.transpose(-1, -2)).div(4.0).softmax(-1).matmul(z);
+        for (var f : List.of(byHand, divided)) {
+            var compiled = Jit.compile(f);
+            assertTrue(compiled.explain(q, k, v).contains("fuse attention into one kernel"), compiled.explain(q, k, v));
+            Tensor expected = Tensor.scaledDotProductAttention(q, k, v, null, false, 0.25);
+            assertClose(expected, compiled.apply(q, k, v), new Case(2, 3, 3, 70, 50, 16, 8, 0, 0.25, DType.F32), "sdpa");
+        }
+    }
+
+    @Test
+    void probabilitiesReadElsewhereAreNotFusedTwice() {
+        var random = new Random(4);
+        Tensor q = EinsumTest.random(random, DType.F32, 1, 2, 9, 4), k = EinsumTest.random(random, DType.F32, 1, 2, 9, 4);
+        var compiled = Jit.compile((Jit.FunctionN) a -> {
+            Tensor p = a.get(0).matmul(a.get(1).transpose(-1, -2)).softmax(-1);
+            return List.of(p.matmul(a.get(1)), p);
+        }, 2);
+        assertFalse(compiled.explain(q, k).contains("attention"), compiled.explain(q, k));
+    }
+
+    @Test
+    void unfusedModeRunsTheSameAttentionOpByOp() {
+        var random = new Random(5);
+        Case c = new Case(1, 4, 2, 65, 67, 16, 16, 1, 0.25, DType.F32);
+        var inputs = operands(random, c);
+        var unfused = Jit.compile(attention(c), 4).withFusion(FusionMode.NONE);
+        String explained = unfused.explain(inputs.toArray(Tensor[]::new));
+        assertFalse(explained.contains("attention fusion"), explained);
+        assertClose(unfused.applyAll(inputs.toArray(Tensor[]::new)).getFirst(), Jit.compile(attention(c), 4).applyAll(inputs.toArray(Tensor[]::new)).getFirst(), c, "unfused");
+    }
+
+    @Test
+    void rowsWithEveryKeyMaskedAreNaNAsUnfused() {
+        var random = new Random(6);
+        Tensor q = EinsumTest.random(random, DType.F32, 1, 1, 3, 4), k = EinsumTest.random(random, DType.F32, 1, 1, 5, 4), v = EinsumTest.random(random, DType.F32, 1, 1, 5, 2);
+        Tensor mask = Tensor.of(new boolean[] {true, false, true, false, false, false, false, false, false, false, false, false, false, true, true}, 3, 5);
+        var f = (Jit.Function4) (a, b, c, m) -> Tensor.scaledDotProductAttention(a, b, c, m);
+        float[] fused = Jit.compile(f).apply(q, k, v, mask).toFloatArray(), unfused = Jit.compile(f).withFusion(FusionMode.NONE).apply(q, k, v, mask).toFloatArray();
+        assertTrue(Float.isNaN(fused[2]) && Float.isNaN(fused[3]) && !Float.isNaN(fused[0]) && !Float.isNaN(fused[4]), java.util.Arrays.toString(fused));
+        for (int i = 0; i < fused.length; i++) assertEquals(unfused[i], fused[i], 1e-6, "element " + i);
+    }
+
+    @Test
+    void peakMemoryGrowsWithTokensNotTheirSquare() {
+        var random = new Random(7);
+        Case c = new Case(1, 2, 2, 512, 512, 16, 16, 1, 0.25, DType.F32);
+        var inputs = operands(random, c).toArray(Tensor[]::new);
+        long fused = peak(Jit.compile(attention(c), 4).explain(inputs)), unfused = peak(Jit.compile(attention(c), 4).withFusion(FusionMode.NONE).explain(inputs));
+        assertEquals(2L * 512 * 16 * 4, fused);                        // the output alone
+        assertTrue(unfused >= 2L * 512 * 512 * 4, "unfused peak " + unfused);   // at least the scores
+    }
+
+    static long peak(String explained) {
+        var matcher = java.util.regex.Pattern.compile("memory: peak ([0-9,]+) B").matcher(explained);
+        assertTrue(matcher.find(), explained);
+        return Long.parseLong(matcher.group(1).replace(",", ""));
+    }
+}
