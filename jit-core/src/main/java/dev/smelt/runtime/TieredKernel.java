@@ -40,10 +40,12 @@ public final class TieredKernel implements KernelFunction {
     /// Rest after each lost comparison, in multiples of its time: the warm-up takes at most a
     /// quarter of a core while it waits for C2.
     static final int REST = 3;
-    /// Calls of the vector variant on a warm-up slice after which C2 has been asked to compile it:
-    /// its loop's back-edges (256 per call of 4,096 `f32`s in 16 lanes) pass `Tier4BackEdgeThreshold`
-    /// (40,000) after about 160 calls.
-    static final int CALLS_TO_COMPILE = 400;
+    /// Calls of the vector variant on warm-up slices after which C2 has been asked to compile it:
+    /// HotSpot moves a method from C1's profiling code to C2 after `Tier4InvocationThreshold` (5,000)
+    /// calls of the profiled code, sooner with long loops. Resting earlier (after 400 calls) starved
+    /// the C1 stage of calls: TierSwitchTest's softmax-tanh-sin-cos kernel then lost five rounds and
+    /// stayed scalar for over a minute on a quiet machine.
+    static final int CALLS_TO_COMPILE = 6_000;
     static final String FORCED = System.getProperty("smelt.tier", "auto");
 
     private static final ThreadPoolExecutor WARMER = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUE), runnable -> {
@@ -147,10 +149,9 @@ public final class TieredKernel implements KernelFunction {
                 tier = "vector";
                 return true;
             }
-            // C2 compiles on its own threads once the calls have counted up (a few hundred calls of a
-            // slice this size pass its thresholds); spinning while it works only takes a core from
-            // the program (a GPT step's 251 kernels kept this thread as busy as the caller's), so
-            // after that, rest three times as long as each batch ran.
+            // C2 compiles on its own threads once the calls have counted up; spinning while it works
+            // only takes a core from the program (a GPT step's 251 kernels kept this thread as busy
+            // as the caller's), so after that, rest three times as long as each batch ran.
             vectorCalls += 20;
             if (vectorCalls >= CALLS_TO_COMPILE) LockSupport.parkNanos(Math.min(REST * (System.nanoTime() - batch), deadline - System.nanoTime()));
         }

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /// The tiering policy with stand-in variants: a lost comparison is tried again after a back-off
-/// (the vector variant is slow until "C2" compiles it, here its 1,000th call), a waiting warm-up
+/// (the vector variant is slow until "C2" compiles it, here its 2,000th call), a waiting warm-up
 /// holds its inputs weakly, and a forced tier never warms up.
 class TieredKernelTest {
     private static final Shape SPACE = new Shape(List.of(64, 64));
@@ -37,7 +37,7 @@ class TieredKernelTest {
     @Test
     void aLostComparisonIsTriedAgainUntilTheVectorVariantTakesOver() throws InterruptedException {
         var vectorCalls = new AtomicInteger();
-        var tiered = new TieredKernel(COPY, copy(() -> 20), () -> copy(() -> vectorCalls.incrementAndGet() < 1_000 ? 60 : 1),
+        var tiered = new TieredKernel(COPY, copy(() -> 20), () -> copy(() -> vectorCalls.incrementAndGet() < 2_000 ? 60 : 1),
                 "auto", 20_000_000L, 30_000_000L);
         float[] in = new float[4096], out = new float[4096];
         in[4095] = 7;
