@@ -5,7 +5,6 @@ import dev.smelt.Compiled;
 import dev.smelt.Jit;
 import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
-import java.util.ArrayList;
 
 /// The Llama 2 model of a llama2.c checkpoint, written with the public [Tensor] API: per block
 /// RMSNorm, q/k/v projections, rotary embeddings (llama2.c's interleaved pairs), causal
@@ -123,14 +122,11 @@ public final class Llama2 {
     /// The checkpoint's weights.
     Llama2Checkpoint weights() { return weights; }
 
-    /// The embedding rows of `tokens`, `[T, dim]`, checked against the vocabulary.
+    /// The embedding rows of `tokens`, `[T, dim]`, checked against the vocabulary (so the error names `op`).
     Tensor embed(String op, int[] tokens) {
-        var rows = new ArrayList<Tensor>(tokens.length);
-        for (int i = 0; i < tokens.length; i++) {
+        for (int i = 0; i < tokens.length; i++)
             if (tokens[i] < 0 || tokens[i] >= weights.config().vocab())
                 throw SmeltException.of(op, "token %d at index %d is out of range; expected 0..%d", tokens[i], i, weights.config().vocab() - 1);
-            rows.add(weights.tokenEmbedding().slice(0, tokens[i], tokens[i] + 1)); // a view: the lookup copies one row per token
-        }
-        return rows.size() == 1 ? rows.getFirst() : Tensor.concat(rows, 0);
+        return weights.tokenEmbedding().indexSelect(0, Tensor.of(tokens));
     }
 }

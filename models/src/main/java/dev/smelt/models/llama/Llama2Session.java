@@ -89,10 +89,7 @@ public final class Llama2Session {
             values.add(caches.get(layers + l).sliceUpdate(1, 0, qkv[2]));
             x = model.feedForward(model.weights().layers().get(l), x, Tensor.scaledDotProductAttention(qkv[0], qkv[1], qkv[2], true));
         }
-        var results = new ArrayList<Tensor>(List.of(model.classify(x.slice(0, x.dim(0) - 1, x.dim(0)))));
-        results.addAll(keys);
-        results.addAll(values);
-        return results;
+        return results(model.classify(x.slice(0, x.dim(0) - 1, x.dim(0))), keys, values);
     }
 
     // One token (x [1, dim]) at `position`: logits, then the caches with its key and value written.
@@ -104,19 +101,21 @@ public final class Llama2Session {
         Tensor visible = Tensor.arange(bucket).le(position).reshape(1, bucket);
         for (int l = 0; l < layers; l++) {
             var qkv = model.projections(model.weights().layers().get(l), x, cos, sin);
-            Tensor k = written(args.get(4 + l), position, qkv[1]), v = written(args.get(4 + layers + l), position, qkv[2]);
+            // written in place, one row per head: the caches are donated
+            Tensor k = args.get(4 + l).sliceUpdate(1, position, qkv[1]), v = args.get(4 + layers + l).sliceUpdate(1, position, qkv[2]);
             keys.add(k);
             values.add(v);
             Tensor attended = Tensor.scaledDotProductAttention(qkv[0], k.slice(1, 0, bucket), v.slice(1, 0, bucket), visible);
             x = model.feedForward(model.weights().layers().get(l), x, attended);
         }
-        var results = new ArrayList<Tensor>(List.of(model.classify(x)));
+        return results(model.classify(x), keys, values);
+    }
+
+    // A program's results, in the order of `outputs`: the logits, every layer's keys, then values.
+    private static List<Tensor> results(Tensor logits, List<Tensor> keys, List<Tensor> values) {
+        var results = new ArrayList<Tensor>(List.of(logits));
         results.addAll(keys);
         results.addAll(values);
         return results;
     }
-
-    // `cache` [kvHeads, seqLen, headSize] with row `position` of every head replaced by `row`
-    // [kvHeads, 1, headSize]: written in place, one row per head, since the cache is donated.
-    private static Tensor written(Tensor cache, Tensor position, Tensor row) { return cache.sliceUpdate(1, position, row); }
 }
