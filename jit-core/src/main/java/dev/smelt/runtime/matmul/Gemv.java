@@ -32,8 +32,8 @@ import jdk.incubator.vector.VectorSpecies;
 /// side by side, each with one accumulator, streamed 7.3 GB/s from memory at 768×768 against 12.5
 /// for this loop (bf16 5.3 against 10.5, int8 3.9 against 5.7; interleaved runs in one JVM, load
 /// 5–7, 2026-11-26). Every output is computed by the same steps, so a value never depends on how
-/// the columns were split between threads. Lanes are summed through an array in a fixed order (not
-/// `reduceLanes`, whose order may differ between the interpreted and compiled Vector API).
+/// the columns were split between threads. Lanes are summed in a fixed tree (not `reduceLanes`, whose order may
+/// differ between the interpreted and compiled Vector API).
 ///
 /// A [PackedMatrix] W is dequantised in registers: bf16 lanes widened and shifted into `f32`
 /// bits; int8 lanes widened to `f32`, each group of 32 summed against x, then scaled once
@@ -54,7 +54,6 @@ final class Gemv {
     private static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(L * 8));
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED.length() == L ? IntVector.SPECIES_PREFERRED : VectorSpecies.of(int.class, F.vectorShape());
     private static final int GROUP = PackedMatrix.GROUP;
-    private static final ThreadLocal<float[]> LANES = ThreadLocal.withInitial(() -> new float[L]);
     private static final ThreadLocal<float[]> ROWS = ThreadLocal.withInitial(() -> new float[0]); // x copied when not contiguous along K
 
     /// Whether `kernel` runs as a GEMV: an `f32` product of at most [#MAX_ROWS] rows whose right
@@ -90,20 +89,24 @@ final class Gemv {
 
     /// [#run(float\[\], int, Operand, Object, int, int, float\[\], int, int, int, int, int, int)] for rows of x contiguous along K, `lda` apart.
     static void run(float[] a, int aAt, int lda, Object w, int bAt, int ldb, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
-        float[] lanes = LANES.get();
-        for (int n = first; n < last; n++)
-            for (int m = 0; m < rows; m++) {
-                int x = aAt + m * lda;
-                c[cAt + m * ldc + n] = switch (w) {
-                    case float[] f -> f32(a, x, f, bAt + n * ldb, depth, lanes);
-                    case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> bf16(a, x, p.halves(), n * depth, depth, lanes);
-                    case PackedMatrix p -> q8(a, x, p, n, depth, lanes);
-                    default -> throw new IllegalArgumentException("not a matrix: " + w.getClass().getSimpleName());
-                };
+        switch (w) {
+            case float[] f -> {
+                for (int n = first; n < last; n++)
+                    for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(a, aAt + m * lda, f, bAt + n * ldb, depth);
             }
+            case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> {
+                for (int n = first; n < last; n++)
+                    for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = bf16(a, aAt + m * lda, p.halves(), n * depth, depth);
+            }
+            case PackedMatrix p -> {
+                for (int n = first; n < last; n++)
+                    for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = q8(a, aAt + m * lda, p, n, depth);
+            }
+            default -> throw new IllegalArgumentException("not a matrix: " + w.getClass().getSimpleName());
+        }
     }
 
-    private static float f32(float[] a, int x, float[] w, int w0, int depth, float[] lanes) {
+    private static float f32(float[] a, int x, float[] w, int w0, int depth) {
         FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
         int k = 0;
         for (int bound = depth - 4 * L; k <= bound; k += 4 * L) {
@@ -113,12 +116,12 @@ final class Gemv {
             s3 = FloatVector.fromArray(F, w, w0 + k + 3 * L).fma(FloatVector.fromArray(F, a, x + k + 3 * L), s3);
         }
         for (int bound = F.loopBound(depth); k < bound; k += L) s0 = FloatVector.fromArray(F, w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
-        float s = sum(s0.add(s1).add(s2.add(s3)), lanes);
+        float s = sum(s0.add(s1).add(s2.add(s3)));
         for (; k < depth; k++) s = Math.fma(w[w0 + k], a[x + k], s);
         return s;
     }
 
-    private static float bf16(float[] a, int x, short[] w, int w0, int depth, float[] lanes) {
+    private static float bf16(float[] a, int x, short[] w, int w0, int depth) {
         FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
         int k = 0;
         for (int bound = depth - 4 * L; k <= bound; k += 4 * L) {
@@ -128,7 +131,7 @@ final class Gemv {
             s3 = widen(w, w0 + k + 3 * L).fma(FloatVector.fromArray(F, a, x + k + 3 * L), s3);
         }
         for (int bound = F.loopBound(depth); k < bound; k += L) s0 = widen(w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
-        float s = sum(s0.add(s1).add(s2.add(s3)), lanes);
+        float s = sum(s0.add(s1).add(s2.add(s3)));
         for (; k < depth; k++) s = Math.fma(PackedMatrix.fromBf16(w[w0 + k]), a[x + k], s);
         return s;
     }
@@ -140,7 +143,7 @@ final class Gemv {
     }
 
     // Two chains of groups (even and odd), each group's sum of q·x scaled once.
-    private static float q8(float[] a, int x, PackedMatrix p, int n, int depth, float[] lanes) {
+    private static float q8(float[] a, int x, PackedMatrix p, int n, int depth) {
         byte[] q = p.quants();
         float[] scales = p.scales();
         int whole = depth / GROUP, w0 = n * depth, g0 = n * PackedMatrix.groups(depth), g = 0;
@@ -159,7 +162,7 @@ final class Gemv {
             for (int k = g * GROUP, end = k + GROUP; k < end; k += L) t0 = widen(q, w0 + k).fma(FloatVector.fromArray(F, a, x + k), t0);
             s0 = t0.fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
         }
-        float s = sum(s0.add(s1), lanes);
+        float s = sum(s0.add(s1));
         if (whole * GROUP == depth) return s;
         float t = 0; // the row's last group, shorter than 32, in scalar code
         for (int k = whole * GROUP; k < depth; k++) t = Math.fma(q[w0 + k], a[x + k], t);
@@ -171,11 +174,12 @@ final class Gemv {
         return (FloatVector) ByteVector.fromArray(B, q, at).convertShape(VectorOperators.B2F, F, 0);
     }
 
-    // The lanes of `s` summed in a fixed order: lane i takes lane i + half for half = L/2, L/4, … 1.
-    private static float sum(FloatVector s, float[] lanes) {
-        s.intoArray(lanes, 0);
-        for (int half = L / 2; half > 0; half /= 2)
-            for (int i = 0; i < half; i++) lanes[i] += lanes[i + half];
-        return lanes[0];
+    // The lanes of `s` summed in a fixed order: lane i takes lane i + half for half = L/2, L/4, … 1
+    // (`s + s.slice(half)`, lanes past the end zero), the same pairs in every tier. In registers:
+    // an array walk in the same order puts a store and dependent reloads between rows, and the
+    // stream of W stalls on them.
+    private static float sum(FloatVector s) {
+        for (int half = L / 2; half > 0; half /= 2) s = s.add(s.slice(half));
+        return s.lane(0);
     }
 }
