@@ -5,6 +5,7 @@ import dev.smelt.ir.AttentionMath;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
 import dev.smelt.kernel.AttentionKernel;
+import dev.smelt.kernel.IndexMap;
 import dev.smelt.kernel.Decision;
 import dev.smelt.kernel.Schedule;
 import java.util.ArrayList;
@@ -14,7 +15,9 @@ import java.util.Map;
 
 /// Plans [Node.Attention] nodes ([AttentionFusion] made them): the siblings over the same operands
 /// (the output and its logsumexp; the three gradients) become one [AttentionKernel] launch, whose
-/// operands are read from their buffers in place (a reshape of a buffer is that buffer).
+/// operands are read from their buffers in place (a reshape of a buffer is that buffer). A
+/// forward's k and v may be any view of a buffer whose features stay contiguous (a KV cache's
+/// first rows, a slice of heads): the kernel reads them through their strides.
 final class AttentionLaunch {
     private AttentionLaunch() {}
 
@@ -23,11 +26,22 @@ final class AttentionLaunch {
         var parts = roots.stream().map(n -> (Node.Attention) n).sorted(Comparator.comparing(Node.Attention::part)).toList();
         var first = parts.getFirst();
         var bound = new ArrayList<Integer>();
-        for (Node operand : first.operands()) bound.add(buffers.get(buffer(operand)));
+        var kv = new ArrayList<IndexMap>();
+        for (int i = 0; i < first.operands().size(); i++) {
+            Node operand = first.operands().get(i);
+            View view = buffers.containsKey(buffer(operand)) ? null : view(first, i); // written out dense, or read in place
+            if (view != null) {
+                bound.add(buffers.get(view.buffer()));
+                kv.add(view.map());
+            } else {
+                bound.add(buffers.get(buffer(operand)));
+                if (i == 1 || i == 2) kv.add(IndexMap.contiguous(operand.shape()));
+            }
+        }
         for (var part : parts) bound.add(buffers.get(part));
         if (bound.contains(null)) throw new IllegalStateException("an operand of " + first + " has no buffer");
         String category = first.part().isGradient() ? "attention backward fusion (scores recomputed block by block)" : "attention fusion (online softmax over key blocks)";
-        return new Schedule.Launch(kernel(parts), bound, parts.stream().map(labels::get).toList(), category);
+        return new Schedule.Launch(kernel(parts, kv.get(0), kv.get(1)), bound, parts.stream().map(labels::get).toList(), category);
     }
 
     /// The node whose buffer holds `operand`'s elements in row-major order: under its reshapes.
@@ -37,7 +51,76 @@ final class AttentionLaunch {
         return node;
     }
 
-    static AttentionKernel kernel(List<Node.Attention> parts) {
+    /// Where a view's elements are: `map` over its shape, into the buffer of `buffer`.
+    record View(Node buffer, IndexMap map) {}
+
+    /// How `attention` reads its operand `index` in place, or null when that operand is read dense
+    /// ([#buffer]): a forward's k (1) or v (2) that is slices, permutes and reshapes of one value,
+    /// with its features contiguous.
+    static View view(Node.Attention attention, int index) {
+        if (attention.part().isGradient() || index < 1 || index > 2) return null;
+        var views = new ArrayList<Node>();
+        Node node = attention.operands().get(index);
+        while (node instanceof Node.Reshape || node instanceof Node.Slice || node instanceof Node.Permute) {
+            views.addFirst(node);
+            node = node.inputs().getFirst();
+        }
+        Node buffer = node;
+        int offset = 0;
+        int[] strides = buffer.shape().contiguousStrides();
+        Shape shape = buffer.shape();
+        for (Node view : views) {
+            switch (view) {
+                case Node.Slice s -> {
+                    offset += s.start() * strides[s.axis()];
+                    strides[s.axis()] *= s.step();
+                }
+                case Node.Permute p -> {
+                    int[] permuted = new int[strides.length];
+                    for (int axis = 0; axis < permuted.length; axis++) permuted[axis] = strides[p.order().get(axis)];
+                    strides = permuted;
+                }
+                default -> strides = reshaped(shape, strides, view.shape());
+            }
+            if (strides == null) return null;
+            shape = view.shape();
+        }
+        int features = shape.dim(shape.rank() - 1);
+        if (features > 1 && strides[strides.length - 1] != 1) return null;
+        return new View(buffer, new IndexMap(offset, java.util.Arrays.stream(strides).boxed().toList()));
+    }
+
+    // The strides of `to`, a reshape of `from` laid out at `strides`, or null when it is no view of
+    // it: each run of `from`'s axes that is contiguous within itself must split into whole axes of `to`.
+    private static int[] reshaped(Shape from, int[] strides, Shape to) {
+        int[] result = new int[to.rank()];
+        int axis = to.rank() - 1;
+        if (from.size() == 0) return null;
+        if (from.rank() == 0) {
+            java.util.Arrays.fill(result, 1);
+            return result;
+        }
+        long base = strides[from.rank() - 1], elements = 1, viewElements = 1;
+        for (int a = from.rank() - 1; a >= 0; a--) {
+            elements *= from.dim(a);
+            if (a == 0 || from.dim(a - 1) != 1 && strides[a - 1] != elements * base) {
+                while (axis >= 0 && (viewElements < elements || to.dim(axis) == 1)) {
+                    result[axis] = Math.toIntExact(viewElements * base);
+                    viewElements *= to.dim(axis);
+                    axis--;
+                }
+                if (viewElements != elements) return null;
+                if (a > 0) {
+                    base = strides[a - 1];
+                    elements = 1;
+                    viewElements = 1;
+                }
+            }
+        }
+        return axis == -1 ? result : null;
+    }
+
+    private static AttentionKernel kernel(List<Node.Attention> parts, IndexMap keys, IndexMap values) {
         var first = parts.getFirst();
         Shape scores = AttentionMath.scores(first);
         int rank = scores.rank();
@@ -48,7 +131,7 @@ final class AttentionLaunch {
             for (int axis = 0; axis < rank; axis++) strides.add(mask.shape().dim(axis) == 1 ? 0 : dense[axis]);
         }
         return new AttentionKernel(parts.stream().map(Node.Attention::part).toList(), scores, rank < 3 ? 1 : k.shape().dim(rank - 3),
-                k.shape().dim(rank - 1), v.shape().dim(rank - 1), first.causal(), first.scale(), first.dtype(), mask == null ? null : mask.dtype(), strides);
+                k.shape().dim(rank - 1), v.shape().dim(rank - 1), first.causal(), first.scale(), first.dtype(), mask == null ? null : mask.dtype(), strides, keys, values);
     }
 
     /// Why the attention is one kernel, priced against the same attention unfused: its products, and

@@ -34,7 +34,7 @@ final class Realization {
                 }
                 case Node.Attention a -> {
                     realized.add(a);
-                    for (Node operand : a.operands()) realizeAttentionOperand(operand, realized, decisions, labels);
+                    for (int i = 0; i < a.operands().size(); i++) realizeAttentionOperand(a, i, realized, decisions, labels);
                 }
                 default -> { }
             }
@@ -51,9 +51,12 @@ final class Realization {
     }
 
     // The attention kernel reads its operands dense, row-major, block by block: a buffer, or a
-    // reshape of one; anything else is computed into a buffer first (O(T·d), not O(T·S)).
-    private static void realizeAttentionOperand(Node operand, Set<Node> realized, List<Decision> decisions, Map<Node, String> labels) {
-        Node node = AttentionLaunch.buffer(operand);
+    // reshape of one; anything else is computed into a buffer first (O(T·d), not O(T·S)). A
+    // forward's k and v may also be views of a buffer (a KV cache's first rows), read in place.
+    private static void realizeAttentionOperand(Node.Attention attention, int index, Set<Node> realized, List<Decision> decisions, Map<Node, String> labels) {
+        var view = AttentionLaunch.view(attention, index);
+        if (view != null && (view.buffer() instanceof Node.Input || realized.contains(view.buffer()))) return;
+        Node node = AttentionLaunch.buffer(attention.operands().get(index));
         if (!(node instanceof Node.Input)) decide(node, "an attention operand is read dense, block by block", realized, decisions, labels);
     }
 

@@ -40,7 +40,7 @@ public final class AttentionInterpreter implements KernelFunction {
         double[] s = new double[sources];
         for (int j = 0; j < sources; j++) {
             double dot = 0;
-            for (int i = 0; i < d; i++) dot += buffers[0].get((head * kernel.tokens() + t) * d + i) * buffers[1].get((kvHead * sources + j) * d + i);
+            for (int i = 0; i < d; i++) dot += buffers[0].get((head * kernel.tokens() + t) * d + i) * buffers[1].get(kernel.keyRow(kvHead, j) + i);
             s[j] = kernel.dtype().round(kernel.dtype().round(dot) * kernel.scale());
             if (kernel.causal() && j > t) s[j] = Double.NEGATIVE_INFINITY;
             if (kernel.maskType() != null) {
@@ -59,7 +59,7 @@ public final class AttentionInterpreter implements KernelFunction {
         int dv = kernel.valueDepth(), kvHead = kvHead(head), out = buffers.length - kernel.parts().size();
         for (int c = 0; c < dv; c++) {
             double value = 0;
-            for (int j = 0; j < s.length; j++) value += Math.exp(s[j] - max) / sum * buffers[2].get((kvHead * kernel.sources() + j) * dv + c);
+            for (int j = 0; j < s.length; j++) value += Math.exp(s[j] - max) / sum * buffers[2].get(kernel.valueRow(kvHead, j) + c);
             buffers[out + kernel.output(AttentionPart.OUTPUT)].set((head * kernel.tokens() + t) * dv + c, value);
         }
         int lse = kernel.output(AttentionPart.LOGSUMEXP);
@@ -75,12 +75,12 @@ public final class AttentionInterpreter implements KernelFunction {
         for (int j = 0; j < s.length; j++) {
             double p = Math.exp(s[j] - buffers[4].get(row)), dp = 0;
             int key = kvHead * kernel.sources() + j;
-            for (int c = 0; c < dv; c++) dp += buffers[5].get(row * dv + c) * buffers[2].get(key * dv + c);
+            for (int c = 0; c < dv; c++) dp += buffers[5].get(row * dv + c) * buffers[2].get(kernel.valueRow(kvHead, j) + c);
             boolean dropped = kernel.maskType() == DType.BOOL && buffers[6].get(maskIndex(head, t, j)) == 0;
             double ds = dropped ? 0 : p * (dp - rowDot);
             add(buffers, out, AttentionPart.GRAD_V, key * dv, dv, p, buffers[5], row * dv);
             add(buffers, out, AttentionPart.GRAD_K, key * d, d, ds * kernel.scale(), buffers[0], row * d);
-            add(buffers, out, AttentionPart.GRAD_Q, row * d, d, ds * kernel.scale(), buffers[1], key * d);
+            add(buffers, out, AttentionPart.GRAD_Q, row * d, d, ds * kernel.scale(), buffers[1], kernel.keyRow(kvHead, j));
         }
     }
 

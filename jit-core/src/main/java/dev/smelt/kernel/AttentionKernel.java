@@ -17,13 +17,15 @@ import java.util.List;
 /// Buffers: q `[…, H, T, d]`, k `[…, Hkv, S, d]`, v `[…, Hkv, S, dv]`, for the backward also the
 /// output, the logsumexp and the output's gradient, then the mask when `maskType` is not null
 /// (read at `maskStrides` over the scores' axes, 0 where broadcast), then one output per part, in
-/// `parts` order. All dense row-major.
+/// `parts` order. All dense row-major but a forward's k and v, which are read through `keys` and
+/// `values` (index maps over their `[…, Hkv, S, d]` with the features contiguous): a KV cache's
+/// first S rows are read where the cache keeps them.
 ///
 /// Work items: the forward's are (batch, head, query block), the backward's (batch, kv head),
 /// which owns its k and v gradients and those of q for the heads sharing them, so no two items
 /// write one element.
 public record AttentionKernel(List<AttentionPart> parts, Shape scores, int kvHeads, int depth, int valueDepth, boolean causal, double scale,
-                              DType dtype, DType maskType, List<Integer> maskStrides) implements KernelForm {
+                              DType dtype, DType maskType, List<Integer> maskStrides, IndexMap keys, IndexMap values) implements KernelForm {
     /// Queries per block of the forward: a block's rows stream over each key block while it is in L1.
     public static final int QUERY_BLOCK = 64;
     /// Keys per block: the scores of a row of a block are 64 values, four vectors of 16 f32.
@@ -37,6 +39,37 @@ public record AttentionKernel(List<AttentionPart> parts, Shape scores, int kvHea
         int heads = scores.rank() < 3 ? 1 : scores.dim(scores.rank() - 3);
         if (scores.rank() < 2 || !dtype.isFloating() || kvHeads < 1 || heads % kvHeads != 0 || (maskType == null) != maskStrides.isEmpty())
             throw new IllegalArgumentException("attention kernel: scores %s, %d kv heads, %s, mask %s %s".formatted(scores, kvHeads, dtype, maskType, maskStrides));
+        if (!rowsOf(keys, scores, depth) || !rowsOf(values, scores, valueDepth)
+                || parts.getFirst().isGradient() && !(keys.equals(dense(scores, kvHeads, depth)) && values.equals(dense(scores, kvHeads, valueDepth))))
+            throw new IllegalArgumentException("attention kernel: k %s, v %s over scores %s (features contiguous; a backward's dense)".formatted(keys, values, scores));
+    }
+
+    /// The kernel over dense k and v.
+    public AttentionKernel(List<AttentionPart> parts, Shape scores, int kvHeads, int depth, int valueDepth, boolean causal, double scale, DType dtype, DType maskType, List<Integer> maskStrides) {
+        this(parts, scores, kvHeads, depth, valueDepth, causal, scale, dtype, maskType, maskStrides, dense(scores, kvHeads, depth), dense(scores, kvHeads, valueDepth));
+    }
+
+    private static IndexMap dense(Shape scores, int kvHeads, int features) {
+        var shape = scores.with(scores.rank() - 1, features).with(scores.rank() - 2, scores.dim(scores.rank() - 1));
+        return IndexMap.contiguous(scores.rank() < 3 ? shape : shape.with(scores.rank() - 3, kvHeads));
+    }
+
+    private static boolean rowsOf(IndexMap map, Shape scores, int features) { return map.rank() == scores.rank() && (features == 1 || map.stride(scores.rank() - 1) == 1); }
+
+    /// Where key `j` of kv head `h` (the batch axes and the kv heads flattened) starts in k's buffer.
+    public int keyRow(int h, int j) { return rowStart(keys, h, j); }
+
+    /// Where value `j` of kv head `h` starts in v's buffer.
+    public int valueRow(int h, int j) { return rowStart(values, h, j); }
+
+    private int rowStart(IndexMap map, int h, int j) {
+        int rank = scores.rank(), at = map.offset() + j * map.stride(rank - 2);
+        var shape = kvShape(1);
+        for (int axis = rank - 3; axis >= 0; axis--) {
+            at += h % shape.dim(axis) * map.stride(axis);
+            h /= shape.dim(axis);
+        }
+        return at;
     }
 
     public boolean backward() { return parts.getFirst().isGradient(); }
@@ -57,11 +90,13 @@ public record AttentionKernel(List<AttentionPart> parts, Shape scores, int kvHea
 
     @Override
     public List<Kernel.Input> inputs() {
-        var shapes = new ArrayList<Shape>(List.of(qShape(), kvShape(depth), kvShape(valueDepth)));
-        if (backward()) shapes.addAll(List.of(outputShape(), qShape().with(scores.rank() - 1, 1), outputShape()));
         var inputs = new ArrayList<Kernel.Input>();
-        for (Shape shape : shapes) inputs.add(new Kernel.Input(dtype, shape.size(), IndexMap.contiguous(shape)));
-        if (maskType != null) inputs.add(new Kernel.Input(maskType, maskSize(), new IndexMap(0, maskStrides)));
+        inputs.add(new Kernel.Input(dtype, qShape().size(), IndexMap.contiguous(qShape())));
+        inputs.add(new Kernel.Input(dtype, reach(kvShape(depth), keys), keys));
+        inputs.add(new Kernel.Input(dtype, reach(kvShape(valueDepth), values), values));
+        if (backward())
+            for (Shape shape : List.of(outputShape(), qShape().with(scores.rank() - 1, 1), outputShape())) inputs.add(new Kernel.Input(dtype, shape.size(), IndexMap.contiguous(shape)));
+        if (maskType != null) inputs.add(new Kernel.Input(maskType, reach(scores, new IndexMap(0, maskStrides)), new IndexMap(0, maskStrides)));
         return inputs;
     }
 
@@ -108,10 +143,10 @@ public record AttentionKernel(List<AttentionPart> parts, Shape scores, int kvHea
         return scores.rank() < 3 ? shape : shape.with(scores.rank() - 3, kvHeads);
     }
 
-    // The mask's own elements: the largest index its strides reach, plus one.
-    private int maskSize() {
-        int last = 0;
-        for (int axis = 0; axis < scores.rank(); axis++) last += (scores.dim(axis) - 1) * maskStrides.get(axis);
+    // The elements `map` reaches over `shape`: the largest index, plus one.
+    private static int reach(Shape shape, IndexMap map) {
+        int last = map.offset();
+        for (int axis = 0; axis < shape.rank(); axis++) last += (shape.dim(axis) - 1) * map.stride(axis);
         return last + 1;
     }
 
@@ -119,10 +154,11 @@ public record AttentionKernel(List<AttentionPart> parts, Shape scores, int kvHea
     public String toString() {
         String mask = maskType == null ? "" : (maskType == DType.BOOL ? ", bool mask" : ", added mask") + " strides " + maskStrides;
         String heads = kvHeads == heads() ? "" : ", %d heads sharing %d kv heads".formatted(heads(), kvHeads);
+        String views = keys.equals(dense(scores, kvHeads, depth)) && values.equals(dense(scores, kvHeads, valueDepth)) ? "" : ", k read at %s, v at %s".formatted(keys, values);
         String how = backward()
                 ? "backward (FlashAttention-2): per (batch, kv head), probabilities recomputed from q, k and the logsumexp per %d×%d block".formatted(QUERY_BLOCK, KEY_BLOCK)
                 : "forward: per (batch, head, block of %d queries), streaming blocks of %d keys with a running max and sum (online softmax)".formatted(QUERY_BLOCK, KEY_BLOCK);
-        return "attention %s %s scores %s never written; %s; writes %s%s%s%s, scale %s%n".formatted(
-                backward() ? "backward" : "forward", dtype, scores, how, parts, causal ? ", causal" : "", mask, heads, scale);
+        return "attention %s %s scores %s never written; %s; writes %s%s%s%s%s, scale %s%n".formatted(
+                backward() ? "backward" : "forward", dtype, scores, how, parts, causal ? ", causal" : "", mask, heads, views, scale);
     }
 }

@@ -14,6 +14,7 @@ import java.util.Arrays;
 /// m = -inf, l = 0, acc = 0                                  // per query: running max, sum, output
 /// for each block of KB keys (up to the diagonal when causal):
 ///     s = (q[t0…]·scale) · k[block]ᵀ, masked to -inf      // QB × KB, in L1; kᵀ packed once per head
+///                                                           // (fewer than 4 queries: dot products on k's rows)
 ///     per row: m' = max(m, max s); acc *= exp(m - m'); s = exp(s - m'); l = l·exp(m - m') + Σ s
 ///     acc += s · v[block]
 /// out = acc / l; logsumexp = m + log l                     // a row that saw no finite score: NaN
@@ -28,6 +29,8 @@ final class DoubleAttention implements KernelFunction {
     private final int heads, group, tokens, sources, d, dv, maskInput, firstOutput;
     private final double scale;
     private final MaskReader mask;
+    private final int[] keyStart, valueStart;                 // k[h, 0, 0] and v[h, 0, 0] per kv head h (batch flattened)
+    private final int keyStep, valueStep;                    // from one key (value) to the next
 
     DoubleAttention(AttentionKernel kernel) {
         this.kernel = kernel;
@@ -41,7 +44,20 @@ final class DoubleAttention implements KernelFunction {
         this.maskInput = kernel.backward() ? 6 : 3;
         this.firstOutput = kernel.inputs().size();
         this.mask = MaskReader.of(kernel);
+        int kvHeads = kernel.batch() * kernel.kvHeads();
+        this.keyStart = new int[kvHeads];
+        this.valueStart = new int[kvHeads];
+        for (int h = 0; h < kvHeads; h++) {
+            keyStart[h] = kernel.keyRow(h, 0);
+            valueStart[h] = kernel.valueRow(h, 0);
+        }
+        this.keyStep = kernel.keyRow(0, 1) - kernel.keyRow(0, 0);
+        this.valueStep = kernel.valueRow(0, 1) - kernel.valueRow(0, 0);
     }
+
+    // Fewer queries than this in a block take their scores as dot products on k's rows: packing
+    // the keys (a transpose per head) costs more than the products it speeds up (one token of a decode).
+    private static final int PACKED_ROWS = 4;
 
     @Override
     public void run(Object[] buffers, int start, int end) {
@@ -55,12 +71,13 @@ final class DoubleAttention implements KernelFunction {
     }
 
     private final class Scratch {
-        final double[] scores = new double[QB * KB], keys, queries, m = new double[QB], l = new double[QB];
+        final double[] scores = new double[QB * KB], queries, m = new double[QB], l = new double[QB];
+        double[] keys;                                         // allocated when a block is packed
         final double[] acc, gradient, values, rowDots;
         int packedHead = -1;                                  // the kv head whose keys `keys` holds, every block transposed
 
         Scratch(boolean backward) {
-            keys = new double[d * KB * (backward ? 1 : blocks(sources))];
+            keys = backward ? new double[d * KB] : null;
             queries = new double[(backward ? tokens : QB) * d];
             acc = backward ? null : new double[QB * dv];
             gradient = backward ? new double[QB * KB] : null;
@@ -79,15 +96,18 @@ final class DoubleAttention implements KernelFunction {
         Arrays.fill(s.m, Double.NEGATIVE_INFINITY);
         Arrays.fill(s.l, 0);
         Arrays.fill(s.acc, 0);
-        if (s.packedHead != kvHead) {                        // items of a head follow each other: its keys are packed once
-            for (int j0 = 0; j0 < sources; j0 += KB) DoubleBlocks.transpose(k, (kvHead * sources + j0) * d, d, Math.min(KB, sources - j0), KB, s.keys, j0 / KB * d * KB);
+        boolean packed = rows >= PACKED_ROWS;
+        if (packed && s.packedHead != kvHead) {              // items of a head follow each other: its keys are packed once
+            if (s.keys == null) s.keys = new double[d * KB * blocks(sources)];
+            for (int j0 = 0; j0 < sources; j0 += KB) DoubleBlocks.transpose(k, keyStart[kvHead] + j0 * keyStep, keyStep, d, Math.min(KB, sources - j0), KB, s.keys, j0 / KB * d * KB);
             s.packedHead = kvHead;
         }
         System.arraycopy(q, (head * tokens + t0) * d, s.queries, 0, rows * d);
         DoubleBlocks.scale(s.queries, 0, rows * d, scale);       // q·scale, then the products: the scores come out scaled
         for (int j0 = 0; j0 < sources && !(kernel.causal() && j0 > t0 + rows - 1); j0 += KB) {
             int cols = Math.min(KB, sources - j0);
-            DoubleBlocks.product(s.queries, 0, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false);
+            if (packed) DoubleBlocks.product(s.queries, 0, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false);
+            else for (int r = 0; r < rows; r++) DoubleBlocks.dots(s.queries, r * d, k, keyStart[kvHead] + j0 * keyStep, keyStep, d, cols, s.scores, r * KB);
             for (int r = 0; r < rows; r++) {
                 int at = r * KB;
                 mask(s.scores, at, maskArray, head, t0 + r, j0, cols);
@@ -101,7 +121,7 @@ final class DoubleAttention implements KernelFunction {
                 s.m[r] = max;
                 if (correction != 1) DoubleBlocks.scale(s.acc, r * dv, dv, correction);
             }
-            DoubleBlocks.product(s.scores, 0, KB, 1, v, (kvHead * sources + j0) * dv, dv, s.acc, 0, dv, rows, cols, dv, true);
+            DoubleBlocks.product(s.scores, 0, KB, 1, v, valueStart[kvHead] + j0 * valueStep, valueStep, s.acc, 0, dv, rows, cols, dv, true);
         }
         double[] out = (double[]) buffers[firstOutput + kernel.output(AttentionPart.OUTPUT)];
         int lse = kernel.output(AttentionPart.LOGSUMEXP);
@@ -137,8 +157,8 @@ final class DoubleAttention implements KernelFunction {
             for (int t = 0; t < tokens; t++) s.rowDots[t] = DoubleBlocks.dot(dOut, oOff + t * dv, out, oOff + t * dv, dv);
             for (int j0 = 0; j0 < sources; j0 += KB) {
                 int cols = Math.min(KB, sources - j0);
-                DoubleBlocks.transpose(k, kOff + j0 * d, d, cols, KB, s.keys, 0);
-                DoubleBlocks.transpose(v, vOff + j0 * dv, dv, cols, KB, s.values, 0);
+                DoubleBlocks.transpose(k, kOff + j0 * d, d, d, cols, KB, s.keys, 0);
+                DoubleBlocks.transpose(v, vOff + j0 * dv, dv, dv, cols, KB, s.values, 0);
                 for (int t0 = kernel.causal() ? j0 / QB * QB : 0; t0 < tokens; t0 += QB) {
                     int rows = Math.min(QB, tokens - t0);
                     DoubleBlocks.product(s.queries, t0 * d, d, 1, s.keys, 0, KB, s.scores, 0, KB, rows, d, KB, false);

@@ -106,7 +106,7 @@ final class FloatBlocks {
         var best = FloatVector.broadcast(F, Float.NEGATIVE_INFINITY);
         int i = 0;
         for (; i + L <= count; i += L) best = best.max(FloatVector.fromArray(F, x, from + i));
-        float max = best.reduceLanes(VectorOperators.MAX);
+        float max = best.reduceLanes(VectorOperators.MAX);      // the same in any order
         for (; i < count; i++) max = Math.max(max, x[from + i]);
         return max;
     }
@@ -120,7 +120,7 @@ final class FloatBlocks {
             e.intoArray(x, from + i);
             sum = sum.add(e);
         }
-        float total = sum.reduceLanes(VectorOperators.ADD);
+        float total = sum(sum);
         for (; i < count; i++) total += x[from + i] = (float) Math.exp(x[from + i] - shift);
         return total;
     }
@@ -148,22 +148,42 @@ final class FloatBlocks {
         for (; i < count; i++) ds[from + i] = p[from + i] * (ds[from + i] - rowDot) * scale;
     }
 
-    /// `Σ x[xOff + i] · y[yOff + i]` for `i < count`.
+    /// `Σ x[xOff + i] · y[yOff + i]` for `i < count`, four chains of vectors.
     static float dot(float[] x, int xOff, float[] y, int yOff, int count) {
-        var sum = FloatVector.zero(F);
+        FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
         int i = 0;
-        for (; i + L <= count; i += L) sum = FloatVector.fromArray(F, x, xOff + i).fma(FloatVector.fromArray(F, y, yOff + i), sum);
-        float total = sum.reduceLanes(VectorOperators.ADD);
-        for (; i < count; i++) total += x[xOff + i] * y[yOff + i];
+        for (; i + 4 * L <= count; i += 4 * L) {
+            s0 = FloatVector.fromArray(F, x, xOff + i).fma(FloatVector.fromArray(F, y, yOff + i), s0);
+            s1 = FloatVector.fromArray(F, x, xOff + i + L).fma(FloatVector.fromArray(F, y, yOff + i + L), s1);
+            s2 = FloatVector.fromArray(F, x, xOff + i + 2 * L).fma(FloatVector.fromArray(F, y, yOff + i + 2 * L), s2);
+            s3 = FloatVector.fromArray(F, x, xOff + i + 3 * L).fma(FloatVector.fromArray(F, y, yOff + i + 3 * L), s3);
+        }
+        for (; i + L <= count; i += L) s0 = FloatVector.fromArray(F, x, xOff + i).fma(FloatVector.fromArray(F, y, yOff + i), s0);
+        float total = sum(s0.add(s1).add(s2.add(s3)));
+        for (; i < count; i++) total = Math.fma(x[xOff + i], y[yOff + i], total);
         return total;
     }
 
-    /// `packed[at + i·width + c] = source[from + c·features + i]` for `c < count`, zero for `count ≤
-    /// c < width`: a block of keys (or values) transposed, so that a row of scores is a product along `c`.
-    static void transpose(float[] source, int from, int features, int count, int width, float[] packed, int at) {
+    /// `scores[at + c] = Σ_i q[qAt + i] · k[kAt + c·kRow + i]` for `c < count`: one query's scores
+    /// against keys read in place, row by row.
+    static void dots(float[] q, int qAt, float[] k, int kAt, int kRow, int depth, int count, float[] scores, int at) {
+        for (int c = 0; c < count; c++) scores[at + c] = dot(q, qAt, k, kAt + c * kRow, depth);
+    }
+
+    // The lanes of `s` summed in a fixed tree (lane i takes lane i + half, half = L/2 … 1), the same
+    // pairs in every tier: `reduceLanes`' order may differ between the interpreter and C2.
+    private static float sum(FloatVector s) {
+        for (int half = L / 2; half > 0; half /= 2) s = s.add(s.slice(half));
+        return s.lane(0);
+    }
+
+    /// `packed[at + i·width + c] = source[from + c·step + i]` for `i < features`, `c < count`, zero for
+    /// `count ≤ c < width`: a block of keys (or values) transposed, so that a row of scores is a
+    /// product along `c`.
+    static void transpose(float[] source, int from, int step, int features, int count, int width, float[] packed, int at) {
         for (int i = 0; i < features; i++) {
             int row = at + i * width;
-            for (int c = 0; c < count; c++) packed[row + c] = source[from + c * features + i];
+            for (int c = 0; c < count; c++) packed[row + c] = source[from + c * step + i];
             java.util.Arrays.fill(packed, row + count, row + width, 0f);
         }
     }
