@@ -58,6 +58,22 @@ class AttentionViewsTest {
         }
     }
 
+    /// The first calls run the attention loops interpreted, later ones compiled by C2: the bits must
+    /// not change (the Vector API's `EXP` changes ~5% of f64 results once compiled). f32 scores far
+    /// apart, so that some `exp` falls outside the inline polynomial's range.
+    @Test
+    void sameBitsWhileTheLoopsAreCompiled() {
+        var random = new Random(3);
+        for (DType dtype : new DType[] {DType.F32, DType.F64}) {
+            Tensor q = EinsumTest.random(random, dtype, 1, 2, 66, 16).mul(Tensor.scalar(dtype, dtype == DType.F32 ? 40 : 0.5));
+            Tensor k = EinsumTest.random(random, dtype, 1, 2, 150, 16), v = EinsumTest.random(random, dtype, 1, 2, 150, 16);
+            var compiled = Jit.compile(a -> List.of(Tensor.scaledDotProductAttention(a.get(0), a.get(1).slice(2, 0, 130), a.get(2).slice(2, 0, 130), null, false, 1.0)), 3);
+            double[] first = compiled.applyAll(q, k, v).getFirst().toDoubleArray();
+            for (int call = 0; call < 1_000; call++)
+                assertArrayEquals(first, compiled.applyAll(q, k, v).getFirst().toDoubleArray(), dtype + " call " + call);
+        }
+    }
+
     private static Tensor view(Tensor x, Layout layout, int sources, int kvHeads) {
         return switch (layout) {
             case CACHE_ROWS -> x.slice(2, 0, sources);

@@ -7,7 +7,7 @@ import jdk.incubator.vector.VectorSpecies;
 
 /// The block arithmetic of f64 attention, on the Vector API: small products accumulated along a
 /// row of the result (the scores of a block of keys, a row of the output), and the row operations
-/// of the online softmax. The twin of `FloatBlocks` (f32), types replaced, `exp` the JDK's.
+/// of the online softmax. The twin of `FloatBlocks` (f32), types replaced, `exp` `Math.exp`'s.
 final class DoubleBlocks {
     private DoubleBlocks() {}
 
@@ -121,8 +121,13 @@ final class DoubleBlocks {
         return total;
     }
 
-    /// `exp` lane by lane, the JDK's (generated kernels compute f64 `exp` so too).
-    private static DoubleVector exp(DoubleVector x) { return x.lanewise(VectorOperators.EXP); }
+    /// `Math.exp` lane by lane: the Vector API's `EXP` is SVML's once C2 has compiled the caller and
+    /// the JDK's before, so its last bits could change between calls.
+    private static DoubleVector exp(DoubleVector x) {
+        double[] lanes = x.toArray();
+        for (int i = 0; i < lanes.length; i++) lanes[i] = Math.exp(lanes[i]);
+        return DoubleVector.fromArray(F, lanes, 0);
+    }
 
     /// `ds[i] = p[i] · (ds[i] - rowDot) · scale`: the scores' gradient, scaled for q's and k's.
     static void scoreGradient(double[] p, double[] ds, int from, int count, double rowDot, double scale) {

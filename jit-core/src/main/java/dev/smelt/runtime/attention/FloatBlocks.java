@@ -127,7 +127,8 @@ final class FloatBlocks {
 
     /// `exp` inline, as generated kernels compute it (`codegen.InlineMath`, whose constants these
     /// are): SVML's is a call, around which C2 spills the live vectors. Past ±86.9 and for NaN,
-    /// the JDK's `exp` lane by lane (-inf gives 0).
+    /// `Math.exp` lane by lane (-inf gives 0): the Vector API's `EXP` is SVML's once C2 has
+    /// compiled the caller and the JDK's before, so its last bits could change between calls.
     private static FloatVector exp(FloatVector x) {
         var t = x.fma(InlineMath.LOG2E, InlineMath.SHIFT);
         var n = t.sub(InlineMath.SHIFT);
@@ -135,7 +136,10 @@ final class FloatBlocks {
         var e = E6.fma(r, E5).fma(r, E4).fma(r, E3).fma(r, E2).fma(r, ONE).fma(r, ONE);
         e = e.reinterpretAsInts().add(t.reinterpretAsInts().lanewise(VectorOperators.LSHL, 23)).reinterpretAsFloats();
         var inRange = x.abs().compare(VectorOperators.LE, InlineMath.LIMIT);
-        return inRange.allTrue() ? e : x.lanewise(VectorOperators.EXP).blend(e, inRange);
+        if (inRange.allTrue()) return e;
+        float[] lanes = x.toArray();
+        for (int i = 0; i < lanes.length; i++) lanes[i] = (float) Math.exp(lanes[i]);
+        return FloatVector.fromArray(F, lanes, 0).blend(e, inRange);
     }
 
     /// `ds[i] = p[i] · (ds[i] - rowDot) · scale`: the scores' gradient, scaled for q's and k's.
