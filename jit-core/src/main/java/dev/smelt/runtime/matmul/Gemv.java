@@ -37,8 +37,8 @@ import jdk.incubator.vector.VectorSpecies;
 ///
 /// A [PackedMatrix] W is dequantised in registers: bf16 lanes widened and shifted into `f32`
 /// bits; int8 lanes widened to `f32`, each group of 32 summed against x, then scaled once
-/// (`s = fma(Σ_group q·x, scale, s)`, even and odd groups in two chains), the last, shorter group
-/// of a row in scalar code.
+/// (`s = fma(Σ_group q·x, scale, s)`, groups in four chains), the last, shorter group of a row in
+/// scalar code.
 final class Gemv {
     private Gemv() {}
 
@@ -142,31 +142,34 @@ final class Gemv {
                 .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
     }
 
-    // Two chains of groups (even and odd), each group's sum of q·x scaled once.
+    // Four chains of groups (group g feeds chain g % 4 while whole fours last), each group's sum of
+    // q·x scaled once: the widening of each byte is the bound, and four independent chains keep
+    // the conversions and products in flight.
     private static float q8(float[] a, int x, PackedMatrix p, int n, int depth) {
         byte[] q = p.quants();
         float[] scales = p.scales();
         int whole = depth / GROUP, w0 = n * depth, g0 = n * PackedMatrix.groups(depth), g = 0;
-        FloatVector s0 = FloatVector.zero(F), s1 = s0;
-        for (; g + 2 <= whole; g += 2) {
-            FloatVector t0 = FloatVector.zero(F), t1 = t0;
-            for (int k = g * GROUP, end = k + GROUP; k < end; k += L) {
-                t0 = widen(q, w0 + k).fma(FloatVector.fromArray(F, a, x + k), t0);
-                t1 = widen(q, w0 + k + GROUP).fma(FloatVector.fromArray(F, a, x + k + GROUP), t1);
-            }
-            s0 = t0.fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
-            s1 = t1.fma(FloatVector.broadcast(F, scales[g0 + g + 1]), s1);
+        FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
+        for (; g + 4 <= whole; g += 4) {
+            int k = g * GROUP;
+            s0 = group(q, w0 + k, a, x + k).fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
+            s1 = group(q, w0 + k + GROUP, a, x + k + GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 1]), s1);
+            s2 = group(q, w0 + k + 2 * GROUP, a, x + k + 2 * GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 2]), s2);
+            s3 = group(q, w0 + k + 3 * GROUP, a, x + k + 3 * GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 3]), s3);
         }
-        if (g < whole) {
-            FloatVector t0 = FloatVector.zero(F);
-            for (int k = g * GROUP, end = k + GROUP; k < end; k += L) t0 = widen(q, w0 + k).fma(FloatVector.fromArray(F, a, x + k), t0);
-            s0 = t0.fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
-        }
-        float s = sum(s0.add(s1));
+        for (; g < whole; g++) s0 = group(q, w0 + g * GROUP, a, x + g * GROUP).fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
+        float s = sum(s0.add(s1).add(s2.add(s3)));
         if (whole * GROUP == depth) return s;
         float t = 0; // the row's last group, shorter than 32, in scalar code
         for (int k = whole * GROUP; k < depth; k++) t = Math.fma(q[w0 + k], a[x + k], t);
         return Math.fma(t, scales[g0 + whole], s);
+    }
+
+    // Σ q·x over one group of 32, lane-wise: GROUP / L products.
+    private static FloatVector group(byte[] q, int at, float[] a, int x) {
+        FloatVector t = widen(q, at).mul(FloatVector.fromArray(F, a, x));
+        for (int k = L; k < GROUP; k += L) t = widen(q, at + k).fma(FloatVector.fromArray(F, a, x + k), t);
+        return t;
     }
 
     // L int8 values widened to f32.
