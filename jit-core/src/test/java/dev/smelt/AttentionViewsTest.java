@@ -2,7 +2,6 @@
 package dev.smelt;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.ir.DType;
@@ -11,8 +10,8 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /// A fused attention forward reads k and v that are views of a buffer in place, through their
-/// strides (a KV cache's first rows, heads permuted out of `[B, S, H, d]`, a slice of heads), and
-/// writes out dense first only the views whose features are not contiguous. Against the
+/// strides (a KV cache's first rows, heads permuted out of `[B, S, H, d]`, a slice of heads, k
+/// stored transposed), and writes out dense first only a v whose features are not contiguous. Against the
 /// reference interpreter on random shapes, including single queries (a decode step's dot products).
 class AttentionViewsTest {
     private static final int[] SIZES = {1, 2, 3, 7, 63, 64, 65, 100};
@@ -47,8 +46,9 @@ class AttentionViewsTest {
             Tensor fused = compiled.applyAll(inputs).getFirst();
             String explain = compiled.explain(inputs);
             assertTrue(explain.contains("attention fusion (online softmax over key blocks)"), what);
-            boolean inPlace = layout != Layout.FEATURES_STRIDED || depth == 1 || sources == 1; // else k and v are transposed into buffers first
-            assertEquals(inPlace, explain.contains("kernels: 1 "), what + "\n" + explain);
+            // k stored transposed is read as it is; v with strided features is copied first
+            int kernels = layout == Layout.FEATURES_STRIDED && depth > 1 && sources > 1 ? 2 : 1;
+            assertTrue(explain.contains("kernels: " + kernels + " "), what + "\n" + explain);
             Tensor reference = Jit.trace(f, List.of(inputs)).interpret(inputs).getFirst();
             double tolerance = dtype == DType.F64 ? 1e-12 : 3e-5;
             double[] e = reference.toDoubleArray(), got = fused.toDoubleArray();

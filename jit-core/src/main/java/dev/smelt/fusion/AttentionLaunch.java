@@ -56,7 +56,7 @@ final class AttentionLaunch {
 
     /// How `attention` reads its operand `index` in place, or null when that operand is read dense
     /// ([#buffer]): a forward's k (1) or v (2) that is slices, permutes and reshapes of one value,
-    /// with its features contiguous.
+    /// with its features contiguous, or for k its keys (a cache kept transposed, `[…, d, S]`).
     static View view(Node.Attention attention, int index) {
         if (attention.part().isGradient() || index < 1 || index > 2) return null;
         var views = new ArrayList<Node>();
@@ -85,8 +85,9 @@ final class AttentionLaunch {
             if (strides == null) return null;
             shape = view.shape();
         }
-        int features = shape.dim(shape.rank() - 1);
-        if (features > 1 && strides[strides.length - 1] != 1) return null;
+        int rank = shape.rank();
+        boolean rows = shape.dim(rank - 1) == 1 || strides[rank - 1] == 1, keysContiguous = index == 1 && rank >= 2 && strides[rank - 2] == 1;
+        if (!rows && !keysContiguous) return null;
         return new View(buffer, new IndexMap(offset, java.util.Arrays.stream(strides).boxed().toList()));
     }
 

@@ -40,7 +40,7 @@ public final class AttentionInterpreter implements KernelFunction {
         double[] s = new double[sources];
         for (int j = 0; j < sources; j++) {
             double dot = 0;
-            for (int i = 0; i < d; i++) dot += buffers[0].get((head * kernel.tokens() + t) * d + i) * buffers[1].get(kernel.keyRow(kvHead, j) + i);
+            for (int i = 0; i < d; i++) dot += buffers[0].get((head * kernel.tokens() + t) * d + i) * buffers[1].get(kernel.keyRow(kvHead, j) + i * kernel.keyFeatureStride());
             s[j] = kernel.dtype().round(kernel.dtype().round(dot) * kernel.scale());
             if (kernel.causal() && j > t) s[j] = Double.NEGATIVE_INFINITY;
             if (kernel.maskType() != null) {

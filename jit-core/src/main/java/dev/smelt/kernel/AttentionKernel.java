@@ -18,8 +18,8 @@ import java.util.List;
 /// output, the logsumexp and the output's gradient, then the mask when `maskType` is not null
 /// (read at `maskStrides` over the scores' axes, 0 where broadcast), then one output per part, in
 /// `parts` order. All dense row-major but a forward's k and v, which are read through `keys` and
-/// `values` (index maps over their `[…, Hkv, S, d]` with the features contiguous): a KV cache's
-/// first S rows are read where the cache keeps them.
+/// `values` (index maps over their `[…, Hkv, S, d]` with the features contiguous, or for k the
+/// keys): a KV cache's first S rows are read where the cache keeps them.
 ///
 /// Work items: the forward's are (batch, head, query block), the backward's (batch, kv head),
 /// which owns its k and v gradients and those of q for the heads sharing them, so no two items
@@ -39,9 +39,9 @@ public record AttentionKernel(List<AttentionPart> parts, Shape scores, int kvHea
         int heads = scores.rank() < 3 ? 1 : scores.dim(scores.rank() - 3);
         if (scores.rank() < 2 || !dtype.isFloating() || kvHeads < 1 || heads % kvHeads != 0 || (maskType == null) != maskStrides.isEmpty())
             throw new IllegalArgumentException("attention kernel: scores %s, %d kv heads, %s, mask %s %s".formatted(scores, kvHeads, dtype, maskType, maskStrides));
-        if (!rowsOf(keys, scores, depth) || !rowsOf(values, scores, valueDepth)
+        if (!(rowsOf(keys, scores, depth) || transposed(keys, scores)) || !rowsOf(values, scores, valueDepth)
                 || parts.getFirst().isGradient() && !(keys.equals(dense(scores, kvHeads, depth)) && values.equals(dense(scores, kvHeads, valueDepth))))
-            throw new IllegalArgumentException("attention kernel: k %s, v %s over scores %s (features contiguous; a backward's dense)".formatted(keys, values, scores));
+            throw new IllegalArgumentException("attention kernel: k %s, v %s over scores %s (features contiguous, or k's keys; a backward's dense)".formatted(keys, values, scores));
     }
 
     /// The kernel over dense k and v.
@@ -55,6 +55,16 @@ public record AttentionKernel(List<AttentionPart> parts, Shape scores, int kvHea
     }
 
     private static boolean rowsOf(IndexMap map, Shape scores, int features) { return map.rank() == scores.rank() && (features == 1 || map.stride(scores.rank() - 1) == 1); }
+
+    // Keys contiguous instead of features (k stored transposed, `[…, Hkv, d, S]`): a row of scores
+    // is then a product along the features with no transpose.
+    private static boolean transposed(IndexMap map, Shape scores) { return map.rank() == scores.rank() && map.stride(scores.rank() - 2) == 1; }
+
+    /// Whether k's keys, not its features, are contiguous (k stored transposed).
+    public boolean keysTransposed() { return depth > 1 && keys.stride(scores.rank() - 1) != 1; }
+
+    /// From one feature of a key to the next in k's buffer: 1, or the stride of a transposed k.
+    public int keyFeatureStride() { return keys.stride(scores.rank() - 1); }
 
     /// Where key `j` of kv head `h` (the batch axes and the kv heads flattened) starts in k's buffer.
     public int keyRow(int h, int j) { return rowStart(keys, h, j); }

@@ -14,7 +14,8 @@ import java.util.Arrays;
 /// m = -inf, l = 0, acc = 0                                  // per query: running max, sum, output
 /// for each block of KB keys (up to the diagonal when causal):
 ///     s = (q[t0…]·scale) · k[block]ᵀ, masked to -inf      // QB × KB, in L1; kᵀ packed once per head
-///                                                           // (fewer than 4 queries: dot products on k's rows)
+///                                                           // (fewer than 4 queries: dot products on k's rows;
+///                                                           //  k stored transposed: read as it is)
 ///     per row: m' = max(m, max s); acc *= exp(m - m'); s = exp(s - m'); l = l·exp(m - m') + Σ s
 ///     acc += s · v[block]
 /// out = acc / l; logsumexp = m + log l                     // a row that saw no finite score: NaN
@@ -31,6 +32,7 @@ final class FloatAttention implements KernelFunction {
     private final MaskReader mask;
     private final int[] keyStart, valueStart;                 // k[h, 0, 0] and v[h, 0, 0] per kv head h (batch flattened)
     private final int keyStep, valueStep;                    // from one key (value) to the next
+    private final boolean keysTransposed;                    // k's keys contiguous: its rows are already kᵀ
 
     FloatAttention(AttentionKernel kernel) {
         this.kernel = kernel;
@@ -53,6 +55,7 @@ final class FloatAttention implements KernelFunction {
         }
         this.keyStep = kernel.keyRow(0, 1) - kernel.keyRow(0, 0);
         this.valueStep = kernel.valueRow(0, 1) - kernel.valueRow(0, 0);
+        this.keysTransposed = kernel.keysTransposed();
     }
 
     // Fewer queries than this in a block take their scores as dot products on k's rows: packing
@@ -96,7 +99,7 @@ final class FloatAttention implements KernelFunction {
         Arrays.fill(s.m, Float.NEGATIVE_INFINITY);
         Arrays.fill(s.l, 0);
         Arrays.fill(s.acc, 0);
-        boolean packed = rows >= PACKED_ROWS;
+        boolean packed = rows >= PACKED_ROWS && !keysTransposed;
         if (packed && s.packedHead != kvHead) {              // items of a head follow each other: its keys are packed once
             if (s.keys == null) s.keys = new float[d * KB * blocks(sources)];
             for (int j0 = 0; j0 < sources; j0 += KB) FloatBlocks.transpose(k, keyStart[kvHead] + j0 * keyStep, keyStep, d, Math.min(KB, sources - j0), KB, s.keys, j0 / KB * d * KB);
@@ -107,6 +110,7 @@ final class FloatAttention implements KernelFunction {
         for (int j0 = 0; j0 < sources && !(kernel.causal() && j0 > t0 + rows - 1); j0 += KB) {
             int cols = Math.min(KB, sources - j0);
             if (packed) FloatBlocks.product(s.queries, 0, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false);
+            else if (keysTransposed) FloatBlocks.product(s.queries, 0, d, 1, k, keyStart[kvHead] + j0, kernel.keyFeatureStride(), s.scores, 0, KB, rows, d, cols, false);
             else for (int r = 0; r < rows; r++) FloatBlocks.dots(s.queries, r * d, k, keyStart[kvHead] + j0 * keyStep, keyStep, d, cols, s.scores, r * KB);
             for (int r = 0; r < rows; r++) {
                 int at = r * KB;
