@@ -48,6 +48,21 @@ final class Gemv {
     /// sets it for that benchmark, which measures both paths at each M; nothing else should.
     static final int MAX_ROWS = Integer.getInteger("smelt.gemvRows", 4);
 
+    /// What explain() adds about the heap's pages: a weight in the Java heap streams from 4 KB pages
+    /// at about 60% of the read bandwidth, the hardware prefetchers stopping at each page, and from
+    /// 2 MB pages at 90% or more (README, Language models). Empty when the JVM does not say.
+    static final String PAGES = pages();
+
+    private static String pages() {
+        try {
+            var option = java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class).getVMOption("UseTransparentHugePages");
+            return Boolean.parseBoolean(option.getValue()) ? "; the heap is on transparent huge pages"
+                    : "; the heap is on 4 KB pages: -XX:+UseTransparentHugePages lets W stream faster";
+        } catch (RuntimeException | LinkageError unknown) { // no jdk.management, or not HotSpot
+            return "";
+        }
+    }
+
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED.length() >= 8 ? FloatVector.SPECIES_PREFERRED : FloatVector.SPECIES_256;
     private static final int L = F.length();
     private static final VectorSpecies<Short> S = VectorSpecies.of(short.class, VectorShape.forBitSize(L * 16));

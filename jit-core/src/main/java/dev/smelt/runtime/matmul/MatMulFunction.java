@@ -111,7 +111,7 @@ public final class MatMulFunction implements KernelFunction {
 
     /// Which micro-kernel runs, for `explain()`.
     public String tier() {
-        if (gemv) return "GEMV: %d row(s) of x against W's rows streamed once, unpacked (a bf16 or int8 weight is dequantised in registers)".formatted(rows);
+        if (gemv) return "GEMV: %d row(s) of x against W's rows streamed once, unpacked (a bf16 or int8 weight is dequantised in registers)%s".formatted(rows, Gemv.PAGES);
         if (tiny.getAsBoolean()) return "tiny product (no packing)";
         return "%s; blocks of %d×%d, %d steps of K (L1 %d KiB, L2 %d KiB budgets: %s)".formatted(MicroKernels.of(kernel.dtype()).tier(),
                 blocking.rows(), blocking.columns(), blocking.depth(), Blocking.L1_BYTES >> 10, Blocking.L2_BYTES >> 10, Blocking.SOURCE);

@@ -73,6 +73,18 @@ class GemvTest {
 
     /// A packed W gives the values its f32 copy gives within the f32 product's bound: the steps differ
     /// (four accumulators for f32 and bf16, two chains of scaled groups for int8).
+    /// explain() says whether the heap the weights stream from is on huge pages, as this JVM runs.
+    @Test
+    void explainSaysWhichPagesTheWeightsStreamFrom() {
+        var option = java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class).getVMOption("UseTransparentHugePages");
+        var product = dev.smelt.Jit.compile((dev.smelt.Tensor x, dev.smelt.Tensor w) -> x.matmul(w.t()));
+        var x = dev.smelt.Tensor.ones(1, 64);
+        var w = dev.smelt.Tensor.ones(96, 64);
+        String explain = product.explain(x, w);
+        assertTrue(explain.contains("GEMV"), explain);
+        assertTrue(explain.contains(Boolean.parseBoolean(option.getValue()) ? "the heap is on transparent huge pages" : "-XX:+UseTransparentHugePages lets W stream faster"), explain);
+    }
+
     @Test
     void packedWeightsMatchTheirF32Values() {
         var random = new Random(7);
