@@ -55,70 +55,20 @@ final class AttentionLaunch {
     record View(Node buffer, IndexMap map) {}
 
     /// How `attention` reads its operand `index` in place, or null when that operand is read dense
-    /// ([#buffer]): a forward's k (1) or v (2) that is slices, permutes and reshapes of one value,
-    /// with its features contiguous, or for k its keys (a cache kept transposed, `[…, d, S]`).
+    /// ([#buffer]): a forward's k (1) or v (2) that is views of one value (lowered as any kernel's
+    /// loads are, [Mapping]), with its features contiguous, or for k its keys (a cache kept
+    /// transposed, `[…, d, S]`).
     static View view(Node.Attention attention, int index) {
         if (attention.part().isGradient() || index < 1 || index > 2) return null;
-        var views = new ArrayList<Node>();
         Node node = attention.operands().get(index);
-        while (node instanceof Node.Reshape || node instanceof Node.Slice || node instanceof Node.Permute) {
-            views.addFirst(node);
-            node = node.inputs().getFirst();
-        }
-        Node buffer = node;
-        int offset = 0;
-        int[] strides = buffer.shape().contiguousStrides();
-        Shape shape = buffer.shape();
-        for (Node view : views) {
-            switch (view) {
-                case Node.Slice s -> {
-                    offset += s.start() * strides[s.axis()];
-                    strides[s.axis()] *= s.step();
-                }
-                case Node.Permute p -> {
-                    int[] permuted = new int[strides.length];
-                    for (int axis = 0; axis < permuted.length; axis++) permuted[axis] = strides[p.order().get(axis)];
-                    strides = permuted;
-                }
-                default -> strides = reshaped(shape, strides, view.shape());
-            }
-            if (strides == null) return null;
-            shape = view.shape();
-        }
-        int rank = shape.rank();
-        boolean rows = shape.dim(rank - 1) == 1 || strides[rank - 1] == 1, keysContiguous = index == 1 && rank >= 2 && strides[rank - 2] == 1;
-        if (!rows && !keysContiguous) return null;
-        return new View(buffer, new IndexMap(offset, java.util.Arrays.stream(strides).boxed().toList()));
-    }
-
-    // The strides of `to`, a reshape of `from` laid out at `strides`, or null when it is no view of
-    // it: each run of `from`'s axes that is contiguous within itself must split into whole axes of `to`.
-    private static int[] reshaped(Shape from, int[] strides, Shape to) {
-        int[] result = new int[to.rank()];
-        int axis = to.rank() - 1;
-        if (from.size() == 0) return null;
-        if (from.rank() == 0) {
-            java.util.Arrays.fill(result, 1);
-            return result;
-        }
-        long base = strides[from.rank() - 1], elements = 1, viewElements = 1;
-        for (int a = from.rank() - 1; a >= 0; a--) {
-            elements *= from.dim(a);
-            if (a == 0 || from.dim(a - 1) != 1 && strides[a - 1] != elements * base) {
-                while (axis >= 0 && (viewElements < elements || to.dim(axis) == 1)) {
-                    result[axis] = Math.toIntExact(viewElements * base);
-                    viewElements *= to.dim(axis);
-                    axis--;
-                }
-                if (viewElements != elements) return null;
-                if (a > 0) {
-                    base = strides[a - 1];
-                    elements = 1;
-                    viewElements = 1;
-                }
-            }
-        }
-        return axis == -1 ? result : null;
+        int rank = node.shape().rank();
+        Mapping mapping = Mapping.axes(node.shape(), java.util.stream.IntStream.range(0, rank).toArray(), rank);
+        for (Mapping under; (under = Lowering.viewOperand(node, mapping)) != null; node = node.inputs().getFirst()) mapping = under;
+        if (!mapping.isAffine()) return null;
+        IndexMap map = mapping.dense();
+        Shape shape = attention.operands().get(index).shape();
+        boolean rows = shape.dim(rank - 1) == 1 || map.stride(rank - 1) == 1, keysContiguous = index == 1 && rank >= 2 && map.stride(rank - 2) == 1;
+        return rows || keysContiguous ? new View(node, map) : null;
     }
 
     private static AttentionKernel kernel(List<Node.Attention> parts, IndexMap keys, IndexMap values) {

@@ -147,8 +147,9 @@ final class Lowering {
         return new Expr.Gather(input, index, stride, g.x().shape().dim(g.axis()), g.dtype());
     }
 
-    // The mapping of a view's operand, as computeOnce reads it; null when `node` is not a view.
-    private static Mapping viewOperand(Node node, Mapping mapping) {
+    // The mapping of a view's operand, as computeOnce reads it (AttentionLaunch reads views so too);
+    // null when `node` is not a view.
+    static Mapping viewOperand(Node node, Mapping mapping) {
         return switch (node) {
             case Node.Reshape r -> mapping.reshaped(r.x().shape());
             case Node.Permute p -> mapping.permuted(p.x().shape(), p.order());

@@ -31,7 +31,7 @@ final class FloatAttention implements KernelFunction {
     private final float scale;
     private final MaskReader mask;
     private final int[] keyStart, valueStart;                 // k[h, 0, 0] and v[h, 0, 0] per kv head h (batch flattened)
-    private final int keyStep, valueStep;                    // from one key (value) to the next
+    private final int keyStep, valueStep, keyFeatureStep;    // from one key (value, feature of a key) to the next
     private final boolean keysTransposed;                    // k's keys contiguous: its rows are already kᵀ
 
     FloatAttention(AttentionKernel kernel) {
@@ -56,6 +56,7 @@ final class FloatAttention implements KernelFunction {
         this.keyStep = kernel.keyRow(0, 1) - kernel.keyRow(0, 0);
         this.valueStep = kernel.valueRow(0, 1) - kernel.valueRow(0, 0);
         this.keysTransposed = kernel.keysTransposed();
+        this.keyFeatureStep = kernel.keyFeatureStride();
     }
 
     // Fewer queries than this in a block take their scores as dot products on k's rows: packing
@@ -110,7 +111,7 @@ final class FloatAttention implements KernelFunction {
         for (int j0 = 0; j0 < sources && !(kernel.causal() && j0 > t0 + rows - 1); j0 += KB) {
             int cols = Math.min(KB, sources - j0);
             if (packed) FloatBlocks.product(s.queries, 0, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false);
-            else if (keysTransposed) FloatBlocks.product(s.queries, 0, d, 1, k, keyStart[kvHead] + j0, kernel.keyFeatureStride(), s.scores, 0, KB, rows, d, cols, false);
+            else if (keysTransposed) FloatBlocks.product(s.queries, 0, d, 1, k, keyStart[kvHead] + j0, keyFeatureStep, s.scores, 0, KB, rows, d, cols, false);
             else for (int r = 0; r < rows; r++) FloatBlocks.dots(s.queries, r * d, k, keyStart[kvHead] + j0 * keyStep, keyStep, d, cols, s.scores, r * KB);
             for (int r = 0; r < rows; r++) {
                 int at = r * KB;
