@@ -24,6 +24,10 @@ final class JavaApi {
     static final MethodRef MAX_INT = MethodRef.of(Math.class, "max", int.class, int.class);
     static final MethodRef MIN_INT = MethodRef.of(Math.class, "min", int.class, int.class);
     static final MethodRef ABS_FLOAT = MethodRef.of(Math.class, "abs", float.class);
+    static final MethodRef FMA_FLOAT = MethodRef.of(Math.class, "fma", float.class, float.class, float.class);
+    static final MethodRef FMA_DOUBLE = MethodRef.of(Math.class, "fma", double.class, double.class, double.class);
+    static final MethodRef FLOAT_TO_BITS = MethodRef.of(Float.class, "floatToRawIntBits", float.class);
+    static final MethodRef BITS_TO_FLOAT = MethodRef.of(Float.class, "intBitsToFloat", int.class);
     static final MethodRef ABS_DOUBLE = MethodRef.of(Math.class, "abs", double.class);
     static final MethodRef ABS_INT = MethodRef.of(Math.class, "abs", int.class);
     static final MethodRef SIGNUM_INT = MethodRef.of(Integer.class, "signum", int.class);
@@ -42,20 +46,12 @@ final class JavaApi {
     static MethodRef lanesTotal(DType dtype) { return dtype == DType.F32 ? SUM_FLOAT_LANES : SUM_DOUBLE_LANES; }
 
     /// The [InlineMath] form of `op` on `dtype`, or null where the scalar kernel calls `Math`'s
-    /// (see [#function]): `f32` `exp`, `sin`, `cos` and the composites vector kernels build from
-    /// them, and the composites of `f64`, which vector kernels build in another order than the
-    /// operators' definitions.
-    static MethodRef inline(UnaryOp op, DType dtype) { return (dtype == DType.F32 ? INLINE_F32 : INLINE_F64).get(op); }
+    /// (see [#function]): `f32` `log` and `tanh`, whose vector form is [LaneMath]. (The
+    /// transcendentals `kernel.Transcendentals` rewrites never reach an emitter.)
+    static MethodRef inline(UnaryOp op, DType dtype) { return dtype == DType.F32 ? INLINE_F32.get(op) : null; }
 
-    private static final Map<UnaryOp, MethodRef> INLINE_F32 = new EnumMap<>(UnaryOp.class), INLINE_F64 = new EnumMap<>(UnaryOp.class);
-    static {
-        var onlyF32 = List.of(UnaryOp.EXP, UnaryOp.SIN, UnaryOp.COS, UnaryOp.LOG, UnaryOp.TANH);
-        for (var op : List.of(UnaryOp.EXP, UnaryOp.SIN, UnaryOp.COS, UnaryOp.LOG, UnaryOp.TANH, UnaryOp.SIGMOID, UnaryOp.SILU, UnaryOp.GELU_TANH, UnaryOp.SOFTPLUS)) {
-            String name = op == UnaryOp.GELU_TANH ? "geluTanh" : op.name().toLowerCase(java.util.Locale.ROOT);
-            INLINE_F32.put(op, MethodRef.of(InlineMath.class, name, float.class));
-            if (!onlyF32.contains(op)) INLINE_F64.put(op, MethodRef.of(InlineMath.class, name, double.class));
-        }
-    }
+    private static final Map<UnaryOp, MethodRef> INLINE_F32 = new EnumMap<>(Map.of(
+            UnaryOp.LOG, MethodRef.of(InlineMath.class, "log", float.class), UnaryOp.TANH, MethodRef.of(InlineMath.class, "tanh", float.class)));
 
     /// What a `max` or `min` reduction over `f32` or `f64` vectors calls ([OrderKeys]): the keys of a
     /// vector, the key vector's methods (`IntVector` for `f32`), and the value of a reduced key.

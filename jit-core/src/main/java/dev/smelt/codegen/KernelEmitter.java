@@ -3,6 +3,7 @@ package dev.smelt.codegen;
 
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelPrinter;
+import dev.smelt.kernel.Transcendentals;
 import java.util.List;
 
 /// Compiles a [Kernel] to a class file implementing [dev.smelt.kernel.KernelFunction].
@@ -29,12 +30,12 @@ import java.util.List;
 ///             double acc1 = 0;                               // r1 = sum(…): f32 sums add in double
 ///             FloatVector lanes1 = FloatVector.broadcast(SPECIES_F32, 0f);
 ///             for (j = 0; j < innerBound; j += 16) {         // the same loops, keeping each value
-///                 FloatVector v = exp(FloatVector.fromArray(SPECIES_F32, in0, line0 + j).sub(FloatVector.broadcast(SPECIES_F32, r0))); // inline: VectorMath.exp
+///                 FloatVector v = exp(FloatVector.fromArray(SPECIES_F32, in0, line0 + j).sub(FloatVector.broadcast(SPECIES_F32, r0))); // inline: Transcendentals
 ///                 v.intoArray(out0, line0 + j);              // in out0's row, which keeps e1
 ///                 lanes1 = lanes1.add(v);
 ///             }
 ///             for (; j < innerEnd; j++) {
-///                 float candidate = (float) Math.exp((double) (in0[line0 + j] - r0));
+///                 float candidate = exp(in0[line0 + j] - r0);   // the same steps on one float
 ///                 out0[line0 + j] = candidate;
 ///                 acc1 += candidate;
 ///             }
@@ -59,9 +60,10 @@ import java.util.List;
 /// of one scalar for stride 0, a gather with a constant index map (`STRIDE_s`) otherwise.
 ///
 /// [Variant#SCALAR] is the same class without the vector loops, and computes the bits the vector
-/// variant does, so that a [dev.smelt.runtime.TieredKernel] may switch between them: the inline
-/// `f32` transcendentals one value at a time ([InlineMath]), the others through `Math` in both
-/// ([Lanes]), and each floating-point sum in the vector loop's order ([SumOrder]). Both differ from
+/// variant does, so that a [dev.smelt.runtime.TieredKernel] may switch between them: both emit the
+/// kernel as [Transcendentals] rewrites it, so `f32` `exp`, `sin` and `cos` are one tree of steps in
+/// both; `f32` `log` and `tanh` one value at a time ([InlineMath]) and lanewise ([LaneMath]); the
+/// others through `Math` in both ([Lanes]), and each floating-point sum in the vector loop's order ([SumOrder]). Both differ from
 /// the `KernelInterpreter` within each operator's documented bound (`testing/Tolerance`) and a sum's
 /// reassociation bound (`n·u·Σ|x|`). [VectorPlan] says which loops stay scalar;
 /// [GeneratedKernel#scalarFallbacks] lists them.
@@ -103,13 +105,16 @@ public final class KernelEmitter {
         var plan = variant == Variant.VECTOR ? twin : null;
         var columns = ColumnPlan.of(kernel, space, twin);
         var order = SumOrder.of(twin, columns);
+        // the plans above are the kernel's as lowered (the rewrite adds i32 steps, which change no
+        // lane count but would make i32 the mask type); the classes compute its rewritten form
+        var rewritten = Transcendentals.expand(kernel);
         KernelClass.Written written;
         if (plan != null && columns != null) {
             // no row loops instead: the scalar twin adds up each row in sequence, as the column lanes do
-            written = new KernelClass(kernel, space, plan, order, columns, className, false).write(sourceFile);
+            written = new KernelClass(rewritten, space, plan, order, columns, className, false).write(sourceFile);
         } else {
-            written = new KernelClass(kernel, space, plan, order, null, className, false).write(sourceFile);
-            if (written.largestSize() > METHOD_LIMIT) written = new KernelClass(kernel, space, plan, order, null, className, true).write(sourceFile);
+            written = new KernelClass(rewritten, space, plan, order, null, className, false).write(sourceFile);
+            if (written.largestSize() > METHOD_LIMIT) written = new KernelClass(rewritten, space, plan, order, null, className, true).write(sourceFile);
         }
         if (written.largestSize() > METHOD_LIMIT) throw new KernelTooLargeException(written.largest(), written.largestSize(), METHOD_LIMIT);
         var fallbacks = variant == Variant.VECTOR && plan == null ? List.of("every loop: no vector species of %d lanes for this kernel's widest dtype".formatted(lanes)) : written.fallbacks();

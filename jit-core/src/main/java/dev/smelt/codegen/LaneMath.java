@@ -12,6 +12,7 @@ import static jdk.incubator.vector.VectorOperators.OR;
 import static jdk.incubator.vector.VectorOperators.SUB;
 
 import dev.smelt.ir.UnaryOp;
+import dev.smelt.kernel.Transcendentals;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorMask;
@@ -56,12 +57,12 @@ public final class LaneMath {
         return inRange.allTrue() ? result : Lanes.outside(x, result, inRange, UnaryOp.TANH);
     }
 
-    // InlineMath.exp's steps, for tanh's |x| ≤ 9 (inside exp's range)
+    // Transcendentals' exp steps, for tanh's |x| ≤ 9 (inside exp's range), as InlineMath's
     private static FloatVector exp(FloatVector x) {
         var species = x.species();
-        FloatVector t = x.fma(InlineMath.LOG2E, InlineMath.SHIFT);
-        FloatVector n = t.sub(InlineMath.SHIFT);
-        FloatVector r = n.fma(FloatVector.broadcast(species, -InlineMath.LN2_LO), n.fma(FloatVector.broadcast(species, -InlineMath.LN2_HI), x));
+        FloatVector t = x.fma(Transcendentals.LOG2E, Transcendentals.SHIFT);
+        FloatVector n = t.sub(Transcendentals.SHIFT);
+        FloatVector r = n.fma(FloatVector.broadcast(species, -Transcendentals.LN2_LO), n.fma(FloatVector.broadcast(species, -Transcendentals.LN2_HI), x));
         FloatVector e = FloatVector.broadcast(species, InlineMath.POLYNOMIAL[0]);
         for (int k = 1; k < InlineMath.POLYNOMIAL.length; k++) e = e.fma(r, FloatVector.broadcast(species, InlineMath.POLYNOMIAL[k]));
         return e.reinterpretAsInts().add(t.reinterpretAsInts().lanewise(LSHL, 23)).reinterpretAsFloats();

@@ -7,7 +7,6 @@ import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorMask;
-import jdk.incubator.vector.VectorOperators;
 
 /// What vector kernels compute lane by lane, so that they give the bits of their scalar twins: the
 /// transcendentals the kernels do not inline (`log`, `tanh`, `expm1`, `log1p`, every `f64` one,
@@ -34,14 +33,10 @@ public final class Lanes {
         return DoubleVector.fromArray(x.species(), lanes, 0);
     }
 
-    /// [#outside] the lanes where `|x| ≤ limit`: where an inline `f32` `exp`, `sin` or `cos` leaves
-    /// its polynomial's range (or x is NaN), as [InlineMath] does.
-    public static FloatVector pastLimit(FloatVector x, FloatVector result, UnaryOp op, float limit) {
-        return outside(x, result, x.abs().compare(VectorOperators.LE, limit), op);
-    }
-
-    /// `result`, with `(float) op((double) x)` in each lane `inside` leaves out.
-    public static FloatVector outside(FloatVector x, FloatVector result, VectorMask<Float> inside, UnaryOp op) {
+    /// `result`, with `(float) op((double) x)` in each lane `inside` leaves out: the lanes past a
+    /// polynomial's range (or NaN), of a rewritten `exp`, `sin` or `cos` (`dev.smelt.kernel.Expr.Fallback`)
+    /// and of [LaneMath]'s. The mask may be of any species of x's lane count.
+    public static FloatVector outside(FloatVector x, FloatVector result, VectorMask<?> inside, UnaryOp op) {
         float[] in = x.toArray(), out = result.toArray();
         boolean[] kept = inside.toArray();
         for (int i = 0; i < in.length; i++) if (!kept[i]) out[i] = (float) op.apply(in[i]);

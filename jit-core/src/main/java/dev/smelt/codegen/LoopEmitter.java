@@ -210,7 +210,7 @@ final class LoopEmitter {
     // float row0 = <value>; …   for (i1 = 0; i1 < dim1; i1++) … { lines; for (j = 0; j < dim; …) <body> }
     // over the reduced axes, with each of `values`' RowValues computed once, before the loops
     private void overRow(BitSet buffers, List<dev.smelt.kernel.Expr> values, Body body) {
-        RowValues.around(values, scalar, vector, layout.firstTemp(), () -> nest(space.outerRank(), buffers, body));
+        RowValues.around(values, scalar, () -> nest(space.outerRank(), buffers, body));
     }
 
     private void nest(int axis, BitSet buffers, Body body) {

@@ -16,11 +16,10 @@ final class RowValues {
     private RowValues() {}
 
     // float row0 = <value>; …; <loops reading row0>   (in locals past the vector temporaries in use)
-    static void around(List<Expr> values, ScalarEmitter scalar, VectorEmitter vector, int firstTemp, Runnable loops) {
+    static void around(List<Expr> values, ScalarEmitter scalar, Runnable loops) {
         var rowValues = of(values);
         if (rowValues.isEmpty()) loops.run();
-        else if (vector == null) scalar.withRowValues(rowValues, firstTemp, loops);
-        else vector.withTemps(2 * rowValues.size(), first -> scalar.withRowValues(rowValues, first, loops));
+        else scalar.withTemps(2 * rowValues.size(), first -> scalar.withRowValues(rowValues, first, loops));
     }
 
     /// The largest such subtrees of `exprs` that are operations (not leaves), each once, in order.
@@ -41,14 +40,22 @@ final class RowValues {
         Expr.operands(expr).forEach(operand -> collect(operand, found, seen, same));
     }
 
-    /// Whether `expr` reads only finished reductions and constants; `known` remembers each node's answer.
+    /// Whether `expr` reads only finished reductions and constants; `known` remembers each node's
+    /// answer, and each [Expr.Let] variable's (its value's), before its body asks.
     private static boolean sameInRow(Expr expr, java.util.Map<Expr, Boolean> known) {
         Boolean cached = known.get(expr);
         if (cached != null) return cached;
         boolean same = switch (expr) {
             case Expr.Load _, Expr.Index _, Expr.Element _, Expr.Shared _, Expr.Gather _ -> false;
             case Expr.Constant _, Expr.Accumulated _ -> true;
-            case Expr.Unary _, Expr.Binary _, Expr.Where _, Expr.Cast _, Expr.Random _ -> Expr.operands(expr).stream().allMatch(operand -> sameInRow(operand, known));
+            case Expr.Var variable -> known.getOrDefault(variable, false);
+            case Expr.Let let -> {
+                boolean value = sameInRow(let.value(), known);
+                known.put(let.variable(), value);
+                yield value && sameInRow(let.body(), known);
+            }
+            case Expr.Unary _, Expr.Binary _, Expr.Where _, Expr.Cast _, Expr.Random _, Expr.Fma _, Expr.Bits _, Expr.Bitwise _, Expr.Fallback _ ->
+                    Expr.operands(expr).stream().allMatch(operand -> sameInRow(operand, known));
         };
         known.put(expr, same);
         return same;

@@ -28,6 +28,10 @@ final class ScalarEmitter {
     private final KernelLayout layout;
     /// The [RowValues] computed before the current loop, and their locals.
     private final java.util.Map<Expr, Integer> rowValues = new java.util.HashMap<>();
+    /// The locals of the [Expr.Let] variables in scope.
+    private final java.util.Map<Expr.Var, Integer> variables = new java.util.HashMap<>();
+    /// Temporaries in use from [KernelLayout#firstTemp] on.
+    private int temps;
 
     ScalarEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout) {
         this.code = code;
@@ -55,7 +59,71 @@ final class ScalarEmitter {
             case Expr.Accumulated accumulated -> emitAccumulated(accumulated);
             case Expr.Element element -> emitElement(element);
             case Expr.Shared shared -> code.load(Code.scalarType(shared.dtype()), layout.shared().get(shared.id()));  // t<id>
+            case Expr.Fma fma -> emitFma(fma);
+            case Expr.Bits bits -> emitBits(bits);
+            case Expr.Bitwise bitwise -> emitBitwise(bitwise);
+            case Expr.Let let -> emitLet(let, () -> emit(let.body()));
+            case Expr.Var variable -> code.load(Code.scalarType(variable.dtype()), variables.get(variable));  // v<id>
+            case Expr.Fallback fallback -> emitFallback(fallback);
         }
+    }
+
+    /// Runs `body` with `slots` locals from the first free temporary on, which no temporary of the
+    /// code `body` emits overlaps. The vector emitter takes its temporaries here too.
+    void withTemps(int slots, java.util.function.IntConsumer body) {
+        int first = layout.firstTemp() + temps;
+        temps += slots;
+        body.accept(first);
+        temps -= slots;
+    }
+
+    // Math.fma(a, b, c)
+    private void emitFma(Expr.Fma fma) {
+        emit(fma.a());
+        emit(fma.b());
+        emit(fma.c());
+        (fma.dtype() == DType.F32 ? JavaApi.FMA_FLOAT : JavaApi.FMA_DOUBLE).invoke(code.mv);
+    }
+
+    // Float.floatToRawIntBits(x)   /   Float.intBitsToFloat(x)
+    private void emitBits(Expr.Bits bits) {
+        emit(bits.x());
+        (bits.dtype() == DType.I32 ? JavaApi.FLOAT_TO_BITS : JavaApi.BITS_TO_FLOAT).invoke(code.mv);
+    }
+
+    // a & b, a | b, a ^ b, a << b, a >>> b
+    private void emitBitwise(Expr.Bitwise bitwise) {
+        emit(bitwise.left());
+        emit(bitwise.right());
+        code.op(switch (bitwise.op()) {
+            case AND -> IAND;
+            case OR -> IOR;
+            case XOR -> IXOR;
+            case SHL -> ISHL;
+            case SHR -> IUSHR;
+        });
+    }
+
+    // float v<id> = <value>; <body reading v<id>>   (the vector emitter's body reads a scalar one broadcast)
+    void emitLet(Expr.Let let, Runnable body) {
+        emit(let.value());
+        withTemps(2, slot -> {
+            code.store(Code.scalarType(let.value().dtype()), slot);
+            Integer outer = variables.put(let.variable(), slot);
+            body.run();
+            if (outer == null) variables.remove(let.variable()); else variables.put(let.variable(), outer);
+        });
+    }
+
+    // <inRange> ? <value> : (float) Math.exp((double) x)
+    private void emitFallback(Expr.Fallback fallback) {
+        var type = Code.scalarType(fallback.dtype());
+        emit(fallback.inRange());
+        code.ifElse(IFEQ, () -> emit(fallback.value()), () -> {
+            emitWidened(fallback.x(), type);
+            JavaApi.function(fallback.op()).invoke(code.mv);
+            narrow(type);
+        });
     }
 
     // float row0 = (float) Math.log((double) r1); …; <loop reading row0>   (each of `values`, two slots apart from `firstSlot`)

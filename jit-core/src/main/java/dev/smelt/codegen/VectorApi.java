@@ -71,7 +71,7 @@ final class VectorApi {
     static final MethodRef LANES_DOUBLE = MethodRef.of(Lanes.class, "apply", DoubleVector.class, UnaryOp.class);
     static final MethodRef LOG_LANES = MethodRef.of(LaneMath.class, "log", FloatVector.class);
     static final MethodRef TANH_LANES = MethodRef.of(LaneMath.class, "tanh", FloatVector.class);
-    static final MethodRef PAST_LIMIT = MethodRef.of(Lanes.class, "pastLimit", FloatVector.class, FloatVector.class, UnaryOp.class, float.class);
+    static final MethodRef OUTSIDE = MethodRef.of(Lanes.class, "outside", FloatVector.class, FloatVector.class, VectorMask.class, UnaryOp.class);
     static final MethodRef SHUFFLE_IOTA = MethodRef.of(VectorShuffle.class, "iota", VectorSpecies.class, int.class, int.class, boolean.class);
     static final MethodRef FLOAT_REARRANGE = MethodRef.of(FloatVector.class, "rearrange", VectorShuffle.class);
     static final MethodRef DOUBLE_REARRANGE = MethodRef.of(DoubleVector.class, "rearrange", VectorShuffle.class);
@@ -98,10 +98,11 @@ final class VectorApi {
     static final MethodRef MASK_NOT = MethodRef.of(VectorMask.class, "not");
     static final MethodRef MASK_EQ = MethodRef.of(VectorMask.class, "eq", VectorMask.class);
 
-    /// What the inline `f32` `exp`, `sin` and `cos` ([VectorMath]) call beyond the rows: FMA, the
+    /// What the steps of a rewritten transcendental ([VectorMath]) call beyond the rows: FMA, the
     /// float bits as ints and back, int lanes with an int (`lanewise(LSHL, 23)`), and whether a mask
     /// holds in every lane.
     static final MethodRef FLOAT_FMA = MethodRef.of(FloatVector.class, "fma", Vector.class, Vector.class);
+    static final MethodRef DOUBLE_FMA = MethodRef.of(DoubleVector.class, "fma", Vector.class, Vector.class);
     static final MethodRef FLOAT_AS_INTS = MethodRef.of(FloatVector.class, "reinterpretAsInts");
     static final MethodRef INT_AS_FLOATS = MethodRef.of(IntVector.class, "reinterpretAsFloats");
     static final MethodRef INT_WITH_INT = MethodRef.of(IntVector.class, "lanewise", VectorOperators.Binary.class, int.class);
@@ -110,6 +111,8 @@ final class VectorApi {
     static final FieldRef LSHL = operator("LSHL");
     static final FieldRef XOR = operator("XOR");
     static final FieldRef AND = operator("AND");
+    static final FieldRef OR = operator("OR");
+    static final FieldRef LSHR = operator("LSHR");
     static final FieldRef LE = operator("LE");
     static final FieldRef NE = operator("NE");
     static final FieldRef GT = operator("GT");

@@ -33,7 +33,8 @@ final class VectorEmitter {
     final Code code;
     /// The folds of reductions into vector accumulators.
     final VectorFolds folds;
-    private int temps;
+    /// The temporaries of the [Expr.Let] variables in scope that hold vectors.
+    private final java.util.Map<Expr.Var, Integer> variables = new java.util.HashMap<>();
 
     VectorEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout, VectorPlan plan, ScalarEmitter scalar,
                   String className, Set<Integer> strideMaps) {
@@ -63,7 +64,11 @@ final class VectorEmitter {
             code.load(Type.getType(Object.class), layout.shared().get(shared.id()));
             return;
         }
-        if (VectorPlan.isUniform(expr, space) && !readsRowResults(expr)) {
+        if (expr instanceof Expr.Var variable && variables.containsKey(variable)) {  // v<id>, a vector bound by a Let
+            loadTemp(variables.get(variable));
+            return;
+        }
+        if (VectorPlan.isUniform(expr, space) && !readsRowResults(expr) && !readsVectors(expr)) {
             emitBroadcast(expr);
             return;
         }
@@ -79,8 +84,34 @@ final class VectorEmitter {
             case Expr.Element element -> emitElement(element);
             case Expr.Random random -> emitRandom(random);
             case Expr.Gather gather -> emitGather(gather);
-            case Expr.Shared _ -> throw new IllegalStateException("handled above");
+            case Expr.Fma fma -> math.emitFma(fma);
+            case Expr.Bits bits -> math.emitBits(bits);
+            case Expr.Bitwise bitwise -> math.emitBitwise(bitwise);
+            case Expr.Let let -> emitLet(let);
+            case Expr.Fallback fallback -> math.emitFallback(fallback);
+            case Expr.Shared _, Expr.Var _ -> throw new IllegalStateException("handled above");
         }
+    }
+
+    // FloatVector v<id> = <value>; <body reading v<id>>   (a uniform value is a scalar the body broadcasts)
+    private void emitLet(Expr.Let let) {
+        if (VectorPlan.isUniform(let.value(), space) && !readsRowResults(let.value()) && !readsVectors(let.value())) {
+            scalar.emitLet(let, () -> emit(let.body()));
+            return;
+        }
+        withOperand(let.value(), slot -> {
+            Integer outer = variables.put(let.variable(), slot);
+            emit(let.body());
+            if (outer == null) variables.remove(let.variable()); else variables.put(let.variable(), outer);
+        });
+    }
+
+    /// Whether `expr` reads a [Expr.Let] variable that holds a vector, so it is not uniform.
+    private boolean readsVectors(Expr expr) {
+        if (variables.isEmpty()) return false;
+        boolean[] reads = {false};
+        Expr.walk(expr, node -> reads[0] |= node instanceof Expr.Var variable && variables.containsKey(variable));
+        return reads[0];
     }
 
     // FloatVector t0 = <value>; FloatVector t1 = <value reading t0>; …   before a vector loop body's stores
@@ -355,18 +386,9 @@ final class VectorEmitter {
 
     /// Runs `body` with `slots` locals from the first free temporary on, which no temporary of the
     /// code `body` emits overlaps.
-    void withTemps(int slots, IntConsumer body) {
-        int first = layout.firstTemp() + temps;
-        temps += slots;
-        body.accept(first);
-        temps -= slots;
-    }
+    void withTemps(int slots, IntConsumer body) { scalar.withTemps(slots, body); }
 
-    void withTemp(IntConsumer body) {
-        int slot = layout.firstTemp() + temps++;
-        body.accept(slot);
-        temps--;
-    }
+    void withTemp(IntConsumer body) { scalar.withTemps(1, body); }
 
     void loadTemp(int slot) { code.load(Type.getType(Object.class), slot); }
 

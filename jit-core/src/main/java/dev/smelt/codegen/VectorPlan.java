@@ -94,6 +94,12 @@ record VectorPlan(int lanes, DType maskType) {
             case Expr.Cast cast -> isUniform(cast.x(), space);
             case Expr.Random random -> isUniform(random.position(), space); // the key is the same at every point
             case Expr.Gather gather -> space.innerStride(gather.input()) == 0 && isUniform(gather.index(), space);
+            case Expr.Fma fma -> isUniform(fma.a(), space) && isUniform(fma.b(), space) && isUniform(fma.c(), space);
+            case Expr.Bits bits -> isUniform(bits.x(), space);
+            case Expr.Bitwise bitwise -> isUniform(bitwise.left(), space) && isUniform(bitwise.right(), space);
+            case Expr.Fallback f -> isUniform(f.x(), space) && isUniform(f.inRange(), space) && isUniform(f.value(), space);
+            case Expr.Let let -> isUniform(let.value(), space) && isUniform(let.body(), space);
+            case Expr.Var _ -> true; // as uniform as its Let's value, which the Let asks (VectorEmitter knows the vector ones)
             case Expr.Shared _ -> false; // vector loops keep shared values as vectors, even uniform ones
             case Expr.Element _ -> false;
         };

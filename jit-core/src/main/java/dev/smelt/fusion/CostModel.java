@@ -5,6 +5,7 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.UnaryOp;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.Transcendentals;
 import java.util.List;
 
 /// Estimated time, in nanoseconds, of a kernel and of a schedule: the one unit in which the planner
@@ -31,19 +32,17 @@ public final class CostModel {
     static final double WRITE_NS_PER_BYTE = 0.052;
     /// One kernel launch: binding buffers and the call through the tiered kernel (`CalibrationBench.launch`).
     static final double LAUNCH_NS = 250;
-    /// An add, multiply, compare, select, cast, min/max or relu on one element: about one vector
-    /// instruction per 16 lanes (`CalibrationBench.add`, in L1).
+    /// An add, multiply, FMA, compare, select, cast, min/max, relu or bit operation on one element:
+    /// about one vector instruction per 16 lanes (`CalibrationBench.add`, in L1). `f32` exp, sin and
+    /// cos cost their rewritten steps' ([#rewritten]): 16 such for exp (0.117 ns, where
+    /// `CalibrationBench.exp` measured 0.12–0.13 in two runs on 2026-11-23, 0.20–0.21 as SVML's
+    /// call), 19 for sin (0.139 ns; `CalibrationBench.sin` 0.136).
     static final double CHEAP_NS = 0.0073;
     /// A divide, square root or reciprocal: `CalibrationBench.div`.
     static final double DIVIDE_NS = 0.023;
-    /// `f32` exp and what generated code builds on its inline form (sigmoid, silu, gelu-tanh):
-    /// `CalibrationBench.exp`, 0.12–0.13 ns in two runs on 2026-11-23 (0.20–0.21 as SVML's call).
-    static final double EXP_NS = 0.125;
     /// `f32` log and tanh, inline (`LaneMath`): 2.3× and 2.7× exp's time in a harness over 1M floats
     /// (0.42 and 0.50 against 0.18 ns per element, SVML's calls 0.29 and 0.54).
     static final double INLINE_LOG_NS = 0.31;
-    /// `f32` sin and cos, inline since 2026-11-23: `CalibrationBench.sin`, 0.136 ns.
-    static final double INLINE_TRIG_NS = 0.14;
     /// What vector code computes lane by lane with `Math`, so that it gives the scalar variant's bits:
     /// expm1, log1p, softplus, pow, gelu-erf and every `f64` transcendental. A harness over 1M
     /// elements: `f32` log 8.3 ns, `f64` exp 7.5, `f32` pow 12.7 per element.
@@ -161,6 +160,8 @@ public final class CostModel {
             case Expr.Binary binary -> binary(binary.op());
             case Expr.Random random -> random(random.distribution());
             case Expr.Gather _ -> CHEAP_NS; // the index arithmetic; the bytes are counted with the buffer's
+            case Expr.Fma _, Expr.Bitwise _, Expr.Fallback _ -> CHEAP_NS; // a fallback: the test that every lane is in range
+            case Expr.Bits _, Expr.Let _, Expr.Var _ -> 0; // the same register, read another way
         };
     }
 
@@ -183,11 +184,18 @@ public final class CostModel {
         return switch (op) {
             case NEG, ABS, SQUARE, RELU, SIGN -> CHEAP_NS;
             case SQRT, RSQRT, RECIPROCAL -> DIVIDE_NS;
-            case EXP, SIGMOID, SILU, GELU_TANH -> dtype == DType.F32 ? EXP_NS : LANE_NS;
+            case EXP, SIN, COS, SIGMOID, SILU, GELU_TANH, SOFTPLUS -> Transcendentals.rewrites(op, dtype) ? rewritten(op, dtype) : LANE_NS;
             case LOG, TANH -> dtype == DType.F32 ? INLINE_LOG_NS : LANE_NS;
-            case SIN, COS -> dtype == DType.F32 ? INLINE_TRIG_NS : LANE_NS;
-            case EXPM1, LOG1P, SOFTPLUS, GELU_ERF -> LANE_NS;
+            case EXPM1, LOG1P, GELU_ERF -> LANE_NS;
         };
+    }
+
+    private static final java.util.Map<java.util.List<Enum<?>>, Double> REWRITTEN = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /// The arithmetic of `op`'s implementation as generated code computes it (`kernel.Transcendentals`),
+    /// per element of `f32` as [#unary]'s other prices.
+    static double rewritten(UnaryOp op, DType dtype) {
+        return REWRITTEN.computeIfAbsent(List.of(op, dtype), key -> arithmetic(List.of(Transcendentals.expand(op, new Expr.Load(0, dtype)))) / (dtype.bytes() == 8 ? 2 : 1));
     }
 
     /// The spill penalty of a body at one point: each value over the register budget is stored and reloaded.

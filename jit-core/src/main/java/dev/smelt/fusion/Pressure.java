@@ -112,6 +112,13 @@ final class Pressure {
             case Expr.Random random -> Math.max(1, need(random.position(), shared, known));
             case Expr.Binary binary -> operands(List.of(binary.left(), binary.right()), shared, known);
             case Expr.Where where -> operands(List.of(where.condition(), where.ifTrue(), where.ifFalse()), shared, known);
+            // the forms of a rewritten transcendental, which code generation makes after fusion has planned
+            case Expr.Var _ -> 0;
+            case Expr.Bits bits -> Math.max(1, need(bits.x(), shared, known));
+            case Expr.Fma fma -> operands(List.of(fma.a(), fma.b(), fma.c()), shared, known);
+            case Expr.Bitwise bitwise -> operands(List.of(bitwise.left(), bitwise.right()), shared, known);
+            case Expr.Fallback f -> operands(List.of(f.x(), f.inRange(), f.value()), shared, known);
+            case Expr.Let let -> Math.max(need(let.value(), shared, known), 1 + need(let.body(), shared, known));
         };
         known.put(expr, need);
         return need;

@@ -41,8 +41,13 @@ public sealed interface Expr {
     /// The direct operands of `expr`, in order; none for a leaf.
     static List<Expr> operands(Expr expr) {
         return switch (expr) {
-            case Load _, Constant _, Index _, Accumulated _, Element _ -> List.of();
+            case Load _, Constant _, Index _, Accumulated _, Element _, Var _ -> List.of();
             case Shared shared -> List.of(shared.value());
+            case Fma fma -> List.of(fma.a(), fma.b(), fma.c());
+            case Bits bits -> List.of(bits.x());
+            case Bitwise bitwise -> List.of(bitwise.left(), bitwise.right());
+            case Let let -> List.of(let.value(), let.body());
+            case Fallback fallback -> List.of(fallback.x(), fallback.inRange(), fallback.value());
             case Unary unary -> List.of(unary.x());
             case Binary binary -> List.of(binary.left(), binary.right());
             case Where where -> List.of(where.condition(), where.ifTrue(), where.ifFalse());
@@ -55,7 +60,12 @@ public sealed interface Expr {
     /// `expr` with each direct operand replaced by `rewrite(operand)`; leaves unchanged.
     static Expr mapOperands(Expr expr, java.util.function.UnaryOperator<Expr> rewrite) {
         return switch (expr) {
-            case Load _, Constant _, Index _, Accumulated _, Element _ -> expr;
+            case Load _, Constant _, Index _, Accumulated _, Element _, Var _ -> expr;
+            case Fma fma -> new Fma(rewrite.apply(fma.a()), rewrite.apply(fma.b()), rewrite.apply(fma.c()));
+            case Bits bits -> new Bits(rewrite.apply(bits.x()), bits.dtype());
+            case Bitwise bitwise -> new Bitwise(bitwise.op(), rewrite.apply(bitwise.left()), rewrite.apply(bitwise.right()));
+            case Let let -> new Let(let.variable(), rewrite.apply(let.value()), rewrite.apply(let.body()));
+            case Fallback fallback -> new Fallback(fallback.op(), rewrite.apply(fallback.x()), rewrite.apply(fallback.inRange()), rewrite.apply(fallback.value()));
             case Unary unary -> new Unary(unary.op(), rewrite.apply(unary.x()));
             case Binary binary -> new Binary(binary.op(), rewrite.apply(binary.left()), rewrite.apply(binary.right()));
             case Where where -> new Where(rewrite.apply(where.condition()), rewrite.apply(where.ifTrue()), rewrite.apply(where.ifFalse()));
@@ -81,9 +91,11 @@ public sealed interface Expr {
         if (expr instanceof Shared shared) found.put(shared.id(), shared);
     }
 
-    /// Whether `expr` is a leaf: a load, a constant, an index, or a finished or stored reduction value.
+    /// Whether `expr` is a leaf: a load, a constant, an index, a finished or stored reduction value,
+    /// or a [Let]'s variable.
     static boolean isLeaf(Expr expr) {
-        return expr instanceof Load || expr instanceof Constant || expr instanceof Index || expr instanceof Accumulated || expr instanceof Element;
+        return expr instanceof Load || expr instanceof Constant || expr instanceof Index || expr instanceof Accumulated || expr instanceof Element
+                || expr instanceof Var;
     }
 
     /// Input buffer `input` of the kernel, read through its [IndexMap] at the current point.
@@ -177,6 +189,76 @@ public sealed interface Expr {
     record Shared(int id, Expr value) implements Expr {
         public Shared {
             if (id < 0) throw new IllegalArgumentException("shared value id " + id);
+        }
+        public DType dtype() { return value.dtype(); }
+        public boolean equals(Object o) { return o instanceof Expr e && Structure.equal(this, e); }
+        public int hashCode() { return Structure.hash(this); }
+        public String toString() { return KernelPrinter.expression(this, 2000); }
+    }
+
+    // The forms below are what [Transcendentals] writes a transcendental as: the steps of its
+    // polynomial, which the emitters and the interpreter then compute alike. Lowering never makes them.
+
+    /// `a·b + c` rounded once (`Math.fma`), on floats of one dtype.
+    record Fma(Expr a, Expr b, Expr c, DType dtype) implements Expr {
+        public Fma(Expr a, Expr b, Expr c) { this(a, b, c, a.dtype()); }
+        public Fma {
+            if (!dtype.isFloating() || a.dtype() != dtype || b.dtype() != dtype || c.dtype() != dtype)
+                throw new IllegalArgumentException("fma of " + a.dtype() + ", " + b.dtype() + ", " + c.dtype() + " is not " + dtype);
+        }
+        public boolean equals(Object o) { return o instanceof Expr e && Structure.equal(this, e); }
+        public int hashCode() { return Structure.hash(this); }
+        public String toString() { return KernelPrinter.expression(this, 2000); }
+    }
+
+    /// The bits of an `f32` read as an `i32` (`Float.floatToRawIntBits`), or of an `i32` as an `f32`.
+    record Bits(Expr x, DType dtype) implements Expr {
+        public Bits {
+            if (!(x.dtype() == DType.F32 && dtype == DType.I32 || x.dtype() == DType.I32 && dtype == DType.F32))
+                throw new IllegalArgumentException("bits of " + x.dtype() + " as " + dtype + ": only f32 and i32 swap bits");
+        }
+        public boolean equals(Object o) { return o instanceof Expr e && Structure.equal(this, e); }
+        public int hashCode() { return Structure.hash(this); }
+        public String toString() { return KernelPrinter.expression(this, 2000); }
+    }
+
+    /// A bitwise operation or shift of `i32`s, as Java's `&`, `|`, `^`, `<<` and `>>>`.
+    record Bitwise(BitOp op, Expr left, Expr right) implements Expr {
+        /// The operators; `SHR` shifts in zeros.
+        public enum BitOp { AND, OR, XOR, SHL, SHR }
+
+        public Bitwise {
+            if (left.dtype() != DType.I32 || right.dtype() != DType.I32) throw new IllegalArgumentException(op + " of " + left.dtype() + " and " + right.dtype());
+        }
+        public DType dtype() { return DType.I32; }
+        public boolean equals(Object o) { return o instanceof Expr e && Structure.equal(this, e); }
+        public int hashCode() { return Structure.hash(this); }
+        public String toString() { return KernelPrinter.expression(this, 2000); }
+    }
+
+    /// `body`, in which `variable` stands for `value`, computed once: how an expression uses one
+    /// value several times (the tree a DAG unfolds to computes it at each use). Generated code keeps
+    /// `value` in a local for the body's extent.
+    record Let(Var variable, Expr value, Expr body) implements Expr {
+        public Let {
+            if (variable.dtype() != value.dtype()) throw new IllegalArgumentException("v" + variable.id() + " of " + variable.dtype() + " bound to " + value.dtype());
+        }
+        public DType dtype() { return body.dtype(); }
+        public boolean equals(Object o) { return o instanceof Expr e && Structure.equal(this, e); }
+        public int hashCode() { return Structure.hash(this); }
+        public String toString() { return KernelPrinter.expression(this, 2000); }
+    }
+
+    /// The value a [Let] binds; ids are unique within a kernel.
+    record Var(int id, DType dtype) implements Expr {}
+
+    /// `value` where `inRange` holds, else `op`'s definition of `x` (in double, rounded once: the
+    /// interpreter's): the arguments past a polynomial's range, and NaN. Vector code tests whether
+    /// every lane is in range and otherwise computes the others lane by lane, so the definition
+    /// costs only where it is needed.
+    record Fallback(UnaryOp op, Expr x, Expr inRange, Expr value) implements Expr {
+        public Fallback {
+            if (inRange.dtype() != DType.BOOL || x.dtype() != value.dtype()) throw new IllegalArgumentException("fallback needs a bool range test and x of the value's dtype");
         }
         public DType dtype() { return value.dtype(); }
         public boolean equals(Object o) { return o instanceof Expr e && Structure.equal(this, e); }

@@ -74,7 +74,7 @@ final class KernelCheck {
                     load(new Expr.Load(gather.input(), gather.dtype()));
                     require(gather.stride() >= 0, "gather of input %d with negative stride %d", gather.input(), gather.stride());
                 }
-                case Expr.Constant _, Expr.Cast _ -> { }
+                case Expr.Constant _, Expr.Cast _, Expr.Fma _, Expr.Bits _, Expr.Bitwise _, Expr.Let _, Expr.Var _, Expr.Fallback _ -> { }
                 case Expr.Random random -> require(invariant(random.keyHigh()) && invariant(random.keyLow()), "the key of %s varies over the space", random);
                 case Expr.Shared s -> {
                     Expr known = shared.putIfAbsent(s.id(), s.value());
@@ -110,7 +110,8 @@ final class KernelCheck {
             Expr.walk(expr, node -> invariant[0] &= switch (node) {
                 case Expr.Load load -> load.input() < inputs.size() && inputs.get(load.input()).map().strides().stream().allMatch(stride -> stride == 0);
                 case Expr.Index _, Expr.Accumulated _, Expr.Element _, Expr.Shared _, Expr.Random _, Expr.Gather _ -> false;
-                case Expr.Constant _, Expr.Unary _, Expr.Binary _, Expr.Where _, Expr.Cast _ -> true;
+                case Expr.Constant _, Expr.Unary _, Expr.Binary _, Expr.Where _, Expr.Cast _, Expr.Fma _, Expr.Bits _, Expr.Bitwise _, Expr.Let _, Expr.Fallback _ -> true;
+                case Expr.Var _ -> false; // conservatively: what it stands for is elsewhere
             });
             return invariant[0];
         }

@@ -107,6 +107,12 @@ public final class KernelPrinter {
                 case Expr.Cast cast -> call("cast<" + cast.dtype() + ">", cast.x());
                 case Expr.Random r -> call(r.distribution() + "<" + r.dtype() + ">", r.position(), r.keyHigh(), r.keyLow());
                 case Expr.Gather g -> call("in" + g.input() + "@" + g.stride(), g.index());
+                case Expr.Fma fma -> call("fma", fma.a(), fma.b(), fma.c());
+                case Expr.Bits bits -> call("bits<" + bits.dtype() + ">", bits.x());
+                case Expr.Bitwise bitwise -> call(bitwise.op().name().toLowerCase(java.util.Locale.ROOT), bitwise.left(), bitwise.right());
+                case Expr.Let let -> call("let v" + let.variable().id(), let.value(), let.body());
+                case Expr.Var variable -> text.append('v').append(variable.id());
+                case Expr.Fallback fallback -> call("fallback<" + fallback.op() + ">", fallback.x(), fallback.inRange(), fallback.value());
                 case Expr.Accumulated acc -> text.append('r').append(acc.reduction());
                 case Expr.Element element -> text.append('e').append(element.reduction());
                 case Expr.Shared s -> {

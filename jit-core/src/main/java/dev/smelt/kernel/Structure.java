@@ -53,7 +53,11 @@ public final class Structure {
             case Expr.Shared shared -> shared.id() == ((Expr.Shared) b).id();
             case Expr.Random random -> random.distribution() == ((Expr.Random) b).distribution() && random.dtype() == b.dtype();
             case Expr.Gather g -> g.input() == ((Expr.Gather) b).input() && g.stride() == ((Expr.Gather) b).stride() && g.limit() == ((Expr.Gather) b).limit() && g.dtype() == b.dtype();
-            case Expr.Where _, Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _, Expr.Element _ -> true;
+            case Expr.Bits bits -> bits.dtype() == b.dtype();
+            case Expr.Bitwise bitwise -> bitwise.op() == ((Expr.Bitwise) b).op();
+            case Expr.Let let -> let.variable().equals(((Expr.Let) b).variable());
+            case Expr.Fallback fallback -> fallback.op() == ((Expr.Fallback) b).op();
+            case Expr.Where _, Expr.Fma _, Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _, Expr.Element _, Expr.Var _ -> true;
         };
     }
 
@@ -67,9 +71,14 @@ public final class Structure {
             case Expr.Cast c -> c.dtype().hashCode();
             case Expr.Shared s -> s.id();
             case Expr.Where _ -> 7;
+            case Expr.Fma _ -> 11;
+            case Expr.Bits bits -> bits.dtype().hashCode();
+            case Expr.Bitwise bitwise -> bitwise.op().hashCode();
+            case Expr.Let let -> let.variable().hashCode();
+            case Expr.Fallback fallback -> 13 * fallback.op().hashCode();
             case Expr.Random r -> 31 * r.distribution().ordinal() + r.dtype().ordinal();
             case Expr.Gather g -> (31 * g.input() + g.stride()) * 31 + g.dtype().ordinal();
-            case Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _, Expr.Element _ -> throw new IllegalStateException("leaf");
+            case Expr.Load _, Expr.Constant _, Expr.Index _, Expr.Accumulated _, Expr.Element _, Expr.Var _ -> throw new IllegalStateException("leaf");
         };
         for (Expr operand : Expr.operands(expr)) hash = 31 * hash + hash(operand, known);
         known.put(expr, hash);

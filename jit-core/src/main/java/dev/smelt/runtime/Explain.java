@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.runtime;
 
-import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.UnaryOp;
@@ -9,6 +8,7 @@ import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.MatMulKernel;
+import dev.smelt.kernel.Transcendentals;
 import dev.smelt.runtime.matmul.MatMulFunction;
 import dev.smelt.kernel.Schedule;
 
@@ -32,7 +32,7 @@ public final class Explain {
             text.append("  reads %,d B, writes %,d B; runs %s%n".formatted(read, written, tier(program.functions().get(i))));
             text.append(program.profileLine(i));
             if (launch.kernel() instanceof Kernel loops && inlineTrigonometry(loops))
-                text.append("  numerics: f32 sin/cos inline, within 2 ulps (past |x| = 125: Math.sin/cos, lane by lane)\n");
+                text.append("  numerics: f32 sin/cos inline, within 2 ulps (past |x| = %d: Math.sin/cos, lane by lane)%n".formatted((int) Transcendentals.TRIG_LIMIT));
             text.append(launch.kernel().toString().indent(2));
         }
         for (var decision : schedule.decisions()) text.append("decision: ").append(decision).append('\n');
@@ -44,16 +44,13 @@ public final class Explain {
         return text.toString();
     }
 
-    /// Whether the vector variant computes an `f32` `sin` or `cos` inline, whose bound is looser than
-    /// the JDK's (`codegen.VectorMath.sinOrCos`).
+    /// Whether generated code computes a `sin` or `cos` by its polynomial, whose bound is looser than
+    /// the JDK's: whether the kernel as code generation rewrites it (`kernel.Transcendentals`) falls
+    /// back to `Math.sin` or `Math.cos` past the polynomial's range.
     static boolean inlineTrigonometry(Kernel kernel) {
         var found = new boolean[1];
-        java.util.function.Consumer<Expr> visit = expr -> {
-            if (expr instanceof Expr.Unary unary && unary.dtype() == DType.F32 && (unary.op() == UnaryOp.SIN || unary.op() == UnaryOp.COS))
-                found[0] = true;
-        };
-        kernel.reductions().forEach(reduction -> Expr.walk(reduction.value(), visit));
-        kernel.outputs().forEach(output -> Expr.walk(output.value(), visit));
+        Expr.walk(Transcendentals.expand(kernel).expressions().toList(),
+                expr -> found[0] |= expr instanceof Expr.Fallback fallback && (fallback.op() == UnaryOp.SIN || fallback.op() == UnaryOp.COS));
         return found[0];
     }
 

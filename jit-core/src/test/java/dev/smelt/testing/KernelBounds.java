@@ -73,6 +73,8 @@ public final class KernelBounds {
             case Expr.Shared shared -> evaluate(shared.value(), index, accumulated);
             case Expr.Random r -> random(r, index, accumulated);
             case Expr.Gather g -> gather(g, index, accumulated);
+            case Expr.Fma _, Expr.Bits _, Expr.Bitwise _, Expr.Let _, Expr.Var _, Expr.Fallback _ ->
+                    throw new IllegalArgumentException("bounds are of kernels as lowered, not as code generation rewrites them: " + expr);
         };
     }
 
