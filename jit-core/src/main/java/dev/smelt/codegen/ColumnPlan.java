@@ -2,10 +2,9 @@
 package dev.smelt.codegen;
 
 import dev.smelt.ir.DType;
-import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.ColumnReduction;
 import dev.smelt.kernel.Kernel;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 import java.util.stream.IntStream;
 
@@ -24,17 +23,12 @@ import java.util.stream.IntStream;
 /// column axis. There the column axis is the inner axis, so [VectorEmitter] and [ScalarEmitter]
 /// address LANES neighbouring rows exactly as they address LANES points of a row elsewhere.
 ///
-/// A kernel qualifies when every reduction has a vector form (no floating-point products:
-/// [VectorPlan#whyScalar]; arg-reductions keep a vector of indices beside their best values), the
-/// column axis has at least LANES rows, every buffer the kernel reads moves along it by 1 or 0
-/// (then it is one value per reduced point, broadcast), at least one buffer is contiguous along it
-/// and moves along the reduced inner axis (the read the row loops would gather), and every output
-/// (full or per row) is contiguous along it. A row-major last-axis reduction never qualifies: its
-/// input moves by a whole row along the column axis.
+/// Which kernels qualify is [ColumnReduction#eligible]'s to say, which the cost model asks too;
+/// a qualifying kernel keeps [LoopEmitter]'s loops only where the platform lacks a species the
+/// column loops need (arg-reductions keep a vector of `i32` indices beside their best values).
 ///
 /// Kept values ([dev.smelt.kernel.Expr.Element]) need a tile's rows times a row's points; the
-/// tile shrinks to keep them under [#MAX_ELEMENTS], and below one vector of rows the kernel keeps
-/// [LoopEmitter]'s loops, which keep one row's.
+/// tile shrinks to keep them under [ColumnReduction#MAX_ELEMENTS].
 ///
 /// Rows run in tiles of `tile` rows (32 vectors, 2 KiB of `f32` on AVX-512), each reduction
 /// folding into an array of the tile's results: for each reduced point, the tile's slice of a
@@ -42,30 +36,13 @@ import java.util.stream.IntStream;
 /// would read one cache line per row, 4 KiB apart for a `[1024, 1024]` `f32`, which the prefetcher
 /// does not follow: 3–5× slower in a hand-written comparison.)
 record ColumnPlan(LoopSpace columns, int tile) {
-    /// 4 MiB of `f32`: far more than a cache holds, but bounded.
-    static final int MAX_ELEMENTS = 1 << 20;
     /// Vectors per tile.
     static final int TILE_VECTORS = 32;
 
     /// The plan for `kernel` in `space`, or null when the kernel keeps [LoopEmitter]'s loops.
     static ColumnPlan of(Kernel kernel, LoopSpace space, VectorPlan plan) {
-        if (plan == null || kernel.reducedRank() == 0 || kernel.reductions().isEmpty() || space.outerRank() == 0) return null;
-        if (kernel.rowLength() == 0) return null; // an empty reduction reads nothing to stream (and fusion's ColumnReads says no)
-        boolean[] gathers = {false};
-        kernel.expressions().forEach(expr -> Expr.walk(expr, node -> gathers[0] |= node instanceof Expr.Gather));
-        if (gathers[0]) return null; // a row's gather index would be one per lane (ColumnReads says no too)
-        int column = space.outerRank() - 1;
-        if (space.dim(column) < plan.lanes()) return null;
-        if (!LoopSpace.elements(kernel).isEmpty() && (long) kernel.rowLength() * plan.lanes() > MAX_ELEMENTS) return null;
-        var read = new BitSet();
-        kernel.expressions().forEach(expr -> read.or(LoopSpace.loads(expr)));
-        boolean stridedRows = false;
-        for (int b = read.nextSetBit(0); b >= 0; b = read.nextSetBit(b + 1)) {
-            int stride = space.stride(b, column);
-            if (stride != 0 && stride != 1) return null;
-            stridedRows |= stride == 1 && space.innerStride(b) != 0;
-        }
-        if (!stridedRows) return null;
+        if (plan == null || !ColumnReduction.eligible(kernel, plan.lanes())) return null;
+        // what remains is the platform's: whether it has the species the loops need
         var columns = transposed(space);
         var reasons = new ArrayList<String>();
         for (int k = 0; k < kernel.reductions().size(); k++) {
@@ -78,7 +55,7 @@ record ColumnPlan(LoopSpace columns, int tile) {
         if (!reasons.isEmpty()) return null;
         int tile = plan.lanes() * TILE_VECTORS;
         if (!LoopSpace.elements(kernel).isEmpty())
-            tile = (int) Math.min(tile, MAX_ELEMENTS / Math.max(1, kernel.rowLength()) / plan.lanes() * plan.lanes());
+            tile = (int) Math.min(tile, ColumnReduction.MAX_ELEMENTS / Math.max(1, kernel.rowLength()) / plan.lanes() * plan.lanes());
         return new ColumnPlan(columns, tile);
     }
 

@@ -37,21 +37,18 @@ record VectorPlan(int lanes, DType maskType) {
 
     static VectorPlan of(Kernel kernel) {
         var dtypes = EnumSet.noneOf(DType.class);
-        boolean[] draws = {false};
         kernel.inputs().forEach(input -> dtypes.add(input.dtype()));
         kernel.reductions().forEach(reduction -> dtypes.add(reduction.dtype()));
         kernel.expressions().forEach(expr -> Expr.walk(expr, node -> {
             dtypes.add(node.dtype());
             if (node instanceof Expr.Index || node instanceof Expr.Random) dtypes.add(DType.I32);
-            draws[0] |= node instanceof Expr.Random;
         }));
         DType widest = dtypes.stream().max((a, b) -> Integer.compare(a.bytes(), b.bytes())).orElse(DType.F32);
-        // A random draw hashes in 64-bit lanes (Randoms), as many as the kernel has: 16 of them
-        // would need two LongVectors and conversions across shapes that C2 does not keep intrinsic.
-        int bytes = draws[0] ? Long.BYTES : widest.bytes();
+        // Kernel.laneBytes: a random draw hashes in 64-bit lanes (Randoms), as many as the kernel has: 16 of
+        // them would need two LongVectors and conversions across shapes that C2 does not keep intrinsic.
         // FloatVector.SPECIES_PREFERRED.length() and the others, without initialising the vector
         // classes: scalar kernels ask too (RowExtent), and a fresh JVM took 20 ms for that.
-        return new VectorPlan(VectorShape.preferredShape().vectorBitSize() / (bytes * Byte.SIZE), widest);
+        return new VectorPlan(VectorShape.preferredShape().vectorBitSize() / (kernel.laneBytes() * Byte.SIZE), widest);
     }
 
     /// The width of `dtype`'s species.

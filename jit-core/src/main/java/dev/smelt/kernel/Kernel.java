@@ -62,6 +62,17 @@ public record Kernel(Shape space, int reducedRank, List<Input> inputs, List<Redu
         return java.util.stream.Stream.concat(reductions.stream().map(Reduction::value), outputs.stream().map(Output::value));
     }
 
+    /// The bytes of the element that sizes a vector of this kernel: its widest dtype, or 8 when it
+    /// draws random numbers (hashed in 64-bit lanes). Generated code uses as many lanes for every dtype.
+    public int laneBytes() {
+        int[] bytes = {1};
+        inputs.forEach(input -> bytes[0] = Math.max(bytes[0], input.dtype().bytes()));
+        reductions.forEach(reduction -> bytes[0] = Math.max(bytes[0], reduction.dtype().bytes()));
+        expressions().forEach(expr -> Expr.walk(expr, node -> bytes[0] = Math.max(bytes[0], node instanceof Expr.Random ? Long.BYTES
+                : node instanceof Expr.Index ? Math.max(node.dtype().bytes(), DType.I32.bytes()) : node.dtype().bytes())));
+        return bytes[0];
+    }
+
     /// Every point of every row.
     @Override
     public long work() { return (long) workItems() * Math.max(1, rowLength()); }

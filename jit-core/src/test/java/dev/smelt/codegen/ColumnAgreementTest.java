@@ -11,10 +11,12 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import org.junit.jupiter.api.Test;
 
-/// Fusion prices a reduction kernel as a column reduction by its own test (`fusion.ColumnReads`,
-/// since fusion may not import codegen), and code generation decides by [ColumnPlan]: on 3,000
-/// random kernels (half of them shaped as column reductions) both say the same, so the cost model
-/// prices the code that is generated. (Until one predicate serves both.)
+/// Fusion prices a reduction kernel as a column reduction when `kernel.ColumnReduction` says so at
+/// the lane count of its `Machine` (`fusion.ColumnReads`), and code generation asks the same
+/// predicate at its [VectorPlan]'s lane count, then whether the platform has the species the column
+/// loops need ([ColumnPlan]): on 3,000 random kernels (half of them shaped as column reductions) both
+/// say the same, so the two lane counts agree and no species is missing where the cost model
+/// assumed a column reduction: it prices the code that is generated.
 class ColumnAgreementTest {
     @Test
     void fusionAndCodegenAgreeWhichKernelsAreColumnReductions() throws Exception {
