@@ -29,7 +29,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /// - `gather`: `sum(x, 0)` of every 64th column of f32[1024,1024] (no two rows are neighbours,
 ///   so the loop runs down each column and gathers a cache line per element) → STRIDED_READ_NS_PER_BYTE = time / 64 KiB;
 /// - `neg`, `add8`, `div`, `exp`, `log`, `sin`, `pow` over 64K floats (L2-resident): each operation's cost
-///   per element is (time − neg) / 64K (`add8` chains eight adds: CHEAP_NS is an eighth of it).
+///   per element is (time − neg) / 64K (`add8` chains eight adds: CHEAP_NS is an eighth of it);
+///   `cos`, `tanh`, `sigmoid`, `silu` and `geluTanh` check that pricing the rewritten steps of the
+///   transcendentals (`kernel.Transcendentals`) holds for the rest of them.
 /// SPILL_NS comes from `FusionBench` `wide`: greedy against the cost model, per excess register.
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -40,7 +42,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class CalibrationBench {
     static final int STREAM = 1 << 24, CACHED = 1 << 16, TINY = 16, COLUMN = 1024;
 
-    @Param({"read", "copy", "launch", "column", "gather", "neg", "add8", "div", "exp", "log", "sin", "pow"})
+    @Param({"read", "copy", "launch", "column", "gather", "neg", "add8", "div", "exp", "log", "sin", "pow", "cos", "tanh", "sigmoid", "silu", "geluTanh"})
     public String op;
 
     Tensor x, out;
@@ -65,6 +67,11 @@ public class CalibrationBench {
             case "exp" -> Tensor::exp;
             case "log" -> Tensor::log;
             case "sin" -> Tensor::sin;
+            case "cos" -> Tensor::cos;
+            case "tanh" -> Tensor::tanh;
+            case "sigmoid" -> Tensor::sigmoid;
+            case "silu" -> Tensor::silu;
+            case "geluTanh" -> Tensor::geluTanh;
             case "pow" -> t -> t.pow(t);
             default -> throw new IllegalArgumentException("unknown op " + op);
         };

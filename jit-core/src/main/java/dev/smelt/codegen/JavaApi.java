@@ -11,7 +11,7 @@ import java.util.Map;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 
-/// Every JDK and [Scalars]/[InlineMath]/[LaneSums]/[OrderKeys] method that scalar kernel code calls, built by reflection like
+/// Every JDK and [Scalars]/[LaneSums]/[OrderKeys] method that scalar kernel code calls, built by reflection like
 /// [VectorApi]. The `double` forms serve `f32` too: the value is widened, computed in double and
 /// rounded once, which is the interpreter's arithmetic.
 final class JavaApi {
@@ -45,13 +45,6 @@ final class JavaApi {
     /// [LaneSums#sum] of a reduction's lanes of `dtype` (`f32` or `f64`), in an array (scalar code).
     static MethodRef lanesTotal(DType dtype) { return dtype == DType.F32 ? SUM_FLOAT_LANES : SUM_DOUBLE_LANES; }
 
-    /// The [InlineMath] form of `op` on `dtype`, or null where the scalar kernel calls `Math`'s
-    /// (see [#function]): `f32` `log` and `tanh`, whose vector form is [LaneMath]. (The
-    /// transcendentals `kernel.Transcendentals` rewrites never reach an emitter.)
-    static MethodRef inline(UnaryOp op, DType dtype) { return dtype == DType.F32 ? INLINE_F32.get(op) : null; }
-
-    private static final Map<UnaryOp, MethodRef> INLINE_F32 = new EnumMap<>(Map.of(
-            UnaryOp.LOG, MethodRef.of(InlineMath.class, "log", float.class), UnaryOp.TANH, MethodRef.of(InlineMath.class, "tanh", float.class)));
 
     /// What a `max` or `min` reduction over `f32` or `f64` vectors calls ([OrderKeys]): the keys of a
     /// vector, the key vector's methods (`IntVector` for `f32`), and the value of a reduced key.

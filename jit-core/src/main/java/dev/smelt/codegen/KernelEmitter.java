@@ -61,9 +61,8 @@ import java.util.List;
 ///
 /// [Variant#SCALAR] is the same class without the vector loops, and computes the bits the vector
 /// variant does, so that a [dev.smelt.runtime.TieredKernel] may switch between them: both emit the
-/// kernel as [Transcendentals] rewrites it, so `f32` `exp`, `sin` and `cos` are one tree of steps in
-/// both; `f32` `log` and `tanh` one value at a time ([InlineMath]) and lanewise ([LaneMath]); the
-/// others through `Math` in both ([Lanes]), and each floating-point sum in the vector loop's order ([SumOrder]). Both differ from
+/// kernel as [Transcendentals] rewrites it, so `f32` `exp`, `log`, `tanh`, `sin` and `cos` are one
+/// tree of steps in both; the other transcendentals go through `Math` in both ([Lanes]), and each floating-point sum in the vector loop's order ([SumOrder]). Both differ from
 /// the `KernelInterpreter` within each operator's documented bound (`testing/Tolerance`) and a sum's
 /// reassociation bound (`n·u·Σ|x|`). [VectorPlan] says which loops stay scalar;
 /// [GeneratedKernel#scalarFallbacks] lists them.

@@ -9,8 +9,7 @@ import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorMask;
 
 /// What vector kernels compute lane by lane, so that they give the bits of their scalar twins: the
-/// transcendentals the kernels do not inline (`log`, `tanh`, `expm1`, `log1p`, every `f64` one,
-/// `pow`), whose Vector API forms (SVML on x86 once C2 compiles them, the JDK's Java code before)
+/// transcendentals the kernels do not inline (`expm1`, `log1p`, every `f64` one, `pow`), whose Vector API forms (SVML on x86 once C2 compiles them, the JDK's Java code before)
 /// differ from `Math`'s and from each other by an ulp here and there; `gelu_erf` and integer `pow`,
 /// which have no lanewise form; the lanes of an inline `f32` transcendental past its polynomial's
 /// range. Each spills the lanes to an array, applies the scalar definition, and reloads. Public only because the kernel
@@ -34,8 +33,8 @@ public final class Lanes {
     }
 
     /// `result`, with `(float) op((double) x)` in each lane `inside` leaves out: the lanes past a
-    /// polynomial's range (or NaN), of a rewritten `exp`, `sin` or `cos` (`dev.smelt.kernel.Expr.Fallback`)
-    /// and of [LaneMath]'s. The mask may be of any species of x's lane count.
+    /// polynomial's range (or NaN), of a rewritten `f32` transcendental (`dev.smelt.kernel.Expr.Fallback`).
+    /// The mask may be of any species of x's lane count.
     public static FloatVector outside(FloatVector x, FloatVector result, VectorMask<?> inside, UnaryOp op) {
         float[] in = x.toArray(), out = result.toArray();
         boolean[] kept = inside.toArray();

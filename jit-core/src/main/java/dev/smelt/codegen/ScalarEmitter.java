@@ -15,10 +15,10 @@ import org.objectweb.asm.Type;
 /// Emits a kernel expression's value at the current point of the loops: one method per [Expr] kind,
 /// each leaving one value of [Code#scalarType] on the stack. The arithmetic is the vector twin's,
 /// value by value, so a tiered kernel gives the same bits whichever variant runs: `f32` operators
-/// that IEEE rounds exactly (`+ - * /`, `sqrt`, `max`) run in `float`; `f32` `exp`, `sin`, `cos`
-/// and the composites built on them call [InlineMath], the scalar form of the vector kernels'
-/// inline code; the other transcendentals widen to double, call `Math` and round once
-/// (`(float) Math.log((double) x)`), as [Lanes] does in vector kernels.
+/// that IEEE rounds exactly (`+ - * /`, `sqrt`, `max`) and the steps of a rewritten `exp`, `log`,
+/// `tanh`, `sin` or `cos` (`kernel.Transcendentals`: FMAs, bits, shifts) run in `float` and `int`;
+/// the other transcendentals widen to double, call `Math` and round once
+/// (`(float) Math.log1p((double) x)`), as [Lanes] does in vector kernels.
 ///
 /// The current point is `line<b> + j * stride` in buffer `b`, where `j` is the inner axis's counter.
 final class ScalarEmitter {
@@ -259,9 +259,9 @@ final class ScalarEmitter {
                 code.op(type.getOpcode(IDIV));
             }
             case EXP, EXPM1, LOG, LOG1P, SQRT, SIN, COS, TANH, SIGMOID, GELU_TANH, GELU_ERF, SILU, SOFTPLUS, SIGN -> {
-                var inline = JavaApi.inline(op, dtypeOf(type));
-                if (inline != null) { emit(x); inline.invoke(code.mv); }                                     // InlineMath.exp(x)
-                else { emitWidened(x, type); JavaApi.function(op).invoke(code.mv); narrow(type); }           // (float) Math.log((double) x)
+                emitWidened(x, type);                                                                          // (float) Math.log1p((double) x)
+                JavaApi.function(op).invoke(code.mv);
+                narrow(type);
             }
         }
     }

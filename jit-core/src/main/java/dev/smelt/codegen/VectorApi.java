@@ -63,14 +63,12 @@ final class VectorApi {
     /// `IntVector.addIndex(1)` turns a broadcast `j` into the lane indices `j, j+1, …`.
     static final MethodRef ADD_INDEX = MethodRef.of(IntVector.class, "addIndex", int.class);
 
-    /// [Lanes] and [LaneMath]: what vector code computes lane by lane, or in Java, to give the scalar twin's bits.
+    /// [Lanes]: what vector code computes lane by lane, to give the scalar twin's bits.
     static final MethodRef POW_INT_LANES = MethodRef.of(Lanes.class, "pow", IntVector.class, IntVector.class);
     static final MethodRef POW_FLOAT_LANES = MethodRef.of(Lanes.class, "pow", FloatVector.class, FloatVector.class);
     static final MethodRef POW_DOUBLE_LANES = MethodRef.of(Lanes.class, "pow", DoubleVector.class, DoubleVector.class);
     static final MethodRef LANES_FLOAT = MethodRef.of(Lanes.class, "apply", FloatVector.class, UnaryOp.class);
     static final MethodRef LANES_DOUBLE = MethodRef.of(Lanes.class, "apply", DoubleVector.class, UnaryOp.class);
-    static final MethodRef LOG_LANES = MethodRef.of(LaneMath.class, "log", FloatVector.class);
-    static final MethodRef TANH_LANES = MethodRef.of(LaneMath.class, "tanh", FloatVector.class);
     static final MethodRef OUTSIDE = MethodRef.of(Lanes.class, "outside", FloatVector.class, FloatVector.class, VectorMask.class, UnaryOp.class);
     static final MethodRef SHUFFLE_IOTA = MethodRef.of(VectorShuffle.class, "iota", VectorSpecies.class, int.class, int.class, boolean.class);
     static final MethodRef FLOAT_REARRANGE = MethodRef.of(FloatVector.class, "rearrange", VectorShuffle.class);

@@ -13,15 +13,14 @@ import dev.smelt.kernel.Expr;
 import org.objectweb.asm.Type;
 
 /// The lanewise forms of the unary operators, of `pow`, and of the steps `kernel.Transcendentals`
-/// writes `exp`, `sin` and `cos` as, for [VectorEmitter]. Each leaves one vector of the expression's
+/// writes the `f32` transcendentals as, for [VectorEmitter]. Each leaves one vector of the expression's
 /// dtype on the stack; comments show the Java.
 ///
 /// Every lane gets the bits the scalar twin computes for it, so that a tiered kernel may switch
-/// variants without its results changing: `f32` `exp`, `sin`, `cos` and the composites on `exp`
-/// arrive as trees of FMAs, bit operations and [Expr.Fallback]s, which both emitters compute
-/// alike; `f32` `log` and `tanh` call [LaneMath], the lanewise twin of [InlineMath]; the other
-/// transcendentals, `gelu_erf` and `pow` go lane by lane through [Lanes], which calls what the
-/// scalar kernel calls. (The Vector API's own `lanewise(LOG)` and the like, SVML once C2 compiles
+/// variants without its results changing: `f32` `exp`, `log`, `tanh`, `sin`, `cos` and the
+/// composites on `exp` arrive as trees of FMAs, bit operations and [Expr.Fallback]s, which both
+/// emitters compute alike; the other transcendentals, `gelu_erf` and `pow` go lane by lane through
+/// [Lanes], which calls what the scalar kernel calls. (The Vector API's own `lanewise(LOG)` and the like, SVML once C2 compiles
 /// them and Java code before, differ from `Math` and from each other by an ulp here and there.)
 final class VectorMath {
     private final VectorEmitter vector;
@@ -43,13 +42,8 @@ final class VectorMath {
             case RELU -> { vector.emit(x); relu(dtype); }
             case RECIPROCAL -> { vector.pushConstant(dtype, 1); vector.emit(x); call(methods.div()); }   // 1 / x
             case SQRT -> { vector.emit(x); vector.lanewise(dtype, UnaryOp.SQRT); }                       // x.lanewise(SQRT)
-            case LOG, TANH -> {                                                                          // LaneMath.log(x)   /   f64: Lanes.apply(x, LOG)
-                vector.emit(x);
-                if (dtype == DType.F32) call(unary.op() == UnaryOp.LOG ? VectorApi.LOG_LANES : VectorApi.TANH_LANES);
-                else lanes(dtype, unary.op());
-            }
-            // f32 exp, sin and cos arrive rewritten (Transcendentals), so these are f64's
-            case EXP, SIN, COS, EXPM1, LOG1P, GELU_ERF -> { vector.emit(x); lanes(dtype, unary.op()); }  // Lanes.apply(x, LOG1P)
+            // f32 exp, log, tanh, sin and cos arrive rewritten (Transcendentals), so these are f64's
+            case EXP, LOG, TANH, SIN, COS, EXPM1, LOG1P, GELU_ERF -> { vector.emit(x); lanes(dtype, unary.op()); }  // Lanes.apply(x, LOG1P)
             case RSQRT -> {                                                                              // 1 / x.sqrt()
                 vector.pushConstant(dtype, 1);
                 vector.emit(x);

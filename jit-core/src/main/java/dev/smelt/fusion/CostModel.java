@@ -40,9 +40,6 @@ public final class CostModel {
     static final double CHEAP_NS = 0.0073;
     /// A divide, square root or reciprocal: `CalibrationBench.div`.
     static final double DIVIDE_NS = 0.023;
-    /// `f32` log and tanh, inline (`LaneMath`): 2.3× and 2.7× exp's time in a harness over 1M floats
-    /// (0.42 and 0.50 against 0.18 ns per element, SVML's calls 0.29 and 0.54).
-    static final double INLINE_LOG_NS = 0.31;
     /// What vector code computes lane by lane with `Math`, so that it gives the scalar variant's bits:
     /// expm1, log1p, softplus, pow, gelu-erf and every `f64` transcendental. A harness over 1M
     /// elements: `f32` log 8.3 ns, `f64` exp 7.5, `f32` pow 12.7 per element.
@@ -184,8 +181,7 @@ public final class CostModel {
         return switch (op) {
             case NEG, ABS, SQUARE, RELU, SIGN -> CHEAP_NS;
             case SQRT, RSQRT, RECIPROCAL -> DIVIDE_NS;
-            case EXP, SIN, COS, SIGMOID, SILU, GELU_TANH, SOFTPLUS -> Transcendentals.rewrites(op, dtype) ? rewritten(op, dtype) : LANE_NS;
-            case LOG, TANH -> dtype == DType.F32 ? INLINE_LOG_NS : LANE_NS;
+            case EXP, LOG, TANH, SIN, COS, SIGMOID, SILU, GELU_TANH, SOFTPLUS -> Transcendentals.rewrites(op, dtype) ? rewritten(op, dtype) : LANE_NS;
             case EXPM1, LOG1P, GELU_ERF -> LANE_NS;
         };
     }

@@ -6,7 +6,7 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.UnaryOp;
 import java.util.function.UnaryOperator;
 
-/// How generated code computes `exp`, `sin`, `cos` and the composites built on `exp`: a rewrite of
+/// How generated code computes `exp`, `log`, `tanh`, `sin`, `cos` and the composites built on `exp`: a rewrite of
 /// a [Kernel] that replaces each such [Expr.Unary] by the expression of its implementation, as
 /// tinygrad decomposes transcendentals. Code generation applies it before emission, so the scalar
 /// and the vector variant emit one tree and give the same bits by construction (a tiered kernel
@@ -14,11 +14,12 @@ import java.util.function.UnaryOperator;
 /// bits too, the cost model prices a transcendental by the operations of its tree, and `explain()`
 /// reads its numerics from it. The kernel lowering builds and prints keeps the operators.
 ///
-/// `f32` `exp`, `sin` and `cos` become polynomials in [Expr.Fma]s on a reduced argument, whose
-/// arguments past the polynomial's range (and NaN) take the operator's definition, `Math`'s, lane
-/// by lane ([Expr.Fallback]). SVML's `exp` is a call, around which C2 spills every live vector
-/// register: softmax's loop over 4M floats in L1 took 2.1 ms with it and 0.88 ms inline (a harness);
-/// `sin` and `cos` inline are 2.4–2.5× as fast as SVML's (0.91 against 2.24 ms). `sigmoid`, `silu`,
+/// `f32` `exp`, `log`, `tanh`, `sin` and `cos` become polynomials in [Expr.Fma]s on a reduced
+/// argument, whose arguments past the polynomial's range (and NaN) take the operator's definition,
+/// `Math`'s, lane by lane ([Expr.Fallback]). SVML's `exp` is a call, around which C2 spills every
+/// live vector register: softmax's loop over 4M floats in L1 took 2.1 ms with it and 0.88 ms inline
+/// (a harness); `sin` and `cos` inline are 2.4–2.5× as fast as SVML's (0.91 against 2.24 ms), `log`
+/// and `tanh` 0.42 and 0.50 against SVML's 0.29 and 0.54 ns per element, but without its spills. `sigmoid`, `silu`,
 /// `gelu_tanh` and `softplus` (of either float dtype) become their formulas over `exp`, in forms
 /// without cancellation (`gelu_tanh` as `x·sigmoid(2y)`). `f64` transcendentals stay operators, which
 /// code computes with `Math`.
@@ -46,10 +47,20 @@ public final class Transcendentals {
     /// Past it the reduction by three parts of π loses bits; `Math.sin` and `Math.cos` take over.
     public static final float TRIG_LIMIT = 125;
 
+    private static final float SQRT_HALF = 0.70710678118654752440f, LN2_HI_LOG = 0.693359375f, LN2_LO_LOG = -2.12194440e-4f;
+    /// `log(1 + x) = x - x²/2 + x³·p(x)` on `1 + x` in [√½, √2), p of degree 8, highest power first:
+    /// Cephes' `logf` coefficients.
+    private static final float[] LOG_POLYNOMIAL = {7.0376836292e-2f, -1.1514610310e-1f, 1.1676998740e-1f, -1.2420140846e-1f, 1.4249322787e-1f,
+            -1.6668057665e-1f, 2.0000714765e-1f, -2.4999993993e-1f, 3.3333331174e-1f};
+
+    private static final float TANH_SMALL = 0x1p-12f, TANH_POLYNOMIAL_END = 0.625f, TANH_LIMIT = 9;
+    /// `tanh x = x + x³·p(x²)` for |x| < 0.625, p of degree 4, highest power first: Cephes' `tanhf`.
+    private static final float[] TANH_POLYNOMIAL = {-5.70498872745e-3f, 2.06390887954e-2f, -5.37397155531e-2f, 1.33314422036e-1f, -3.33332819422e-1f};
+
     /// Whether the rewrite replaces `op` on `dtype`.
     public static boolean rewrites(UnaryOp op, DType dtype) {
         return switch (op) {
-            case EXP, SIN, COS -> dtype == DType.F32;
+            case EXP, SIN, COS, LOG, TANH -> dtype == DType.F32;
             case SIGMOID, SILU, GELU_TANH, SOFTPLUS -> dtype.isFloating();
             default -> false;
         };
@@ -87,6 +98,8 @@ public final class Transcendentals {
                 case EXP -> let(x, this::exp);
                 case SIN -> let(x, v -> sinOrCos(v, false));
                 case COS -> let(x, v -> sinOrCos(v, true));
+                case LOG -> let(x, this::log);
+                case TANH -> let(x, this::tanh);
                 // 1 / (exp(-x) + 1)
                 case SIGMOID -> div(constant(1, dtype), add(exp(dtype, neg(x)), constant(1, dtype)));
                 // x / (exp(-x) + 1)
@@ -110,14 +123,48 @@ public final class Transcendentals {
         /// Waite); e^r by the polynomial; 2^n added to its exponent. Past ±[#LIMIT] (where the result
         /// may not be a normal float), and for NaN, `Math.exp`. Against `StrictMath.exp` on every float
         /// of the range: at most 1 ulp, 99.5% correctly rounded (SVML's `exp` is also within 1 ulp).
-        private Expr exp(Expr x) {
-            Expr value = let(fma(x, constant(LOG2E), constant(SHIFT)), t ->
+        private Expr exp(Expr x) { return new Expr.Fallback(UnaryOp.EXP, x, inRange(x, LIMIT), expSteps(x)); }
+
+        // exp's steps without the range test
+        private Expr expSteps(Expr x) {
+            return let(fma(x, constant(LOG2E), constant(SHIFT)), t ->
                     let(sub(t, constant(SHIFT)), n ->
                     let(fma(n, constant(-LN2_LO), fma(n, constant(-LN2_HI), x)), r -> {
                         Expr e = horner(r, EXP_POLYNOMIAL);
                         return bits(new Expr.Binary(BinaryOp.ADD, bits(e), shift(t, 23)));
                     })));
-            return new Expr.Fallback(UnaryOp.EXP, x, inRange(x, LIMIT), value);
+        }
+
+        /// Cephes' `logf`: x = m·2^e with m in [√½, √2), then a polynomial in m - 1, and e·ln 2 in
+        /// two parts. Zero, negative, subnormal, infinite and NaN arguments take `Math.log`.
+        private Expr log(Expr x) {
+            return let(bits(x), b -> new Expr.Fallback(UnaryOp.LOG, x, positiveNormal(b),
+                    let(bits(bitwise(Expr.Bitwise.BitOp.OR, bitwise(Expr.Bitwise.BitOp.AND, b, integer(0x007fffff)), integer(0x3f000000))), m0 ->
+                    let(new Expr.Binary(BinaryOp.LT, m0, constant(SQRT_HALF)), below ->                  // then e - 1 and 2m
+                    let(sub(bitwise(Expr.Bitwise.BitOp.SHR, b, integer(23)), integer(126)), e0 ->
+                    let(new Expr.Cast(new Expr.Where(below, sub(e0, integer(1)), e0), DType.F32), e ->
+                    let(sub(new Expr.Where(below, add(m0, m0), m0), constant(1)), m ->
+                    let(mul(m, m), z -> {
+                        Expr y = mul(mul(horner(m, LOG_POLYNOMIAL), m), z);
+                        y = fma(e, constant(LN2_LO_LOG), y);
+                        y = fma(z, constant(-0.5f), y);
+                        return fma(e, constant(LN2_HI_LOG), add(m, y));
+                    }))))))));
+        }
+
+        /// Cephes' `tanhf`: x itself below 2^-12 (so ±0 keep their sign), the polynomial below 0.625,
+        /// `1 - 2 / (exp(2|x|) + 1)` with x's sign up to 9; past it, and for NaN, `Math.tanh`.
+        private Expr tanh(Expr x) {
+            return let(new Expr.Unary(UnaryOp.ABS, x), z -> new Expr.Fallback(UnaryOp.TANH, x, new Expr.Binary(BinaryOp.LE, z, constant(TANH_LIMIT)),
+                    new Expr.Where(new Expr.Binary(BinaryOp.LT, z, constant(TANH_SMALL)), x,
+                    new Expr.Where(new Expr.Binary(BinaryOp.GE, z, constant(TANH_POLYNOMIAL_END)), tanhOfLarge(x, z),
+                    let(mul(x, x), s -> fma(mul(horner(s, TANH_POLYNOMIAL), s), x, x))))));
+        }
+
+        // 1 - 2 / (exp(z + z) + 1), with x's sign bit (exp's steps: z + z ≤ 18 is in their range)
+        private Expr tanhOfLarge(Expr x, Expr z) {
+            Expr t = sub(constant(1), div(constant(2), add(let(add(z, z), this::expSteps), constant(1))));
+            return bits(bitwise(Expr.Bitwise.BitOp.OR, bits(t), bitwise(Expr.Bitwise.BitOp.AND, bits(x), integer(Integer.MIN_VALUE))));
         }
 
         /// x reduced by the nearest multiple of π (of π/2, odd, for `cos`) in three FMAs (Cody and
@@ -149,9 +196,10 @@ public final class Transcendentals {
             }));
         }
 
-        /// `value` once, in a variable the body reads; a leaf needs none.
+        /// `value` once, in a variable the body reads; a constant or a variable needs none. (A load
+        /// gets one too: a gather's would read memory again, and a vector load is a register kept.)
         private Expr let(Expr value, UnaryOperator<Expr> body) {
-            if (Expr.isLeaf(value)) return body.apply(value);
+            if (value instanceof Expr.Constant || value instanceof Expr.Var) return body.apply(value);
             var variable = new Expr.Var(variables++, value.dtype());
             return new Expr.Let(variable, value, body.apply(variable));
         }
@@ -159,6 +207,14 @@ public final class Transcendentals {
 
     // |x| <= limit: false for NaN
     private static Expr inRange(Expr x, float limit) { return new Expr.Binary(BinaryOp.LE, new Expr.Unary(UnaryOp.ABS, x), constant(limit)); }
+
+    // x's bits b are a positive normal float: b - 2^23 in [0, 0x7f000000) unsigned, compared signed with the sign bits flipped
+    private static Expr positiveNormal(Expr b) {
+        Expr offset = bitwise(Expr.Bitwise.BitOp.XOR, new Expr.Binary(BinaryOp.SUB, b, integer(0x00800000)), integer(Integer.MIN_VALUE));
+        return new Expr.Binary(BinaryOp.LT, offset, integer(0x7f000000 ^ Integer.MIN_VALUE));
+    }
+
+    private static Expr bitwise(Expr.Bitwise.BitOp op, Expr a, Expr b) { return new Expr.Bitwise(op, a, b); }
 
     // coefficients[0]·r + coefficients[1], times r plus the next, …
     private static Expr horner(Expr r, float[] coefficients) {

@@ -39,7 +39,7 @@ class VectorAccuracyTest {
             failures.append("%s %s: %d ulps at %s, %s (bound %d)%n".formatted(op, dtype, error.ulps(), error.worstInput(), error.worstSecond(), bound.ulps()));
     }
 
-    /// The inline `f32` `exp` (`VectorMath.exp`) where it does not fall back to the JDK's: every
+    /// The inline `f32` `exp` (`kernel.Transcendentals`) where it does not fall back to the JDK's: every
     /// 256th float of [-86.9, 86.9], of both signs, within 1 ulp of `StrictMath.exp` once C2 has
     /// compiled it (a sweep of every float there found 1 ulp at most; 99.5% are correctly rounded).
     /// Vectors that mix in-range lanes with NaN, ±∞, and lanes just past either end take the JDK's
@@ -70,7 +70,7 @@ class VectorAccuracyTest {
         assertTrue(checked > 1_000_000, "checked " + checked);
     }
 
-    /// `f32` `sin` and `cos` are inline too ([VectorMath#sinOrCos]): every 256th float of
+    /// `f32` `sin` and `cos` are inline too (`kernel.Transcendentals`): every 256th float of
     /// [-125, 125], of both signs, within 2 ulps of `StrictMath` (a sweep of every 64th float found 2
     /// at most), and the edges: NaN, ±∞, ±0, subnormals, floats next to multiples of π/2, and
     /// vectors with a lane past ±125, which take the JDK's path whole (within 1 ulp there).
