@@ -16,7 +16,7 @@ import org.objectweb.asm.Type;
 /// each leaving one value of [Code#scalarType] on the stack. The arithmetic is the vector twin's,
 /// value by value, so a tiered kernel gives the same bits whichever variant runs: `f32` operators
 /// that IEEE rounds exactly (`+ - * /`, `sqrt`, `max`) and the steps of a rewritten `exp`, `log`,
-/// `tanh`, `sin` or `cos` (`kernel.Transcendentals`: FMAs, bits, shifts) run in `float` and `int`;
+/// `tanh`, `sin` or `cos` (`kernel.Transcendentals`: FMAs, bits, shifts; [ScalarMath]) run in `float` and `int`;
 /// the other transcendentals widen to double, call `Math` and round once
 /// (`(float) Math.log1p((double) x)`), as [Lanes] does in vector kernels.
 ///
@@ -32,12 +32,14 @@ final class ScalarEmitter {
     private final java.util.Map<Expr.Var, Integer> variables = new java.util.HashMap<>();
     /// Temporaries in use from [KernelLayout#firstTemp] on.
     private int temps;
+    private final ScalarMath math;
 
     ScalarEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout) {
         this.code = code;
         this.kernel = kernel;
         this.space = space;
         this.layout = layout;
+        this.math = new ScalarMath(this, code);
     }
 
     void emit(Expr expr) {
@@ -59,12 +61,12 @@ final class ScalarEmitter {
             case Expr.Accumulated accumulated -> emitAccumulated(accumulated);
             case Expr.Element element -> emitElement(element);
             case Expr.Shared shared -> code.load(Code.scalarType(shared.dtype()), layout.shared().get(shared.id()));  // t<id>
-            case Expr.Fma fma -> emitFma(fma);
-            case Expr.Bits bits -> emitBits(bits);
-            case Expr.Bitwise bitwise -> emitBitwise(bitwise);
+            case Expr.Fma fma -> math.emitFma(fma);
+            case Expr.Bits bits -> math.emitBits(bits);
+            case Expr.Bitwise bitwise -> math.emitBitwise(bitwise);
             case Expr.Let let -> emitLet(let, () -> emit(let.body()));
             case Expr.Var variable -> code.load(Code.scalarType(variable.dtype()), variables.get(variable));  // v<id>
-            case Expr.Fallback fallback -> emitFallback(fallback);
+            case Expr.Fallback fallback -> math.emitFallback(fallback);
         }
     }
 
@@ -77,33 +79,6 @@ final class ScalarEmitter {
         temps -= slots;
     }
 
-    // Math.fma(a, b, c)
-    private void emitFma(Expr.Fma fma) {
-        emit(fma.a());
-        emit(fma.b());
-        emit(fma.c());
-        (fma.dtype() == DType.F32 ? JavaApi.FMA_FLOAT : JavaApi.FMA_DOUBLE).invoke(code.mv);
-    }
-
-    // Float.floatToRawIntBits(x)   /   Float.intBitsToFloat(x)
-    private void emitBits(Expr.Bits bits) {
-        emit(bits.x());
-        (bits.dtype() == DType.I32 ? JavaApi.FLOAT_TO_BITS : JavaApi.BITS_TO_FLOAT).invoke(code.mv);
-    }
-
-    // a & b, a | b, a ^ b, a << b, a >>> b
-    private void emitBitwise(Expr.Bitwise bitwise) {
-        emit(bitwise.left());
-        emit(bitwise.right());
-        code.op(switch (bitwise.op()) {
-            case AND -> IAND;
-            case OR -> IOR;
-            case XOR -> IXOR;
-            case SHL -> ISHL;
-            case SHR -> IUSHR;
-        });
-    }
-
     // float v<id> = <value>; <body reading v<id>>   (the vector emitter's body reads a scalar one broadcast)
     void emitLet(Expr.Let let, Runnable body) {
         emit(let.value());
@@ -112,17 +87,6 @@ final class ScalarEmitter {
             Integer outer = variables.put(let.variable(), slot);
             body.run();
             if (outer == null) variables.remove(let.variable()); else variables.put(let.variable(), outer);
-        });
-    }
-
-    // <inRange> ? <value> : (float) Math.exp((double) x)
-    private void emitFallback(Expr.Fallback fallback) {
-        var type = Code.scalarType(fallback.dtype());
-        emit(fallback.inRange());
-        code.ifElse(IFEQ, () -> emit(fallback.value()), () -> {
-            emitWidened(fallback.x(), type);
-            JavaApi.function(fallback.op()).invoke(code.mv);
-            narrow(type);
         });
     }
 
@@ -397,13 +361,13 @@ final class ScalarEmitter {
     }
 
     // (double) x
-    private void emitWidened(Expr x, Type type) {
+    void emitWidened(Expr x, Type type) {
         emit(x);
         if (type == Type.FLOAT_TYPE) code.op(F2D);
     }
 
     // (float) <double on the stack>
-    private void narrow(Type type) {
+    void narrow(Type type) {
         if (type == Type.FLOAT_TYPE) code.op(D2F);
     }
 
