@@ -88,28 +88,26 @@ final class VectorMath {
         }
     }
 
-    // FloatVector result = <value>; mask = <inRange>;
-    // if (!mask.allTrue()) result = Lanes.outside(x, result, mask, OP);   (Math's in the lanes out of range)
+    // FloatVector result = <value>;
+    // if (!<inRange>.allTrue()) result = Lanes.outside(x, result, <inRange>, OP);   (Math's in the lanes out of range)
     // The test costs a compare and a branch; the lanes' spill to arrays only where a lane needs it.
+    // The range test is computed again on that path rather than kept: a mask live across the branch
+    // into the call is one more value for C2 to keep (the emitter before the rewrite did the same).
     void emitFallback(Expr.Fallback fallback) {
         vector.emit(fallback.value());
         vector.withTemp(result -> {
             vector.storeTemp(result);
             vector.emit(fallback.inRange());
-            vector.withTemp(mask -> {
-                vector.storeTemp(mask);
-                vector.loadTemp(mask);
-                call(VectorApi.MASK_ALL_TRUE);
-                code.ifThen(IFNE, () -> {
-                    vector.emit(fallback.x());
-                    vector.loadTemp(result);
-                    vector.loadTemp(mask);
-                    pushOperator(fallback.op());
-                    call(VectorApi.OUTSIDE);
-                    vector.storeTemp(result);
-                });
+            call(VectorApi.MASK_ALL_TRUE);
+            code.ifThen(IFNE, () -> {
+                vector.emit(fallback.x());
                 vector.loadTemp(result);
+                vector.emit(fallback.inRange());
+                pushOperator(fallback.op());
+                call(VectorApi.OUTSIDE);
+                vector.storeTemp(result);
             });
+            vector.loadTemp(result);
         });
     }
 
