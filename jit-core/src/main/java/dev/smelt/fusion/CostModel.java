@@ -33,10 +33,11 @@ public final class CostModel {
     /// One kernel launch: binding buffers and the call through the tiered kernel (`CalibrationBench.launch`).
     static final double LAUNCH_NS = 250;
     /// An add, multiply, FMA, compare, select, cast, min/max, relu or bit operation on one element:
-    /// about one vector instruction per 16 lanes (`CalibrationBench.add`, in L1). `f32` exp, sin and
-    /// cos cost their rewritten steps' ([#rewritten]): 16 such for exp (0.117 ns, where
+    /// about one vector instruction per 16 lanes (`CalibrationBench.add`, in L1). The `f32`
+    /// transcendentals cost their rewritten steps' ([#rewritten]): 15 such for exp (0.110 ns, where
     /// `CalibrationBench.exp` measured 0.12–0.13 in two runs on 2026-11-23, 0.20–0.21 as SVML's
-    /// call), 19 for sin (0.139 ns; `CalibrationBench.sin` 0.136).
+    /// call), 19 for sin (0.139 ns; `CalibrationBench.sin` 0.136), 30 for log (0.219 ns; a harness
+    /// measured 0.42 for the same steps, 2.3× exp's time there).
     static final double CHEAP_NS = 0.0073;
     /// A divide, square root or reciprocal: `CalibrationBench.div`.
     static final double DIVIDE_NS = 0.023;

@@ -9,8 +9,8 @@ import java.util.List;
 
 /// A scalar expression evaluated at one point of a kernel's iteration space. Its meaning is a
 /// tree's: a value used twice inside one kernel is computed twice, unless it is a [Shared] value
-/// (computed once per point and kept in a local), a [Load] of a buffer another kernel wrote, or,
-/// when it is what a reduction folds, that reduction's [Element]. In memory it is a DAG: lowering
+/// (computed once per point and kept in a local), a [Let]'s variable, a [Load] of a buffer another
+/// kernel wrote, or, when it is what a reduction folds, that reduction's [Element]. In memory it is a DAG: lowering
 /// builds each value once and every use points at it, so an expression reused at each of `k`
 /// levels unfolds to a tree of `2^k` nodes. Every walk over expressions therefore visits each
 /// distinct node (by identity) once, and equality and hashing, though structural, are linear in
