@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import dev.smelt.driver.Pipeline;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -19,7 +20,7 @@ class FusionDecisionsTest {
     private static final Generator GENERATOR = new Generator(17);
 
     private static Program compile(Jit.FunctionN function, FusionMode mode, Tensor... examples) {
-        return Compiler.compile(Jit.trace(function, List.of(examples)).graph(), mode);
+        return Pipeline.compile(Jit.trace(function, List.of(examples)).graph(), mode).program();
     }
 
     private static List<Decision> decisions(Program program, String choice) {
@@ -137,7 +138,7 @@ class FusionDecisionsTest {
     void reluOfAffineIsOneKernelSavingTwoThirdsOfItsTraffic() {
         Jit.Function3 affine = (x, w, b) -> x.matmul(w).add(b).relu();
         var traced = Jit.trace(affine, Tensor.zeros(128, 784), Tensor.zeros(784, 256), Tensor.zeros(256));
-        var program = Compiler.compile(traced.graph());
+        var program = Pipeline.compile(traced.graph()).program();
         assertEquals(1, kernels(program));
         assertTrue(Explain.of(traced.graph(), program).contains("786,432 B unfused, 524,288 B saved (67%)"), Explain.of(traced.graph(), program));
     }
@@ -148,7 +149,7 @@ class FusionDecisionsTest {
     void matmulBiasReluDropoutSavesThreeQuartersOfItsTraffic() {
         Jit.Function4 layer = (x, w, b, mask) -> x.matmul(w).add(b).relu().mul(mask);
         var traced = Jit.trace(layer, Tensor.zeros(1024, 1024), Tensor.zeros(1024, 1024), Tensor.zeros(1024), Tensor.zeros(1024, 1024));
-        var program = Compiler.compile(traced.graph());
+        var program = Pipeline.compile(traced.graph()).program();
         assertEquals(1, kernels(program));
         assertTrue(Explain.of(traced.graph(), program).contains("33,554,432 B unfused, 25,165,824 B saved (75%)"), Explain.of(traced.graph(), program));
     }

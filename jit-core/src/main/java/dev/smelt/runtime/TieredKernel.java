@@ -87,6 +87,7 @@ public final class TieredKernel implements KernelFunction {
     }
 
     /// Which variant runs now and why, for `explain()`.
+    @Override
     public String tier() { return tier; }
 
     @Override
