@@ -2,7 +2,7 @@
 package dev.smelt.driver;
 
 import dev.smelt.codegen.KernelTooLargeException;
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.ir.AttentionMath;
 import dev.smelt.ir.Graph;
