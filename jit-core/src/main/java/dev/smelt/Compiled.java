@@ -2,7 +2,7 @@
 package dev.smelt;
 
 import dev.smelt.driver.Pipeline;
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.Storage;
 import dev.smelt.runtime.Dump;

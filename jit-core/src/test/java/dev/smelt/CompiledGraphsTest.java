@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Storage;
 import dev.smelt.ref.Interpreter;
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.runtime.Executor;
 import dev.smelt.runtime.Explain;

@@ -5,7 +5,7 @@ import dev.smelt.driver.Pipeline;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import dev.smelt.kernel.Decision;
 import dev.smelt.kernel.Schedule;
 import dev.smelt.runtime.Explain;

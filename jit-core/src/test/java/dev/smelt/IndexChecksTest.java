@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.IndexOutOfRange;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.fusion;
 
+import dev.smelt.ir.FusionMode;
 import dev.smelt.ir.AttentionPart;
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.Graph;

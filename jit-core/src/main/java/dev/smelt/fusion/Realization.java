@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.fusion;
 
+import dev.smelt.ir.FusionMode;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
 import dev.smelt.kernel.Decision;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.fusion;
 
+import dev.smelt.ir.FusionMode;
 import dev.smelt.kernel.Decision;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
