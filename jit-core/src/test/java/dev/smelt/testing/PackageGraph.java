@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.testing;
 
+import java.io.File;
+import java.lang.module.FindException;
+import java.lang.module.ModuleFinder;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
@@ -15,6 +19,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.spi.ToolProvider;
+import java.util.stream.Collectors;
 
 /// Which `dev.smelt` packages of a module's compiled classes use which, read by `jdeps` from the
 /// class files: it sees every reference (fully qualified names, types of lambdas, constants), not
@@ -26,7 +31,7 @@ public record PackageGraph(Map<String, Set<String>> uses) {
         var jdeps = ToolProvider.findFirst("jdeps").orElseThrow(() -> new IllegalStateException("this JDK has no jdeps"));
         var out = new StringWriter();
         int status = jdeps.run(new PrintWriter(out), new PrintWriter(out), "-verbose:package", "-filter:none", "--ignore-missing-deps",
-                "--multi-release", "25", classes.toString());
+                "--multi-release", "25", "--module-path", modulePath(classes), classes.toString());
         if (status != 0) throw new IllegalStateException("jdeps failed:\n" + out);
         Map<String, Set<String>> uses = new TreeMap<>();
         for (String line : out.toString().lines().toList()) {
@@ -36,6 +41,24 @@ public record PackageGraph(Map<String, Set<String>> uses) {
             if (words[2].startsWith("dev.smelt") && !words[2].equals(words[0])) uses.get(words[0]).add(words[2]);
         }
         return new PackageGraph(uses);
+    }
+
+    // The modules the classes require (ASM, jit-core for autograd): this JVM's modular jars and
+    // directories, other than the classes analysed.
+    private static String modulePath(Path classes) {
+        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator)).map(Path::of)
+                .filter(entry -> !entry.toAbsolutePath().equals(classes.toAbsolutePath()))
+                .filter(PackageGraph::modular)
+                .map(Path::toString).collect(Collectors.joining(File.pathSeparator));
+    }
+
+    // Automatic modules are left out: a test jar would split jit-core's packages.
+    private static boolean modular(Path entry) {
+        try {
+            return ModuleFinder.of(entry).findAll().stream().anyMatch(module -> !module.descriptor().isAutomatic());
+        } catch (FindException notAModule) {
+            return false;
+        }
     }
 
     /// Every cycle's packages (strongly connected components of more than one package), each as
