@@ -5,17 +5,16 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.UnaryOp;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
-import java.util.List;
 
-/// Estimated time, in nanoseconds, of a kernel and of a schedule: the one unit in which the planner
-/// weighs bytes moved, arithmetic and register spills. A streaming kernel overlaps memory and
-/// arithmetic, so a kernel costs the larger of its memory time and its compute time, plus a launch.
+/// The [CostModel] Smelt plans with, its weights measured on the project's machine. A streaming
+/// kernel overlaps memory and arithmetic, so a kernel costs the larger of its memory time and its
+/// compute time, plus a launch.
 ///
 /// The weights are per element of `f32` on one core of the machine the project is measured on (an
 /// AMD EPYC with AVX-512, 2 cores); `benchmarks/…/CalibrationBench` measures each one, and its
 /// comment names the line (values from the JMH run of 2026-11-22). `f64` costs twice per element
 /// (half the lanes). SPILL_NS comes from `FusionBench.wide`.
-public final class CostModel {
+final class CalibratedCosts implements CostModel {
     /// Streaming read of one byte: `CalibrationBench.read` (a sum over 64 MiB of f32).
     static final double READ_NS_PER_BYTE = 0.040;
     /// Reading one byte through a stride along the inner loop (a column of a row-major matrix) that
@@ -68,12 +67,22 @@ public final class CostModel {
     /// (about 85 GFLOP/s).
     static final double MATMUL_NS_PER_FLOP = 1 / 85.0;
 
-    private CostModel() {}
+    /// The one instance: [CostModel#CALIBRATED].
+    CalibratedCosts() {}
 
-    /// The time of a kernel in either form.
-    public static double time(dev.smelt.kernel.KernelForm kernel, Machine machine) {
+    @Override
+    public double read(double bytes) { return bytes * READ_NS_PER_BYTE; }
+
+    @Override
+    public double write(double bytes) { return bytes * WRITE_NS_PER_BYTE; }
+
+    @Override
+    public double launch() { return LAUNCH_NS; }
+
+    @Override
+    public double time(dev.smelt.kernel.KernelForm kernel, Machine machine) {
         return switch (kernel) {
-            case Kernel loops -> kernelTime(loops, machine);
+            case Kernel loops -> kernelTime(loops, machine, Double.NaN);
             case dev.smelt.kernel.MatMulKernel matmul -> matmulTime(matmul);
             case dev.smelt.kernel.UpdateKernel update -> updateTime(update);
             case dev.smelt.kernel.SortKernel sort -> LAUNCH_NS + sort.work() * COMPARE_NS;
@@ -104,7 +113,7 @@ public final class CostModel {
         return LAUNCH_NS + kernel.work() * kernel.dtype().bytes() * (READ_NS_PER_BYTE + WRITE_NS_PER_BYTE);
     }
 
-    static double matmulTime(dev.smelt.kernel.MatMulKernel kernel) {
+    private double matmulTime(dev.smelt.kernel.MatMulKernel kernel) {
         double memory = 0;
         for (var input : kernel.inputs()) memory += (double) input.size() * input.dtype().bytes() * READ_NS_PER_BYTE;
         long results = kernel.result().size();
@@ -115,12 +124,9 @@ public final class CostModel {
         return Math.max(memory, compute) + LAUNCH_NS;
     }
 
-    /// The time of `kernel` on `machine`: max(memory, compute + spills) + one launch.
-    public static double kernelTime(Kernel kernel, Machine machine) { return kernelTime(kernel, machine, Double.NaN); }
-
-    /// [#kernelTime(Kernel, Machine)] when the compute time of its loop bodies (arithmetic and
-    /// spills, over all their runs) is known already ([Sharing] measures it), or NaN.
-    static double kernelTime(Kernel kernel, Machine machine, double computeTime) {
+    /// max(memory, compute + spills) + one launch.
+    @Override
+    public double kernelTime(Kernel kernel, Machine machine, double computeTime) {
         double memory = 0;
         int inner = kernel.space().rank() - 1;
         boolean columns = ColumnReads.vectorised(kernel, machine);
@@ -134,24 +140,13 @@ public final class CostModel {
         double compute = computeTime;
         if (Double.isNaN(compute)) {
             compute = 0;
-            for (var body : Bodies.of(kernel)) compute += runs(kernel, body) * (arithmetic(body.values()) + spills(body, machine));
+            for (var body : Bodies.of(kernel)) compute += body.runs(kernel) * (arithmetic(body.values()) + spills(Pressure.peak(body), machine));
         }
         return Math.max(memory, compute) + LAUNCH_NS;
     }
 
-    /// How many times a body runs: once per point, or once per row.
-    static long runs(Kernel kernel, Bodies.Body body) { return body.perRow() ? kernel.workItems() : kernel.space().count(); }
-
-    /// The arithmetic of one loop body at one point: each distinct operation once. (Sharing keeps
-    /// every value read twice in a register, so that is what generated code computes.)
-    static double arithmetic(List<Expr> values) {
-        double[] total = {0};
-        Expr.walk(values, expr -> total[0] += operation(expr));
-        return total[0];
-    }
-
-    /// The cost of `expr`'s own operation at one point, without its operands'.
-    static double operation(Expr expr) {
+    @Override
+    public double operation(Expr expr) {
         double scale = expr.dtype().bytes() == 8 ? 2 : 1;
         return scale * switch (expr) {
             case Expr.Load _, Expr.Constant _, Expr.Accumulated _, Expr.Shared _ -> 0;
@@ -190,18 +185,15 @@ public final class CostModel {
         };
     }
 
-    /// The spill penalty of a body at one point: each value over the register budget is stored and reloaded.
-    static double spills(Bodies.Body body, Machine machine) { return spills(Pressure.peak(body), machine); }
-
-    /// The spill penalty at one point of a body that needs `peak` registers.
-    static double spills(int peak, Machine machine) {
+    /// Each value over the register budget is stored and reloaded.
+    @Override
+    public double spills(int peak, Machine machine) {
         int excess = peak - machine.vectorRegisters();
         return excess > 0 ? excess * SPILL_NS : 0;
     }
 
-    /// The arithmetic of one pointwise graph operation per element (0 for other nodes): what
-    /// recomputing it inside a kernel that reads it costs.
-    public static double pointwise(dev.smelt.ir.Node node) {
+    @Override
+    public double pointwise(dev.smelt.ir.Node node) {
         double scale = node.dtype().bytes() == 8 ? 2 : 1;
         return scale * switch (node) {
             case dev.smelt.ir.Node.Unary unary -> unary(unary.op(), unary.dtype());
@@ -212,21 +204,15 @@ public final class CostModel {
         };
     }
 
-    /// Saving a value for a later program instead of recomputing it: written once, read back once,
-    /// per element.
-    public static double savedPerElement(dev.smelt.ir.DType dtype) {
+    @Override
+    public double savedPerElement(dev.smelt.ir.DType dtype) {
         return dtype.bytes() * (WRITE_NS_PER_BYTE + READ_NS_PER_BYTE);
     }
 
-    /// Keeping the value a reduction folds at each point of a row for a later pass ([Expr.Element]):
-    /// a store and a reload per point, in cache while the row fits there, else through memory.
-    static double keptElement(long rowLength, dev.smelt.ir.DType dtype) {
+    /// A store and a reload per point, in cache while the row fits there, else through memory.
+    @Override
+    public double keptElement(long rowLength, dev.smelt.ir.DType dtype) {
         double scale = dtype.bytes() == 8 ? 2 : 1;
         return rowLength * dtype.bytes() <= ROW_CACHE_BYTES ? 2 * ELEMENT_NS * scale : dtype.bytes() * (WRITE_NS_PER_BYTE + READ_NS_PER_BYTE);
-    }
-
-    /// Writing `elements` values of `bytes` each once and reading them back `reads` times.
-    static double materialise(long elements, int bytes, int reads) {
-        return (double) elements * bytes * (WRITE_NS_PER_BYTE + reads * READ_NS_PER_BYTE);
     }
 }

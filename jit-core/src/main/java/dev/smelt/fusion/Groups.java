@@ -28,7 +28,7 @@ final class Groups {
         Map<Loop, List<Integer>> byLoop = new HashMap<>();
         Map<Node, Integer> groupOf = new IdentityHashMap<>();
         for (Node root : roots) {
-            if (root instanceof Node.Concat concat) {
+            if (FusionRules.CONCAT.test(root) && root instanceof Node.Concat concat) {
                 for (int part = 0; part < concat.parts().size(); part++) {
                     groups.add(new ScheduleBuilder.Group(Signature.pointwise(concat.parts().get(part).shape()), List.of(concat.parts().get(part)), concat, part));
                     sizes.add(0);
@@ -37,14 +37,14 @@ final class Groups {
                 groupOf.put(root, groups.size() - 1);
                 continue;
             }
-            if (ScheduleBuilder.standaloneKernel(root) != null) {
+            if (FusionRules.UPDATE.test(root) || FusionRules.SORT.test(root)) {
                 groups.add(new ScheduleBuilder.Group(Signature.pointwise(root.shape()), List.of(root), null, 0));
                 sizes.add(0);
                 matmuls.add(null); // an update or a sort takes no siblings: it is in no loop's list
                 groupOf.put(root, groups.size() - 1);
                 continue;
             }
-            if (root instanceof Node.Attention attention) {
+            if (FusionRules.ATTENTION.test(root) && root instanceof Node.Attention attention) {
                 groupOf.put(root, attentionGroup(groups, sizes, matmuls, attention));
                 continue;
             }

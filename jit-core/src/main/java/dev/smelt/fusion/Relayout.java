@@ -40,7 +40,7 @@ final class Relayout {
 
     /// The operands of `kernel` worth a word: a [Decision] for each that is packed through its
     /// strides, and a demand (added to `demands`) for each that is cheaper written out first.
-    static List<Decision> choose(String kernelName, Node.MatMul matmul, MatMulKernel kernel, java.util.Set<Node> realized, List<Realize> demands) {
+    static List<Decision> choose(int launch, Node.MatMul matmul, MatMulKernel kernel, java.util.Set<Node> realized, List<Realize> demands, CostModel costs) {
         int rank = kernel.space().rank();
         IndexMap a = kernel.inputs().get(kernel.left()).map(), b = kernel.inputs().get(kernel.right()).map();
         long batch = kernel.batch().size(), rows = kernel.rows(), columns = kernel.columns(), depth = kernel.depth();
@@ -52,17 +52,16 @@ final class Relayout {
         for (var operand : operands) {
             if (operand.plain(operand.name().equals("A") ? rows : columns, depth)) continue;
             double inPlace = operand.strided() ? operand.elements() * operand.packings() * STRIDED_PACK_NS * scale : 0;
-            double copied = operand.elements() * COPY_NS * scale + CostModel.LAUNCH_NS;
-            String subject = kernelName + " " + operand.name() + " of the matmul";
+            double copied = operand.elements() * COPY_NS * scale + costs.launch();
+            var subject = new Decision.Subject.InKernel(launch, new Decision.Subject.Value(operand.name() + " of the matmul"));
             if (inPlace > copied && !realized.contains(operand.node())) {
-                demands.add(new Realize(operand.node(), Realize.Kind.LOOP, ("relayout: packing %s through its strides (%s) gathers element by element, %d time(s) "
-                        + "(est. %s), against %s to write it once in row-major order").formatted(operand.name(), operand.strides(), operand.packings(),
-                        Decision.time(inPlace), Decision.time(copied))));
+                demands.add(new Realize(operand.node(), Realize.Kind.LOOP, Decision.Choice.RELAYOUT, ("packing %s through its strides (%s) gathers element by element, "
+                        + "%d time(s); writing it once in row-major order is cheaper").formatted(operand.name(), operand.strides(), operand.packings()), copied, inPlace));
                 continue;
             }
-            decisions.add(new Decision(subject, "pack in place through its strides (" + operand.strides() + ")", inPlace, copied,
+            decisions.add(Decision.costed(subject, Decision.Choice.PACK_IN_PLACE, inPlace, copied,
                     operand.strided() ? "a row-major copy would cost more than gathering it" : "its " + (operand.across() == 1 ? "lanes" : "steps of K")
-                            + " are contiguous, so packing copies runs of memory; a row-major copy would only add its own pass"));
+                            + " are contiguous, so packing copies runs of memory; a row-major copy would only add its own pass").withDetail("(" + operand.strides() + ")"));
         }
         return decisions;
     }
