@@ -2,7 +2,6 @@
 package dev.smelt.fusion;
 
 import dev.smelt.ir.Node;
-import dev.smelt.kernel.Kernel;
 import java.util.List;
 import java.util.function.Predicate;
 
@@ -24,6 +23,9 @@ final class FusionRules {
 
     /// A node as a kernel reads it: its value wanted at each point of the kernel through `mapping`.
     record Read(Node node, Mapping mapping) {}
+
+    /// A kernel's loop: how many reductions it folds, and how many of them are matmul products.
+    record Loop(int reductions, int products) {}
 
     /// A reduction (or matmul) as a kernel would fold it: its own row structure, the kernel's, and
     /// where the kernel reads it. `perRow` is null when the reduction's rows are no rows of the kernel.
@@ -49,7 +51,7 @@ final class FusionRules {
     static final Rule<Boolean> CLAIMED = new Rule<>(foldedElsewhere -> foldedElsewhere, "two kernels would each compute it");
 
     // A matmul kernel computes one product, into a dense buffer of the product's dtype.
-    static final Rule<Kernel> ONE_PRODUCT = new Rule<>(k -> k.reductions().size() > 1 && k.reductions().stream().allMatch(MatMulLaunch::isProduct), "another matmul shares its loop; apart, each runs as a matmul");
+    static final Rule<Loop> ONE_PRODUCT = new Rule<>(l -> l.products() > 1 && l.products() == l.reductions(), "another matmul shares its loop; apart, each runs as a matmul");
     static final Rule<Integer> ACCUMULATOR = new Rule<>(output -> output < 0, "its epilogue writes no dense %s buffer to accumulate the product in");
 
     // The planner prices pointwise nodes only: a reduction or a product is folded by one kernel, never recomputed.

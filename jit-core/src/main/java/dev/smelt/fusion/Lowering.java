@@ -32,6 +32,7 @@ final class Lowering {
     private final List<Integer> inputBuffers = new ArrayList<>();
     private final List<Kernel.Reduction> reductions = new ArrayList<>();
     private final List<Realize> demands = new ArrayList<>();
+    private final Map<Node.MatMul, Product> products = new IdentityHashMap<>();
     private final Map<Node, Integer> absorbed = new IdentityHashMap<>();
     private final Set<Node> fusedOnce = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     private final List<Node> fused = new ArrayList<>();
@@ -68,6 +69,13 @@ final class Lowering {
     private record Read(int buffer, Kernel.Input input) {}
 
     List<Kernel.Reduction> reductions() { return reductions; }
+
+    /// A matmul this kernel folds, read from its operands' buffers: its kernel inputs `left` and
+    /// `right`, from which [MatMulLaunch] builds the matmul's own kernel.
+    record Product(int left, int right) {}
+
+    /// The matmuls this kernel folds whose operands it reads from buffers (through views at most).
+    Map<Node.MatMul, Product> products() { return products; }
 
     /// The nodes this kernel computes, each once, in the order lowering reached them.
     List<Node> fused() { return List.copyOf(fused); }
@@ -232,7 +240,12 @@ final class Lowering {
         Mapping operand = signature.operandMapping();
         return switch (reduction) {
             case Node.Reduce r -> new Kernel.Reduction(r.op(), lower(r.x(), operand));
-            case Node.MatMul m -> new Kernel.Reduction(ReduceOp.SUM, new Expr.Binary(BinaryOp.MUL, lower(m.a(), MatMuls.left(m, signature)), lower(m.b(), MatMuls.right(m, signature))));
+            case Node.MatMul m -> {
+                Expr a = lower(m.a(), MatMuls.left(m, signature)), b = lower(m.b(), MatMuls.right(m, signature));
+                if (a instanceof Expr.Load left && b instanceof Expr.Load right) products.put(m, new Product(left.input(), right.input()));
+                // The loop form, which a kernel that also folds another reduction of this loop runs.
+                yield new Kernel.Reduction(ReduceOp.SUM, new Expr.Binary(BinaryOp.MUL, a, b));
+            }
             default -> throw new IllegalStateException("not a reduction: " + reduction);
         };
     }

@@ -1,20 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.fusion;
 
-import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.Node;
-import dev.smelt.ir.ReduceOp;
 import dev.smelt.kernel.Decision;
-import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.IndexMap;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.MatMulKernel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
-/// Turns a matmul's row kernel (space `[batch…, M, N, K]`, one `sum(mul(in_a, in_b))`, outputs
-/// per `[…, m, n]`) into a [MatMulKernel], the form codegen emits as a packed, register-blocked
-/// matmul. Lowering builds the row kernel exactly as for any reduction; this only recognises it.
+/// Turns the kernel lowering built around a matmul (space `[batch…, M, N, K]`, its epilogue's
+/// outputs per `[…, m, n]`) into a [MatMulKernel], the form codegen emits as a packed,
+/// register-blocked matmul: its operands are the inputs lowering noted for the product
+/// ([Lowering.Product]), not found again by matching the loop form's `sum(mul(in_a, in_b))`.
 final class MatMulLaunch {
     private MatMulLaunch() {}
 
@@ -39,21 +38,20 @@ final class MatMulLaunch {
                 "the epilogue runs on each block of results while it is in cache, instead of writing the product and reading it back").withDetail(String.join(", ", epilogue));
     }
 
-    /// The matmul form of `kernel`, or null when it is not one product of two loads (a row kernel
-    /// that also folds another reduction of the same loop keeps the loop form). When its epilogue
-    /// writes no dense buffer of its dtype to accumulate in, `matmul` is demanded a buffer of its
-    /// own (and null returned).
+    /// The matmul form of `kernel`, which lowering built around `matmul` and its `products`, or
+    /// null when it is not one product read from buffers (a row kernel that also folds another
+    /// reduction of the same loop keeps the loop form). When its epilogue writes no dense buffer
+    /// of its dtype to accumulate in, `matmul` is demanded a buffer of its own (and null returned).
     /// Two products in one loop (llama's gate `silu(x·W1ᵀ) · (x·W3ᵀ)`) demand `matmul` a buffer of
     /// its own, so that each runs as a matmul (a GEMV for a few rows, streaming its weight, which
     /// may be bf16 or int8) and the other's epilogue reads it.
-    static Converted of(Kernel kernel, Node.MatMul matmul, boolean matmulRealized, List<Integer> outputBuffers, List<Realize> demands) {
-        if (FusionRules.ONE_PRODUCT.test(kernel)) {
+    static Converted of(Kernel kernel, Node.MatMul matmul, Map<Node.MatMul, Lowering.Product> products, boolean matmulRealized, List<Integer> outputBuffers, List<Realize> demands) {
+        if (FusionRules.ONE_PRODUCT.test(new FusionRules.Loop(kernel.reductions().size(), products.size()))) {
             if (!matmulRealized) demands.add(new Realize(matmul, Realize.Kind.LOOP, FusionRules.ONE_PRODUCT.reason()));
             return null;
         }
-        if (kernel.reductions().size() != 1) return null;
-        var reduction = kernel.reductions().getFirst();
-        if (!isProduct(reduction) || !(reduction.value() instanceof Expr.Binary(var _, Expr.Load a, Expr.Load b, var _))) return null;
+        var product = products.get(matmul);
+        if (kernel.reductions().size() != 1 || product == null) return null;
         int accumulator = accumulatorOutput(kernel, matmul);
         if (FusionRules.ACCUMULATOR.test(accumulator)) {
             if (!matmulRealized) demands.add(new Realize(matmul, Realize.Kind.LOOP, FusionRules.ACCUMULATOR.reason(matmul.dtype())));
@@ -63,12 +61,7 @@ final class MatMulLaunch {
         var buffers = new ArrayList<>(outputBuffers);
         outputs.add(outputs.remove(accumulator));
         buffers.add(buffers.remove(accumulator));
-        return new Converted(new MatMulKernel(kernel.space(), kernel.inputs(), a.input(), b.input(), outputs), buffers);
-    }
-
-    /// Whether `reduction` is one product of two loads: a matmul as lowering folds it.
-    static boolean isProduct(Kernel.Reduction reduction) {
-        return reduction.op() == ReduceOp.SUM && reduction.value() instanceof Expr.Binary(var op, Expr.Load _, Expr.Load _, var _) && op == BinaryOp.MUL;
+        return new Converted(new MatMulKernel(kernel.space(), kernel.inputs(), product.left(), product.right(), outputs), buffers);
     }
 
     // The last output that is dense [batch…, M, N] in the matmul's dtype: writing the product there
