@@ -16,14 +16,13 @@ import java.util.Set;
 /// Cuts a graph into kernels. A node gets a buffer of its own ("is realized") when a fixed rule
 /// says it must ([FusionRules]: a graph output, a concat, a matmul operand that is not a view of a
 /// buffer), at the start or when lowering finds it cannot be computed inside the kernel that reads
-/// it ([Realize]). Everything
-/// else is fused into the kernels that read it: pointwise chains, views (as index maps), and
-/// reductions into the row kernels of their consumers.
+/// it ([Realize], a demand returned as data). Everything else is fused into the kernels that read
+/// it: pointwise chains, views (as index maps), and reductions into the row kernels of their consumers.
 ///
-/// Then, in [FusionMode#COST_MODEL], the planner weighs what fusion duplicates: a node computed in
-/// several kernels is materialised once when writing and reading it back is estimated cheaper
-/// than recomputing it (by [Options#costs]), and a kernel whose loop body still spills after [Sharing]
-/// is split by materialising one of its shared values when that is cheaper. Each candidate is
+/// Then, in [FusionMode#COST_MODEL], the planner weighs what fusion duplicates, in the estimates of
+/// its options' [CostModel]: a node computed in several kernels is materialised once when writing
+/// and reading it back is estimated cheaper than recomputing it, and a kernel whose loop body
+/// still spills after [Sharing] is split by materialising one of its shared values when that is cheaper. Each candidate is
 /// priced by planning the graph with it realized; the best saving is taken, and the search
 /// repeats until none saves. Every choice, with both estimates, is kept for `explain()`.
 public final class FusionPlanner {

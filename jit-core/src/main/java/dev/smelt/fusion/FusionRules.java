@@ -37,11 +37,11 @@ final class FusionRules {
     static final Rule<Node> SORT = new Rule<>(n -> n instanceof Node.ArgSort, "a sort writes a buffer of its own");
     static final Rule<Node> ATTENTION = new Rule<>(n -> n instanceof Node.Attention, "attention is a kernel of its own");
 
-    // Operands read from buffers: the rule applies to the node that reads them.
+    // Operands read from buffers: the rule applies to the node that reads them (a gather's, to whether its source has one).
     static final Rule<Node> UPDATE_OPERAND = new Rule<>(n -> UPDATE.test(n) || SORT.test(n), "an update or a sort reads its operands from buffers");
     static final Rule<Node> MATMUL_OPERAND = new Rule<>(n -> n instanceof Node.MatMul, "a matmul operand is read many times");
     static final Rule<Node> ATTENTION_OPERAND = new Rule<>(ATTENTION.applies(), "an attention operand is read dense, block by block");
-    static final Rule<Node> GATHER_SOURCE = new Rule<>(n -> n instanceof Node.Gather, "a gather reads its source from a buffer, at positions the index gives");
+    static final Rule<Boolean> GATHER_SOURCE = new Rule<>(buffered -> !buffered, "a gather reads its source from a buffer, at positions the index gives");
 
     // What a kernel cannot compute at the points it reads it.
     static final Rule<Read> MERGED_RESHAPE = new Rule<>(r -> !r.mapping().isAffine() && !elementwise(r.node()), "a merging reshape reads it by flat position only");

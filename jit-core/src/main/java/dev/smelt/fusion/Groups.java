@@ -13,7 +13,8 @@ import java.util.function.Function;
 /// Groups kernel roots, in order, into kernels: a root joins an earlier kernel of the same loop
 /// nest (multi-output fusion of siblings) when every buffer it reads is written before that
 /// kernel runs, or by that kernel at the root's own point (then computed there, not read back);
-/// otherwise it starts a kernel of its own. Each concat part is its own kernel, and so is each update and sort.
+/// otherwise it starts a kernel of its own. Each concat part is its own kernel, and so is each
+/// update and sort, and attention with its siblings ([FusionRules#ownKernel]).
 final class Groups {
     private Groups() {}
 

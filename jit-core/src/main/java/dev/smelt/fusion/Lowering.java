@@ -148,7 +148,7 @@ final class Lowering {
             second = viewOperand(source, second);
             source = source.inputs().getFirst();
         }
-        if (!buffers.containsKey(source)) return demand(source, FusionRules.GATHER_SOURCE.reason());
+        if (FusionRules.GATHER_SOURCE.test(buffers.containsKey(source))) return demand(source, FusionRules.GATHER_SOURCE.reason());
         IndexMap base = first.dense();
         int stride = second.dense().offset() - base.offset();
         int input = input(buffers.get(source), new Kernel.Input(source.dtype(), source.shape().size(), base));
