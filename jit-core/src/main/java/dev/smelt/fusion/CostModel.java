@@ -43,6 +43,13 @@ public interface CostModel {
     /// One kernel launch.
     double launch();
 
+    /// Packing `elements` `f32` elements of a matmul operand whose lanes and steps both lie apart
+    /// in memory, over packing them from a row-major copy ([Relayout]).
+    double stridedPack(double elements);
+
+    /// Writing `elements` `f32` elements of such an operand in row-major order first, launch aside.
+    double relayoutCopy(double elements);
+
     /// The arithmetic of one pointwise graph operation per element (0 for other nodes): what
     /// recomputing it inside a kernel that reads it costs.
     double pointwise(Node node);

@@ -71,6 +71,12 @@ class PlannerCostModelTest {
         public double launch() { return launch; }
 
         @Override
+        public double stridedPack(double elements) { return elements * perByte * 4; }
+
+        @Override
+        public double relayoutCopy(double elements) { return elements * perByte * 8; }
+
+        @Override
         public double pointwise(Node node) { return perOperation; }
 
         @Override
@@ -139,6 +145,19 @@ class PlannerCostModelTest {
         assertFalse(materialised.isEmpty(), free::toString);
         for (var decision : materialised) assertTrue(decision.cost() < decision.alternative(), decision::toString);
         assertEquals(1, kernelsComputing(free, "mul"), free::toString);
+    }
+
+    /// An einsum operand with its heads axis last has no contiguous axis: the calibrated model
+    /// writes it out in row-major order before the matmul packs it; a model where that copy costs
+    /// more than packing through the strides packs it in place.
+    @Test
+    void aRelayoutFollowsTheModelsPricesOfPackingAndCopying() {
+        var graph = Jit.trace((Tensor a, Tensor b) -> Tensor.einsum("tdh,hde->hte", a, b), Tensor.randn(GENERATOR, 33, 70, 4), Tensor.randn(GENERATOR, 4, 70, 17)).graph();
+        var calibrated = plan(graph, CostModel.CALIBRATED);
+        assertEquals(1, decisions(calibrated, Decision.Choice.RELAYOUT).size(), calibrated::toString);
+        var copyDear = plan(graph, new Fake(1, 0, 0));
+        assertTrue(decisions(copyDear, Decision.Choice.RELAYOUT).isEmpty(), copyDear::toString);
+        assertFalse(decisions(copyDear, Decision.Choice.PACK_IN_PLACE).isEmpty(), copyDear::toString);
     }
 
     /// The estimates a decision prints are the model's: with every weight doubled, each costed
