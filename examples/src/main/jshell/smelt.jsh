@@ -2,7 +2,7 @@
 // Smelt's JShell start-up script: the README's `-Djshell` command loads it after JShell's defaults.
 import dev.smelt.*;
 import dev.smelt.ir.DType;
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import java.lang.invoke.MethodHandles;
 
 /// Prints how `function` was compiled for its latest signature: graph, kernels, decisions, bytes.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.driver.Pipeline;
+import dev.smelt.ir.FusionMode;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.Storage;
 import dev.smelt.runtime.Dump;
@@ -46,9 +47,9 @@ public final class Compiled {
     /// `signature` is the signature it serves, with `?` for dynamic extents.
     private record Version(Signature signature, Traced traced, dev.smelt.ir.Graph optimised, Program program) implements Compilation {
         static Version of(Signature signature, Traced traced, FusionMode fusion) {
-            Compiler.requireVectorApi("compile");
-            var optimised = Compiler.optimise(Compiler.unfusedIfNone(traced.graph(), fusion));
-            return new Version(signature, traced, optimised, Compiler.program(optimised, fusion));
+            Calls.requireVectorApi("compile");
+            var compiled = Pipeline.compile(traced.graph(), fusion);
+            return new Version(signature, traced, compiled.graph(), compiled.program());
         }
     }
 
@@ -106,12 +107,12 @@ public final class Compiled {
             }
             var captures = version.traced().callCaptures();
             for (int i = 0; i < captures.size(); i++) buffers[program.inputBuffer(arguments.length + i)] = program.inputArray(arguments.length + i, Dispatch.dense(captures.get(i)));
-            return new Tensor(Storage.wrapArray(Compiler.runOne(program, buffers)), shapes[0], strides[0], 0);
+            return new Tensor(Storage.wrapArray(Calls.runOne(program, buffers)), shapes[0], strides[0], 0);
         }
 
         /// The results of a function of several, whose `arguments` [#matches] has checked.
         List<Tensor> run(Tensor[] arguments) {
-            var results = Compiler.run(version.program(), inputs(version, arguments), null);
+            var results = Calls.run(version.program(), inputs(version, arguments), null);
             var tensors = new ArrayList<Tensor>(results.size());
             for (int i = 0; i < results.size(); i++) tensors.add(new Tensor(results.get(i), shapes[i], strides[i], 0));
             return tensors;
@@ -246,7 +247,7 @@ public final class Compiled {
     }
 
     private static List<Tensor> run(Version entry, Tensor[] arguments) {
-        var results = Compiler.run(entry.program(), inputs(entry, arguments), null);
+        var results = Calls.run(entry.program(), inputs(entry, arguments), null);
         var tensors = new ArrayList<Tensor>(results.size());
         for (int i = 0; i < results.size(); i++) {
             var shape = entry.traced().graph().outputs().get(i).shape();
@@ -280,7 +281,7 @@ public final class Compiled {
         var inputs = inputs(entry, arguments);
         var targets = new ArrayList<Storage>(outputs.size());
         for (int o = 0; o < outputs.size(); o++) targets.add(target(op, o, outputs.get(o), graph.outputs().get(o), updating ? List.of() : inputs, targets));
-        Compiler.run(entry.program(), inputs, targets);
+        Calls.run(entry.program(), inputs, targets);
         return outputs;
     }
 

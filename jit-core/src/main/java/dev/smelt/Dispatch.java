@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import dev.smelt.driver.Pipeline;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Storage;
 import dev.smelt.trace.Tracer;
@@ -20,7 +21,7 @@ final class Dispatch {
 
     /// `op`, the operation named `name` in errors, over `operands`.
     static Tensor apply(String name, List<Tensor> operands, Op op) {
-        Compiler.requireVectorApi(name);
+        Calls.requireVectorApi(name);
         Tracer tracer = recordingTracer(operands);
         if (tracer != null) {
             List<Node> inputs = nodes(tracer, operands);
@@ -39,7 +40,7 @@ final class Dispatch {
         if (output instanceof Node.Constant constant)
             return new Tensor(Storage.filled(constant.dtype(), output.shape().size(), constant.value()), output.shape(), output.shape().contiguousStrides(), 0);
         var storages = local.sources().stream().map(source -> dense((Tensor) source)).toList();
-        Storage result = Compiler.eager(graph, storages);
+        Storage result = Calls.run(Pipeline.eager(graph), storages, null).getFirst();
         return new Tensor(result, output.shape(), output.shape().contiguousStrides(), 0);
     }
 

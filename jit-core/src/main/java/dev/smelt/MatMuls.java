@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import dev.smelt.driver.Kernels;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
@@ -29,7 +30,7 @@ final class MatMuls {
         left = b.broadcast(b.cast(left, dtype), with(batch, last(left.shape(), 2), k));
         right = b.broadcast(b.cast(right, dtype), with(batch, k, last(right.shape(), 1)));
         Node product = b.matmul(left, right);
-        Compiler.expectMatMul(dtype, (long) product.shape().count() * k);
+        Kernels.expectMatMul(dtype, (long) product.shape().count() * k);
         var dims = new ArrayList<>(batch.dims());
         if (sa.rank() > 1) dims.add(last(product.shape(), 2));
         if (sc.rank() > 1) dims.add(last(product.shape(), 1));

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import dev.smelt.driver.Pipeline;
+import dev.smelt.testing.Programs;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Storage;
 import dev.smelt.ref.Interpreter;
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.runtime.Executor;
 import dev.smelt.runtime.Explain;
@@ -33,7 +35,7 @@ class CompiledGraphsTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void compiledGraphsMatchTheInterpreterWithinDerivedBounds(long seed) {
-        check(seed, Compiler.compile(RandomGraphs.generate(seed, 14)));
+        check(seed, Pipeline.compile(RandomGraphs.generate(seed, 14)).program());
     }
 
     /// The same graphs on vector code only: small kernels would otherwise stay scalar.
@@ -41,7 +43,7 @@ class CompiledGraphsTest {
     @MethodSource("seeds")
     void vectorKernelsMatchTheInterpreterWithinDerivedBounds(long seed) {
         Graph graph = RandomGraphs.generate(seed, 14);
-        var vector = new Program(FusionPlanner.plan(graph), VectorOnly::compile, Executor.sequential());
+        var vector = Programs.of(FusionPlanner.plan(graph), VectorOnly::compile, Executor.sequential());
         check(seed, vector, graph);
     }
 
@@ -53,7 +55,7 @@ class CompiledGraphsTest {
         Graph graph = RandomGraphs.generate(seed, 14);
         for (var mode : List.of(FusionMode.GREEDY, FusionMode.NONE)) {
             var options = FusionPlanner.Options.DEFAULT.withMode(mode);
-            check(seed, new Program(FusionPlanner.plan(graph, options), VectorOnly::compile, Executor.sequential()), graph);
+            check(seed, Programs.of(FusionPlanner.plan(graph, options), VectorOnly::compile, Executor.sequential()), graph);
         }
     }
 

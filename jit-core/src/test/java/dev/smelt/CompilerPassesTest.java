@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import dev.smelt.driver.Pipeline;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
@@ -30,7 +31,7 @@ class CompilerPassesTest {
     void theSeedsUnusedMatmulDisappearsAndTwoMatmulKernelsRemain() {
         Traced traced = Jit.trace(CompilerPassesTest::mlp, X, G0, G1, LINEAR);
         assertEquals(2, matmuls(traced.graph()));
-        var program = Compiler.compile(traced.graph());
+        var program = Pipeline.compile(traced.graph()).program();
         assertEquals(2, matmulLaunches(program.schedule()), program.schedule().toString());
         assertEquals(2, scheduledMatmuls(program.schedule()), program.schedule().toString());
         var compiled = Jit.compile(CompilerPassesTest::mlp);
@@ -48,7 +49,7 @@ class CompilerPassesTest {
         Traced traced = Jit.trace(masked, X, G0, G1, LINEAR);
         assertEquals(3, matmuls(traced.graph()));
         assertEquals(2, matmuls(Passes.apply(traced.graph())));
-        assertEquals(2, scheduledMatmuls(Compiler.compile(traced.graph()).schedule()));
+        assertEquals(2, scheduledMatmuls(Pipeline.compile(traced.graph()).program().schedule()));
         assertArrayEquals(traced.interpret(X, G0, G1, LINEAR).getFirst().toFloatArray(),
                 Jit.compile(masked).apply(X, G0, G1, LINEAR).toFloatArray(), 1e-4f);
     }
@@ -58,7 +59,7 @@ class CompilerPassesTest {
     void aMatmulTimesZeroStays() {
         Jit.Function4 scaled = (x, g0, g1, linear) -> x.matmul(g0).relu().add(x.matmul(g1).mul(0)).matmul(linear);
         Traced traced = Jit.trace(scaled, X, G0, G1, LINEAR);
-        assertEquals(3, scheduledMatmuls(Compiler.compile(traced.graph()).schedule()));
+        assertEquals(3, scheduledMatmuls(Pipeline.compile(traced.graph()).program().schedule()));
     }
 
     @Test

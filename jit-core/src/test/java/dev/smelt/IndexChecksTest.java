@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import dev.smelt.driver.Pipeline;
+import dev.smelt.testing.Programs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.IndexOutOfRange;
@@ -127,11 +129,11 @@ class IndexChecksTest {
     void vectorKernelsSplitOverThreadsAreGuardedToo(int seed) {
         int[] c = shape(seed);
         Tensor logits = logits(seed, c[0], c[1]), valid = labels(seed, c[0], c[1]), bad = withBad(valid, c[2], c[3]);
-        var graph = Compiler.optimise(Jit.trace((Tensor l, Tensor t) -> l.crossEntropy(t), logits, valid).graph());
+        var graph = dev.smelt.pass.Passes.apply(Jit.trace((Tensor l, Tensor t) -> l.crossEntropy(t), logits, valid).graph());
         var checks = IndexChecks.of(graph);
         var schedule = FusionPlanner.plan(checks.unchecked());
-        var guarded = new Program(schedule, VectorOnly::compile, new Executor(3, 0), Compiler.guard(checks, FusionMode.COST_MODEL));
-        var bare = new Program(schedule, VectorOnly::compile, new Executor(3, 0));
+        var guarded = Programs.of(schedule, VectorOnly::compile, new Executor(3, 0), Pipeline.guard(checks, FusionMode.COST_MODEL));
+        var bare = Programs.of(schedule, VectorOnly::compile, new Executor(3, 0));
         Function<Tensor, List<Storage>> inputs = labels -> List.of(logits.storage(), labels.storage());
         var error = assertThrows(IndexOutOfRange.class, () -> guarded.run(inputs.apply(bad)));
         assertEquals(expected(c[3], c[2], c[1]), "crossEntropy: " + error.getMessage());

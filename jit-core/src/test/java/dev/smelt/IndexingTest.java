@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import dev.smelt.driver.Pipeline;
+import dev.smelt.testing.Programs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -253,8 +255,8 @@ class IndexingTest {
     private Storage indices(Shape shape, int limit) { return Storage.wrap(random.ints(shape.size(), 0, limit).toArray()); }
 
     private static void check(String what, Graph graph, List<Storage> inputs) {
-        var vectorOnly = new Program(FusionPlanner.plan(graph), VectorOnly::compile, Executor.sequential());
-        for (var program : List.of(Compiler.compile(graph), vectorOnly)) {
+        var vectorOnly = Programs.of(FusionPlanner.plan(graph), VectorOnly::compile, Executor.sequential());
+        for (var program : List.of(Pipeline.compile(graph).program(), vectorOnly)) {
             var expected = Interpreter.run(graph, inputs);
             var bounds = Interpreter.run(GraphTolerance.bounds(graph), inputs);
             for (int call = 0; call < 2; call++) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import dev.smelt.driver.Pipeline;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,7 +15,7 @@ class LargeMatMulTest {
     @Test
     void aLoopSpaceOverTwoToTheThirtyOnePointsIsPlanned() {
         var traced = Jit.trace((Jit.Function2) (a, b) -> a.matmul(b).relu(), Tensor.zeros(2048, 2048), Tensor.zeros(2048, 2048));
-        var program = Compiler.compile(traced.graph());
+        var program = Pipeline.compile(traced.graph()).program();
         var launches = program.schedule().launches();
         assertEquals(1, launches.size());
         var kernel = (MatMulKernel) launches.getFirst().kernel();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import dev.smelt.driver.Pipeline;
+import dev.smelt.testing.Programs;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -92,8 +94,8 @@ class RowKernelsTest {
     /// `graph` compiled and on vector code only, on `inputs` or random data with special values.
     private static void check(String what, Graph graph, List<Storage> inputs) {
         var data = inputs != null ? inputs : RandomGraphs.inputs(what.hashCode(), graph);
-        var vectorOnly = new Program(FusionPlanner.plan(graph), VectorOnly::compile, Executor.sequential());
-        for (var program : List.of(Compiler.compile(graph), vectorOnly)) {
+        var vectorOnly = Programs.of(FusionPlanner.plan(graph), VectorOnly::compile, Executor.sequential());
+        for (var program : List.of(Pipeline.compile(graph).program(), vectorOnly)) {
             var expected = Interpreter.run(graph, data);
             var bounds = Interpreter.run(GraphTolerance.bounds(graph), data);
             var actual = program.run(data);

@@ -36,7 +36,7 @@ public final class SaveOrRecompute {
             case Random _ -> recompute(node, "random: regenerated from its key, not kept from forward to backward");
             case IndexCheck _ -> recompute(node, "an index check: the backward checks the indices it reads too");
             case Cast _, Where _, Unary _, Binary _ -> {
-                double recompute = RECOMPUTATIONS * CostModel.pointwise(node), save = CostModel.savedPerElement(node.dtype());
+                double recompute = RECOMPUTATIONS * CostModel.CALIBRATED.pointwise(node), save = CostModel.CALIBRATED.savedPerElement(node.dtype());
                 String costs = "%.3f ns per element to recompute against %.3f to save".formatted(recompute, save);
                 yield recompute < save ? recompute(node, "cheap pointwise: " + costs) : save(node, "expensive: " + costs);
             }

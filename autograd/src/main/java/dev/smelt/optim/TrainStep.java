@@ -8,7 +8,7 @@ import dev.smelt.Tensor;
 import dev.smelt.Traced;
 import dev.smelt.autograd.Autograd;
 import dev.smelt.autograd.Nodes;
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;

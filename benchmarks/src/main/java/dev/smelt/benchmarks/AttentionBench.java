@@ -7,7 +7,7 @@ import dev.smelt.Jit;
 import dev.smelt.Tensor;
 import dev.smelt.autograd.Autograd;
 import dev.smelt.autograd.ValueAndGrad;
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;

@@ -18,7 +18,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
-/// Measures the weights of `dev.smelt.fusion.CostModel` on this machine, one thread, with kernels
+/// Measures the weights of `dev.smelt.fusion.CalibratedCosts` (the `CostModel` Smelt plans with) on this machine, one thread, with kernels
 /// Smelt generates (`report.py` turns the times into the weights and prints them beside the
 /// constants):
 /// - `read`: `sum(x)` over 16M f32 (64 MiB) → READ_NS_PER_BYTE = time / 64 MiB;

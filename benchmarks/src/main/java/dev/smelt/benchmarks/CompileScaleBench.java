@@ -6,7 +6,7 @@ import dev.smelt.Generator;
 import dev.smelt.Jit;
 import dev.smelt.Tensor;
 import dev.smelt.autograd.Autograd;
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

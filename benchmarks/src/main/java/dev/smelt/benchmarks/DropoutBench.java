@@ -23,7 +23,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /// and never writes it; `eager`, op by op (the mask drawn in Java, compared, multiplied twice);
 /// `precomputedMask`, a compiled multiply by a mask drawn once, the lower bound of any dropout that
 /// must also draw. `uniform` and `normal` write `rand` and `randn` values alone, which prices a
-/// draw for `CostModel.UNIFORM_NS` and `NORMAL_NS` (the time per element less the write).
+/// draw for `CalibratedCosts.UNIFORM_NS` and `NORMAL_NS` (the time per element less the write).
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)

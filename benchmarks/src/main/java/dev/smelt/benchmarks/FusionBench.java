@@ -5,7 +5,7 @@ import dev.smelt.Compiled;
 import dev.smelt.Generator;
 import dev.smelt.Jit;
 import dev.smelt.Tensor;
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

@@ -3,7 +3,7 @@ package dev.smelt.benchmarks;
 
 import dev.smelt.Generator;
 import dev.smelt.Tensor;
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import dev.smelt.models.gpt.Gpt;
 import dev.smelt.optim.Adam;
 import dev.smelt.optim.TrainStep;

@@ -5,7 +5,7 @@ import dev.smelt.Compiled;
 import dev.smelt.Generator;
 import dev.smelt.Jit;
 import dev.smelt.Tensor;
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

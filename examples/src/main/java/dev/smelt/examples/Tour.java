@@ -7,7 +7,7 @@ import dev.smelt.Jit;
 import dev.smelt.Tensor;
 import dev.smelt.examples.support.Explained;
 import dev.smelt.examples.support.Timing;
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 
 /// A tour of fusion, reproducing the seed documents' figures with Smelt's own `explain()`: each
 /// section compiles the seed's example and prints what the compiler did and what it saved. The

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.fusion;
 
+import dev.smelt.ir.AttentionMath;
+import dev.smelt.ir.FusionMode;
 import dev.smelt.ir.AttentionPart;
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.Graph;
@@ -101,11 +103,9 @@ public final class AttentionFusion {
         int heads = rank >= 3 ? mm.shape().dim(rank - 3) : 1;
         var operands = new ArrayList<>(List.of(mm.a(), shared(keys, heads), shared(root.b(), heads)));
         if (mask != null) operands.add(mask);
-        try {
-            return new Node.Attention(AttentionPart.OUTPUT, operands, causal, scale);
-        } catch (IllegalArgumentException notAttention) {
-            return null; // shapes or dtypes the kernel does not take (a broadcast batch axis, a mask of another dtype)
-        }
+        // Shapes or dtypes the kernel does not take (a broadcast batch axis, a mask of another dtype) are no attention.
+        if (AttentionMath.problem(AttentionPart.OUTPUT, operands, scale) != null) return null;
+        return new Node.Attention(AttentionPart.OUTPUT, operands, causal, scale);
     }
 
     // exp(x - max x)·(1/Σ exp(x - max x)) over the last axis → x, noting the [T, S] values on the

@@ -22,7 +22,7 @@ final class AttentionLaunch {
     private AttentionLaunch() {}
 
     /// The launch computing `roots`, siblings all, with the buffers of their operands and their own.
-    static Schedule.Launch of(List<Node> roots, Map<Node, Integer> buffers, Map<Node, String> labels) {
+    static Schedule.Launch of(List<Node> roots, Map<Node, Integer> buffers, Map<Node, Decision.Subject.GraphNode> labels) {
         var parts = roots.stream().map(n -> (Node.Attention) n).sorted(Comparator.comparing(Node.Attention::part)).toList();
         var first = parts.getFirst();
         var bound = new ArrayList<Integer>();
@@ -41,7 +41,7 @@ final class AttentionLaunch {
         for (var part : parts) bound.add(buffers.get(part));
         if (bound.contains(null)) throw new IllegalStateException("an operand of " + first + " has no buffer");
         String category = first.part().isGradient() ? "attention backward fusion (scores recomputed block by block)" : "attention fusion (online softmax over key blocks)";
-        return new Schedule.Launch(kernel(parts, kv.get(0), kv.get(1)), bound, parts.stream().map(labels::get).toList(), category);
+        return new Schedule.Launch(kernel(parts, kv.get(0), kv.get(1)), bound, parts.stream().map(part -> labels.get(part).toString()).toList(), category);
     }
 
     /// The node whose buffer holds `operand`'s elements in row-major order: under its reshapes.
@@ -88,14 +88,14 @@ final class AttentionLaunch {
     /// Why the attention is one kernel, priced against the same attention unfused: its products, and
     /// the scores written and read back by each of about eight kernels (scale, mask, max, subtract,
     /// exp, sum, normalise, product).
-    static Decision decision(String subject, AttentionKernel kernel, Machine machine) {
-        double fused = CostModel.time(kernel, machine);
+    static Decision decision(Decision.Subject subject, AttentionKernel kernel, Machine machine, CostModel costs) {
+        double fused = costs.time(kernel, machine);
         long scores = (long) kernel.batch() * kernel.heads() * kernel.tokens() * kernel.sources() * kernel.dtype().bytes();
-        double unfused = fused + 8 * scores * (CostModel.READ_NS_PER_BYTE + CostModel.WRITE_NS_PER_BYTE) + 8 * CostModel.LAUNCH_NS;
+        double unfused = fused + 8 * (costs.read(scores) + costs.write(scores) + costs.launch());
         String how = kernel.backward()
                 ? "FlashAttention-2's backward: the probabilities are recomputed block by block from q, k and the forward's logsumexp"
                 : "FlashAttention's online softmax: each block of queries streams over blocks of keys with a running max and sum";
-        return new Decision(subject, "fuse attention into one kernel", fused, unfused,
+        return Decision.costed(subject, Decision.Choice.FUSE_ATTENTION, fused, unfused,
                 how + "; the scores %s (%,d B) are never written".formatted(kernel.scores(), scores));
     }
 }

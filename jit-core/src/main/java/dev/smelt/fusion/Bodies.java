@@ -13,7 +13,10 @@ final class Bodies {
     private Bodies() {}
 
     /// `values` evaluated together at each point; `accumulators` vector accumulators live throughout.
-    record Body(List<Expr> values, boolean perRow, int accumulators) {}
+    record Body(List<Expr> values, boolean perRow, int accumulators) {
+        /// How many times the body runs in `kernel`: once per point, or once per row.
+        long runs(Kernel kernel) { return perRow ? kernel.workItems() : kernel.space().count(); }
+    }
 
     static List<Body> of(Kernel kernel) {
         var bodies = new ArrayList<Body>();

@@ -20,11 +20,11 @@ import java.util.List;
 final class ElementReuse {
     private ElementReuse() {}
 
-    static Kernel apply(Kernel kernel) {
+    static Kernel apply(Kernel kernel, CostModel costs) {
         var reductions = kernel.reductions();
         var rewritten = new ArrayList<Kernel.Reduction>();
         var reusable = new java.util.BitSet();
-        for (int k = 0; k < reductions.size(); k++) if (reusable(reductions.get(k), kernel.rowLength())) reusable.set(k);
+        for (int k = 0; k < reductions.size(); k++) if (reusable(reductions.get(k), kernel.rowLength(), costs)) reusable.set(k);
         var hashes = dev.smelt.kernel.Structure.hashes();
         for (int k = 0; k < reductions.size(); k++)
             rewritten.add(new Kernel.Reduction(reductions.get(k).op(), reuse(reductions, reusable, k, hashes).apply(reductions.get(k).value())));
@@ -49,8 +49,8 @@ final class ElementReuse {
         });
     }
 
-    private static boolean reusable(Kernel.Reduction reduction, int rowLength) {
+    private static boolean reusable(Kernel.Reduction reduction, int rowLength, CostModel costs) {
         var value = reduction.value();
-        return !reduction.op().isArg() && CostModel.arithmetic(List.of(value)) > CostModel.keptElement(rowLength, value.dtype());
+        return !reduction.op().isArg() && costs.arithmetic(List.of(value)) > costs.keptElement(rowLength, value.dtype());
     }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.fusion;
 
+import dev.smelt.ir.FusionMode;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Printer;
@@ -13,16 +14,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/// Cuts a graph into kernels. A node gets a buffer of its own ("is realized") when a rule says it
-/// must — a graph output, a concat, a matmul operand that is not a view of a buffer — or when
-/// lowering finds it cannot be computed inside the kernel that reads it ([Realize]). Everything
-/// else is fused into the kernels that read it: pointwise chains, views (as index maps), and
-/// reductions into the row kernels of their consumers.
+/// Cuts a graph into kernels. A node gets a buffer of its own ("is realized") when a fixed rule
+/// says it must ([FusionRules]: a graph output, a concat, a matmul operand that is not a view of a
+/// buffer), at the start or when lowering finds it cannot be computed inside the kernel that reads
+/// it ([Realize], a demand returned as data). Everything else is fused into the kernels that read
+/// it: pointwise chains, views (as index maps), and reductions into the row kernels of their consumers.
 ///
-/// Then, in [FusionMode#COST_MODEL], the planner weighs what fusion duplicates: a node computed in
-/// several kernels is materialised once when writing and reading it back is estimated cheaper
-/// than recomputing it ([CostModel]), and a kernel whose loop body still spills after [Sharing]
-/// is split by materialising one of its shared values when that is cheaper. Each candidate is
+/// Then, in [FusionMode#COST_MODEL], the planner weighs what fusion duplicates, in the estimates of
+/// its options' [CostModel]: a node computed in several kernels is materialised once when writing
+/// and reading it back is estimated cheaper than recomputing it, and a kernel whose loop body
+/// still spills after [Sharing] is split by materialising one of its shared values when that is cheaper. Each candidate is
 /// priced by planning the graph with it realized; the best saving is taken, and the search
 /// repeats until none saves. Every choice, with both estimates, is kept for `explain()`.
 public final class FusionPlanner {
@@ -36,22 +37,32 @@ public final class FusionPlanner {
 
     /// `budget` caps the operations fused into one kernel, keeping generated methods well under
     /// HotSpot's 8000-byte limit for JIT compilation (about 30 bytes of bytecode per operation);
-    /// the compiler halves it when the emitter still finds a method too large.
-    public record Options(int budget, FusionMode mode, Machine machine) {
-        public static final Options DEFAULT = new Options(120, FusionMode.COST_MODEL, Machine.CURRENT);
+    /// the compiler halves it when the emitter still finds a method too large. `costs` prices every
+    /// costed choice; Smelt plans with [CostModel#CALIBRATED].
+    public record Options(int budget, FusionMode mode, Machine machine, CostModel costs) {
+        /// What the compiler plans with: the cost model, calibrated, on this machine.
+        public static final Options DEFAULT = new Options(120, FusionMode.COST_MODEL, Machine.CURRENT, CostModel.CALIBRATED);
 
         public Options {
             if (budget < 1) throw new IllegalArgumentException("budget " + budget);
-            if (mode == null || machine == null) throw new IllegalArgumentException("fusion mode and machine are required");
+            if (mode == null || machine == null || costs == null) throw new IllegalArgumentException("fusion mode, machine and cost model are required");
         }
 
-        public Options withBudget(int budget) { return new Options(budget, mode, machine); }
+        /// These options with another operation budget per kernel.
+        public Options withBudget(int budget) { return new Options(budget, mode, machine, costs); }
 
-        public Options withMode(FusionMode mode) { return new Options(budget, mode, machine); }
+        /// These options with another fusion mode.
+        public Options withMode(FusionMode mode) { return new Options(budget, mode, machine, costs); }
+
+        /// These options pricing choices with `costs`.
+        public Options withCosts(CostModel costs) { return new Options(budget, mode, machine, costs); }
     }
+
+    /// `graph` planned with [Options#DEFAULT].
 
     public static Schedule plan(Graph graph) { return plan(graph, Options.DEFAULT); }
 
+    /// `graph` cut into kernels as `options` say, with every decision made on the way.
     public static Schedule plan(Graph graph, Options options) {
         Set<Node> realized = Collections.newSetFromMap(new IdentityHashMap<>());
         var decisions = new ArrayList<Decision>();
@@ -79,7 +90,7 @@ public final class FusionPlanner {
                 }
             }
             if (best == null) break;
-            decisions.add(new Decision(labels.get(best), "materialise", bestAttempt.cost(), attempt.cost(), reason(best, attempt)));
+            decisions.add(decision(labels.get(best), best, attempt, bestAttempt.cost()));
             realized.add(best);
             attempt = attempt(graph, realized, labels, options, decisions, null);
         }
@@ -88,7 +99,7 @@ public final class FusionPlanner {
 
     /// One plan for a fixed set of realized nodes, realizing more (and noting why in `decisions`)
     /// where lowering demands it. With `prices`, a trial: only its cost is wanted.
-    private static ScheduleBuilder.Attempt attempt(Graph graph, Set<Node> realized, Map<Node, String> labels, Options options, List<Decision> decisions, KernelPrices prices) {
+    private static ScheduleBuilder.Attempt attempt(Graph graph, Set<Node> realized, Map<Node, Decision.Subject.GraphNode> labels, Options options, List<Decision> decisions, KernelPrices prices) {
         while (true) {
             var attempt = new ScheduleBuilder(graph, realized, labels, options, prices).build();
             if (attempt.demands().isEmpty()) return attempt;
@@ -96,7 +107,7 @@ public final class FusionPlanner {
             for (Realize demand : chosen(attempt.demands())) {
                 if (!demanded.add(demand.node())) continue;
                 if (!realized.add(demand.node())) throw new IllegalStateException("planning did not converge at " + labels.get(demand.node()));
-                decisions.add(Decision.rule(labels.get(demand.node()), "materialise", demand.reason()));
+                decisions.add(new Decision(labels.get(demand.node()), demand.choice(), "", demand.cost(), demand.alternative(), demand.reason()));
             }
         }
     }
@@ -126,7 +137,7 @@ public final class FusionPlanner {
         for (int l = 0; l < attempt.fused().size(); l++) {
             if (attempt.spills().get(l) <= 0) continue;
             for (Node node : attempt.fused().get(l))
-                if (!realized.contains(node) && !(node instanceof Node.Reduce) && !(node instanceof Node.MatMul) && seen.add(node)) candidates.add(node);
+                if (!realized.contains(node) && !FusionRules.FOLDED_ONCE.test(node) && seen.add(node)) candidates.add(node);
         }
         return candidates.stream().limit(CANDIDATES).toList();
     }
@@ -148,26 +159,26 @@ public final class FusionPlanner {
         return order.stream().map(node -> new Computed(node, kernels.get(node))).toList();
     }
 
-    private static String reason(Node node, ScheduleBuilder.Attempt attempt) {
+    /// Materialising `node`, which `attempt` leaves fused, estimated at `cost`: a node several kernels
+    /// compute is written once; else it splits the kernel that spills.
+    private static Decision decision(Decision.Subject subject, Node node, ScheduleBuilder.Attempt attempt, double cost) {
         int kernels = kernelCounts(attempt).stream().filter(c -> c.node() == node).mapToInt(Computed::kernels).findFirst().orElse(0);
-        return kernels > 1 ? "computed by %d kernels; writing it once and reading it back is cheaper".formatted(kernels)
-                : "its kernel spills registers; splitting the kernel here is cheaper";
+        if (kernels > 1) return Decision.costed(subject, Decision.Choice.MATERIALISE, cost, attempt.cost(), "computed by %d kernels; writing it once and reading it back is cheaper".formatted(kernels));
+        return Decision.costed(subject, Decision.Choice.SPLIT, cost, attempt.cost(), "its kernel spills registers; splitting the kernel here is cheaper");
     }
 
     /// A decision for each node the final plan computes in several kernels.
-    private static List<Decision> recomputed(ScheduleBuilder.Attempt attempt, Map<Node, String> labels, FusionMode mode, Map<Node, Double> priced) {
+    private static List<Decision> recomputed(ScheduleBuilder.Attempt attempt, Map<Node, Decision.Subject.GraphNode> labels, FusionMode mode, Map<Node, Double> priced) {
         var decisions = new ArrayList<Decision>();
         for (var computed : kernelCounts(attempt)) {
             Node node = computed.node();
-            int count = computed.kernels();
-            if (count < 2 || node instanceof Node.Reduce || node instanceof Node.MatMul) continue;
-            String choice = "recompute in each of %d kernels".formatted(count);
-            if (mode == FusionMode.GREEDY) decisions.add(Decision.rule(labels.get(node), choice, "greedy fusion recomputes every producer in every consumer"));
-            else {
-                double alternative = priced.getOrDefault(node, Double.NaN);
-                if (Double.isNaN(alternative)) decisions.add(Decision.rule(labels.get(node), choice, "materialising it was not priced (candidate limit)"));
-                else decisions.add(new Decision(labels.get(node), choice, attempt.cost(), alternative, "recomputing it is cheaper than writing it once and reading it back"));
-            }
+            if (computed.kernels() < 2 || FusionRules.FOLDED_ONCE.test(node)) continue;
+            double alternative = priced.getOrDefault(node, Double.NaN);
+            Decision decision;
+            if (mode == FusionMode.GREEDY) decision = Decision.rule(labels.get(node), Decision.Choice.RECOMPUTE, "greedy fusion recomputes every producer in every consumer");
+            else if (Double.isNaN(alternative)) decision = Decision.rule(labels.get(node), Decision.Choice.RECOMPUTE, "materialising it was not priced (candidate limit)");
+            else decision = Decision.costed(labels.get(node), Decision.Choice.RECOMPUTE, attempt.cost(), alternative, "recomputing it is cheaper than writing it once and reading it back");
+            decisions.add(decision.withDetail("in each of %d kernels".formatted(computed.kernels())));
         }
         return decisions;
     }
@@ -183,10 +194,10 @@ public final class FusionPlanner {
     }
 
     /// `%7 exp`: each node's number in the printed graph and its operator, for `explain()`.
-    static Map<Node, String> labels(Graph graph) {
-        Map<Node, String> labels = new IdentityHashMap<>();
+    static Map<Node, Decision.Subject.GraphNode> labels(Graph graph) {
+        Map<Node, Decision.Subject.GraphNode> labels = new IdentityHashMap<>();
         List<Node> nodes = graph.nodes();
-        for (int i = 0; i < nodes.size(); i++) labels.put(nodes.get(i), "%" + i + " " + Printer.opName(nodes.get(i)));
+        for (int i = 0; i < nodes.size(); i++) labels.put(nodes.get(i), new Decision.Subject.GraphNode(i, Printer.opName(nodes.get(i))));
         return labels;
     }
 }

@@ -13,7 +13,8 @@ import java.util.function.Function;
 /// Groups kernel roots, in order, into kernels: a root joins an earlier kernel of the same loop
 /// nest (multi-output fusion of siblings) when every buffer it reads is written before that
 /// kernel runs, or by that kernel at the root's own point (then computed there, not read back);
-/// otherwise it starts a kernel of its own. Each concat part is its own kernel, and so is each update and sort.
+/// otherwise it starts a kernel of its own. Each concat part is its own kernel, and so is each
+/// update and sort, and attention with its siblings ([FusionRules#ownKernel]).
 final class Groups {
     private Groups() {}
 
@@ -28,7 +29,7 @@ final class Groups {
         Map<Loop, List<Integer>> byLoop = new HashMap<>();
         Map<Node, Integer> groupOf = new IdentityHashMap<>();
         for (Node root : roots) {
-            if (root instanceof Node.Concat concat) {
+            if (FusionRules.CONCAT.test(root) && root instanceof Node.Concat concat) {
                 for (int part = 0; part < concat.parts().size(); part++) {
                     groups.add(new ScheduleBuilder.Group(Signature.pointwise(concat.parts().get(part).shape()), List.of(concat.parts().get(part)), concat, part));
                     sizes.add(0);
@@ -37,14 +38,14 @@ final class Groups {
                 groupOf.put(root, groups.size() - 1);
                 continue;
             }
-            if (ScheduleBuilder.standaloneKernel(root) != null) {
+            if (FusionRules.UPDATE.test(root) || FusionRules.SORT.test(root)) {
                 groups.add(new ScheduleBuilder.Group(Signature.pointwise(root.shape()), List.of(root), null, 0));
                 sizes.add(0);
                 matmuls.add(null); // an update or a sort takes no siblings: it is in no loop's list
                 groupOf.put(root, groups.size() - 1);
                 continue;
             }
-            if (root instanceof Node.Attention attention) {
+            if (FusionRules.ATTENTION.test(root) && root instanceof Node.Attention attention) {
                 groupOf.put(root, attentionGroup(groups, sizes, matmuls, attention));
                 continue;
             }

@@ -24,7 +24,7 @@ import java.util.Set;
 final class KernelBudget {
     private KernelBudget() {}
 
-    static void cut(Graph graph, int budget, Set<Node> realized, List<Decision> decisions, Map<Node, String> labels) {
+    static void cut(Graph graph, int budget, Set<Node> realized, List<Decision> decisions, Map<Node, Decision.Subject.GraphNode> labels) {
         List<Node> nodes = graph.nodes();
         Map<Node, Integer> usersLeft = new IdentityHashMap<>();
         for (Node node : nodes) for (Node operand : distinct(node.inputs())) usersLeft.merge(operand, 1, Integer::sum);
@@ -35,8 +35,8 @@ final class KernelBudget {
             for (Node operand : distinct(node.inputs())) if (cones.containsKey(operand) && !realized.contains(operand)) inline.add(operand);
             Set<Node> cone = union(node, inline, cones);
             inline.sort(Comparator.comparingInt((Node operand) -> cones.get(operand).size()).reversed());
-            for (int i = 0; cone.size() > budget && i < inline.size(); i++) {
-                Realization.decide(inline.get(i), "the kernel would exceed " + budget + " operations", realized, decisions, labels);
+            for (int i = 0; FusionRules.BUDGET.test(cone.size() - budget) && i < inline.size(); i++) {
+                Realization.decide(inline.get(i), FusionRules.BUDGET.reason(budget), realized, decisions, labels);
                 cone = union(node, inline.subList(i + 1, inline.size()), cones);
             }
             cones.put(node, cone);

@@ -32,6 +32,7 @@ final class Lowering {
     private final List<Integer> inputBuffers = new ArrayList<>();
     private final List<Kernel.Reduction> reductions = new ArrayList<>();
     private final List<Realize> demands = new ArrayList<>();
+    private final Map<Node.MatMul, Product> products = new IdentityHashMap<>();
     private final Map<Node, Integer> absorbed = new IdentityHashMap<>();
     private final Set<Node> fusedOnce = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     private final List<Node> fused = new ArrayList<>();
@@ -69,6 +70,13 @@ final class Lowering {
 
     List<Kernel.Reduction> reductions() { return reductions; }
 
+    /// A matmul this kernel folds, read from its operands' buffers: its kernel inputs `left` and
+    /// `right`, from which [MatMulLaunch] builds the matmul's own kernel.
+    record Product(int left, int right) {}
+
+    /// The matmuls this kernel folds whose operands it reads from buffers (through views at most).
+    Map<Node.MatMul, Product> products() { return products; }
+
     /// The nodes this kernel computes, each once, in the order lowering reached them.
     List<Node> fused() { return List.copyOf(fused); }
 
@@ -101,12 +109,15 @@ final class Lowering {
     }
 
     private Expr computeOnce(Node node, Mapping mapping) {
-        if (!mapping.isAffine() && !isElementwise(node)) return demand(node, "a merging reshape reads it by flat position only");
-        if (!count(node)) return demand(node, "the kernel would exceed " + budget + " operations");
+        var read = new FusionRules.Read(node, mapping);
+        if (FusionRules.MERGED_RESHAPE.test(read)) return demand(node, FusionRules.MERGED_RESHAPE.reason());
+        if (FusionRules.BUDGET.test(count(node))) return demand(node, FusionRules.BUDGET.reason(budget));
+        var rule = FusionRules.unfusable(read);
+        if (rule != null) return demand(node, rule.reason());
         return switch (node) {
             case Node.Input in -> throw new IllegalStateException("input %" + in.slot() + " has no buffer");
             case Node.Constant c -> new Expr.Constant(c.value(), c.dtype());
-            case Node.Iota iota -> java.util.Objects.requireNonNullElseGet(Indexes.of(iota, mapping), () -> demand(iota, "a merging reshape hides which axis it counts"));
+            case Node.Iota iota -> Indexes.of(iota, mapping);
             case Node.Unary u -> new Expr.Unary(u.op(), lower(u.x(), mapping));
             case Node.Binary b -> new Expr.Binary(b.op(), lower(b.left(), mapping), lower(b.right(), mapping));
             case Node.Where w -> new Expr.Where(lower(w.condition(), mapping), lower(w.ifTrue(), mapping), lower(w.ifFalse(), mapping));
@@ -117,14 +128,11 @@ final class Lowering {
             case Node.Slice s -> lower(s.x(), mapping.sliced(s.x().shape(), s.axis(), s.start(), s.step()));
             case Node.Reduce r -> r.axes().isEmpty() ? foldAlone(r, mapping) : accumulated(r, mapping);
             case Node.MatMul m -> accumulated(m, mapping);
-            case Node.Concat c -> demand(c, "concat writes its parts into one buffer");
             case Node.Random r -> random(r, mapping);
             case Node.IndexCheck c -> throw new IllegalStateException("index checks run before the kernels (pass.IndexChecks), not in one: " + c);
             case Node.Gather g -> gather(g, mapping);
-            case Node.Scatter s -> demand(s, "an update writes a buffer of its own");
-            case Node.SliceUpdate u -> demand(u, "an update writes a buffer of its own");
-            case Node.ArgSort s -> demand(s, "a sort writes a buffer of its own");
-            case Node.Attention a -> demand(a, "attention is a kernel of its own");
+            case Node.Concat _, Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _, Node.Attention _ ->
+                    throw new IllegalStateException("FusionRules gives " + node + " a kernel of its own");
         };
     }
 
@@ -140,7 +148,7 @@ final class Lowering {
             second = viewOperand(source, second);
             source = source.inputs().getFirst();
         }
-        if (!buffers.containsKey(source)) return demand(source, "a gather reads its source from a buffer, at positions the index gives");
+        if (FusionRules.GATHER_SOURCE.test(buffers.containsKey(source))) return demand(source, FusionRules.GATHER_SOURCE.reason());
         IndexMap base = first.dense();
         int stride = second.dense().offset() - base.offset();
         int input = input(buffers.get(source), new Kernel.Input(source.dtype(), source.shape().size(), base));
@@ -167,24 +175,17 @@ final class Lowering {
         return new Expr.Random(r.distribution(), Indexes.position(mapping), high, low, r.dtype());
     }
 
-    private static boolean isElementwise(Node node) {
-        return switch (node) {
-            case Node.Constant _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reshape _, Node.Random _ -> true;
-            case Node.Input _, Node.Iota _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.IndexCheck _, Node.Attention _ -> false;
-            case Node.Gather _, Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> false;
-        };
-    }
-
-    /// Counts `node` among the kernel's operations; false when that exceeds the budget.
-    /// ([KernelBudget] has cut the graph so that this does not happen.)
-    private boolean count(Node node) {
-        return switch (node) {
+    /// Counts `node` among the kernel's operations; returns by how many the kernel then exceeds its
+    /// budget (0 or less when it does not). ([KernelBudget] has cut the graph so that it does not.)
+    private int count(Node node) {
+        boolean counted = switch (node) {
             // A node reached twice is computed once (shared); the budget counts it once.
             case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reduce _, Node.MatMul _, Node.Iota _, Node.Random _, Node.Gather _ ->
-                    !(fusedOnce.add(node) && fused.add(node) && counting && ++operations > budget);
-            case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _, Node.IndexCheck _, Node.Attention _ -> true;
-            case Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> true;
+                    fusedOnce.add(node) && fused.add(node) && counting;
+            case Node.Input _, Node.Constant _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _, Node.IndexCheck _, Node.Attention _ -> false;
+            case Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> false;
         };
+        return counted ? ++operations - budget : 0;
     }
 
     /// Notes that `node` needs a buffer and stands in for its value: the kernel will not be built.
@@ -224,10 +225,9 @@ final class Lowering {
     private Expr accumulated(Node reduction, Mapping mapping) {
         Signature own = Signature.of(reduction);
         Mapping perRow = signature.rowMapping(reduction.shape());
-        if (!own.key().equals(signature.key()) || !own.operand().equals(signature.operand()) || perRow == null || !mapping.sameAs(perRow))
-            return demand(reduction, "its rows do not line up with this kernel's loop");
+        if (FusionRules.ROWS.test(new FusionRules.Fold(own, signature, perRow, mapping))) return demand(reduction, FusionRules.ROWS.reason());
         var owner = owners.putIfAbsent(reduction, group);
-        if (owner != null && owner != group) return demand(reduction, Realize.Kind.CLAIMED, "two kernels would each compute it");
+        if (FusionRules.CLAIMED.test(owner != null && owner != group)) return demand(reduction, Realize.Kind.CLAIMED, FusionRules.CLAIMED.reason());
         Integer known = absorbed.get(reduction);
         if (known != null) return new Expr.Accumulated(known, reductions.get(known).dtype());
         var folded = fold(reduction);
@@ -240,7 +240,12 @@ final class Lowering {
         Mapping operand = signature.operandMapping();
         return switch (reduction) {
             case Node.Reduce r -> new Kernel.Reduction(r.op(), lower(r.x(), operand));
-            case Node.MatMul m -> new Kernel.Reduction(ReduceOp.SUM, new Expr.Binary(BinaryOp.MUL, lower(m.a(), MatMuls.left(m, signature)), lower(m.b(), MatMuls.right(m, signature))));
+            case Node.MatMul m -> {
+                Expr a = lower(m.a(), MatMuls.left(m, signature)), b = lower(m.b(), MatMuls.right(m, signature));
+                if (a instanceof Expr.Load left && b instanceof Expr.Load right) products.put(m, new Product(left.input(), right.input()));
+                // The loop form, which a kernel that also folds another reduction of this loop runs.
+                yield new Kernel.Reduction(ReduceOp.SUM, new Expr.Binary(BinaryOp.MUL, a, b));
+            }
             default -> throw new IllegalStateException("not a reduction: " + reduction);
         };
     }

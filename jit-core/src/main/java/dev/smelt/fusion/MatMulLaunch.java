@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.fusion;
 
-import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.Node;
-import dev.smelt.ir.ReduceOp;
-import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.Decision;
 import dev.smelt.kernel.IndexMap;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.MatMulKernel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
-/// Turns a matmul's row kernel (space `[batch…, M, N, K]`, one `sum(mul(in_a, in_b))`, outputs
-/// per `[…, m, n]`) into a [MatMulKernel], the form codegen emits as a packed, register-blocked
-/// matmul. Lowering builds the row kernel exactly as for any reduction; this only recognises it.
+/// Turns the kernel lowering built around a matmul (space `[batch…, M, N, K]`, its epilogue's
+/// outputs per `[…, m, n]`) into a [MatMulKernel], the form codegen emits as a packed,
+/// register-blocked matmul: its operands are the inputs lowering noted for the product
+/// ([Lowering.Product]), not found again by matching the loop form's `sum(mul(in_a, in_b))`.
 final class MatMulLaunch {
     private MatMulLaunch() {}
 
@@ -22,53 +22,46 @@ final class MatMulLaunch {
 
     /// The decision for one matmul launch: its epilogue fused, priced against the product written
     /// out and the same epilogue run as a kernel of its own.
-    static dev.smelt.kernel.Decision decision(String kernelName, String matmulLabel, List<String> fused, MatMulKernel kernel, Machine machine) {
-        var epilogue = fused.stream().filter(label -> !label.equals(matmulLabel)).toList();
-        double joined = CostModel.time(kernel, machine);
-        if (epilogue.isEmpty())
-            return new dev.smelt.kernel.Decision(kernelName + " " + matmulLabel, "generate a packed matmul", joined, joined, "no pointwise consumer to fuse");
+    static Decision decision(int launch, Decision.Subject.GraphNode matmul, List<String> fused, MatMulKernel kernel, Machine machine, CostModel costs) {
+        var epilogue = fused.stream().filter(label -> !label.equals(matmul.toString())).toList();
+        double joined = costs.time(kernel, machine);
+        var subject = new Decision.Subject.InKernel(launch, matmul);
+        if (epilogue.isEmpty()) return Decision.costed(subject, Decision.Choice.PACKED_MATMUL, joined, joined, "no pointwise consumer to fuse");
         long results = kernel.result().size();
         int bytes = kernel.dtype().bytes();
         // Apart: the product is written once, then a loop kernel reads it (and the epilogue's other
         // inputs) and writes the results.
         double epilogueInputs = 0;
         for (int i : kernel.epilogueInputs()) epilogueInputs += (double) Math.min(kernel.inputs().get(i).size(), results) * kernel.inputs().get(i).dtype().bytes();
-        double apart = joined + results * bytes * (CostModel.WRITE_NS_PER_BYTE + CostModel.READ_NS_PER_BYTE)
-                + epilogueInputs * CostModel.READ_NS_PER_BYTE + CostModel.LAUNCH_NS;
-        return new dev.smelt.kernel.Decision(kernelName + " " + matmulLabel, "generate a packed matmul; fuse its epilogue " + String.join(", ", epilogue),
-                joined, apart, "the epilogue runs on each block of results while it is in cache, instead of writing the product and reading it back");
+        double apart = joined + costs.write((double) results * bytes) + costs.read((double) results * bytes) + costs.read(epilogueInputs) + costs.launch();
+        return Decision.costed(subject, Decision.Choice.FUSE_EPILOGUE, joined, apart,
+                "the epilogue runs on each block of results while it is in cache, instead of writing the product and reading it back").withDetail(String.join(", ", epilogue));
     }
 
-    /// The matmul form of `kernel`, or null when it is not one product of two loads (a row kernel
-    /// that also folds another reduction of the same loop keeps the loop form). When its epilogue
-    /// writes no dense buffer of its dtype to accumulate in, `matmul` is demanded a buffer of its
-    /// own (and null returned).
+    /// The matmul form of `kernel`, which lowering built around `matmul` and its `products`, or
+    /// null when it is not one product read from buffers (a row kernel that also folds another
+    /// reduction of the same loop keeps the loop form). When its epilogue writes no dense buffer
+    /// of its dtype to accumulate in, `matmul` is demanded a buffer of its own (and null returned).
     /// Two products in one loop (llama's gate `silu(x·W1ᵀ) · (x·W3ᵀ)`) demand `matmul` a buffer of
     /// its own, so that each runs as a matmul (a GEMV for a few rows, streaming its weight, which
     /// may be bf16 or int8) and the other's epilogue reads it.
-    static Converted of(Kernel kernel, Node.MatMul matmul, boolean matmulRealized, List<Integer> outputBuffers, List<Realize> demands) {
-        if (kernel.reductions().size() != 1) {
-            if (!matmulRealized && kernel.reductions().stream().allMatch(MatMulLaunch::isProduct))
-                demands.add(new Realize(matmul, Realize.Kind.LOOP, "another matmul shares its loop; apart, each runs as a matmul"));
+    static Converted of(Kernel kernel, Node.MatMul matmul, Map<Node.MatMul, Lowering.Product> products, boolean matmulRealized, List<Integer> outputBuffers, List<Realize> demands) {
+        if (FusionRules.ONE_PRODUCT.test(new FusionRules.Loop(kernel.reductions().size(), products.size()))) {
+            if (!matmulRealized) demands.add(new Realize(matmul, Realize.Kind.LOOP, FusionRules.ONE_PRODUCT.reason()));
             return null;
         }
-        var reduction = kernel.reductions().getFirst();
-        if (reduction.op() != ReduceOp.SUM || !(reduction.value() instanceof Expr.Binary(var op, Expr.Load a, Expr.Load b, var _)) || op != BinaryOp.MUL) return null;
+        var product = products.get(matmul);
+        if (kernel.reductions().size() != 1 || product == null) return null;
         int accumulator = accumulatorOutput(kernel, matmul);
-        if (accumulator < 0) {
-            if (matmulRealized) return null;
-            demands.add(new Realize(matmul, Realize.Kind.LOOP, "its epilogue writes no dense " + matmul.dtype() + " buffer to accumulate the product in"));
+        if (FusionRules.ACCUMULATOR.test(accumulator)) {
+            if (!matmulRealized) demands.add(new Realize(matmul, Realize.Kind.LOOP, FusionRules.ACCUMULATOR.reason(matmul.dtype())));
             return null;
         }
         var outputs = new ArrayList<>(kernel.outputs());
         var buffers = new ArrayList<>(outputBuffers);
         outputs.add(outputs.remove(accumulator));
         buffers.add(buffers.remove(accumulator));
-        return new Converted(new MatMulKernel(kernel.space(), kernel.inputs(), a.input(), b.input(), outputs), buffers);
-    }
-
-    private static boolean isProduct(Kernel.Reduction reduction) {
-        return reduction.op() == ReduceOp.SUM && reduction.value() instanceof Expr.Binary(var op, Expr.Load _, Expr.Load _, var _) && op == BinaryOp.MUL;
+        return new Converted(new MatMulKernel(kernel.space(), kernel.inputs(), product.left(), product.right(), outputs), buffers);
     }
 
     // The last output that is dense [batch…, M, N] in the matmul's dtype: writing the product there

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
+import java.util.function.ToDoubleFunction;
 
 /// How many vector registers a loop body needs at its worst moment, estimated from live ranges
 /// over the order generated code evaluates it in: loop invariants (broadcast constants and
@@ -22,17 +23,17 @@ final class Pressure {
     private Pressure() {}
 
     /// A body whose shared values are its [Expr.Shared] nodes.
-    static int peak(Bodies.Body body) { return measure(body.values(), body.accumulators(), expr -> expr instanceof Expr.Shared).peak(); }
+    static int peak(Bodies.Body body) { return measure(body.values(), body.accumulators(), expr -> expr instanceof Expr.Shared, expr -> 0).peak(); }
 
-    /// A body's registers at its worst moment and its arithmetic per point ([CostModel#arithmetic]),
+    /// A body's registers at its worst moment and its arithmetic per point (each distinct node's `operation` once),
     /// from one walk.
     record Measure(int peak, double arithmetic) {}
 
     /// A body whose nodes in `shared` will each be computed once, before the stores, into a register.
-    static Measure measure(List<Expr> values, int accumulators, Predicate<Expr> shared) {
+    static Measure measure(List<Expr> values, int accumulators, Predicate<Expr> shared, ToDoubleFunction<Expr> operation) {
         var order = new ArrayList<Expr>();
         var invariants = new HashSet<Expr>();
-        double arithmetic = collect(values, shared, order, invariants);
+        double arithmetic = collect(values, shared, operation, order, invariants);
         // The steps in order: each shared value's computation, then each stored value.
         var steps = new ArrayList<Expr>(order);
         steps.addAll(values);
@@ -65,17 +66,17 @@ final class Pressure {
     /// order in which a loop body computes them), and the distinct constants and finished
     /// reductions to `invariants` (each a broadcast register for the whole loop); returns the
     /// arithmetic of each distinct node.
-    private static double collect(List<Expr> values, Predicate<Expr> shared, List<Expr> order, Set<Expr> invariants) {
+    private static double collect(List<Expr> values, Predicate<Expr> shared, ToDoubleFunction<Expr> operation, List<Expr> order, Set<Expr> invariants) {
         var seen = Expr.visited();
         double arithmetic = 0;
-        for (Expr value : values) arithmetic += collect(value, shared, order, invariants, seen);
+        for (Expr value : values) arithmetic += collect(value, shared, operation, order, invariants, seen);
         return arithmetic;
     }
 
-    private static double collect(Expr expr, Predicate<Expr> shared, List<Expr> order, Set<Expr> invariants, Set<Expr> seen) {
+    private static double collect(Expr expr, Predicate<Expr> shared, ToDoubleFunction<Expr> operation, List<Expr> order, Set<Expr> invariants, Set<Expr> seen) {
         if (!seen.add(expr)) return 0;
-        double arithmetic = CostModel.operation(expr);
-        for (Expr operand : Expr.operands(expr)) arithmetic += collect(operand, shared, order, invariants, seen);
+        double arithmetic = operation.applyAsDouble(expr);
+        for (Expr operand : Expr.operands(expr)) arithmetic += collect(operand, shared, operation, order, invariants, seen);
         if (shared.test(expr)) order.add(expr);
         if (expr instanceof Expr.Constant || expr instanceof Expr.Accumulated) invariants.add(expr);
         return arithmetic;

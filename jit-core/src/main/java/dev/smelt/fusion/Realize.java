@@ -2,10 +2,15 @@
 package dev.smelt.fusion;
 
 import dev.smelt.ir.Node;
+import dev.smelt.kernel.Decision;
 
 /// A demand found while lowering: `node` cannot be computed inside the kernel that reads it, so
-/// the planner gives it a buffer of its own and plans again. `reason` is kept for `explain()`.
-record Realize(Node node, Kind kind, String reason) {
+/// the planner gives it a buffer of its own and plans again. `choice`, `reason` and the two
+/// estimates (NaN when a fixed rule demands it) become its decision in `explain()`.
+record Realize(Node node, Kind kind, Decision.Choice choice, String reason, double cost, double alternative) {
+    /// A demand of a fixed rule ([FusionRules]): `node` is materialised for `reason`.
+    Realize(Node node, Kind kind, String reason) { this(node, kind, Decision.Choice.MATERIALISE, reason, Double.NaN, Double.NaN); }
+
     enum Kind {
         /// Another kernel of the plan folds this reduction already: it stands whatever else changes.
         CLAIMED,

@@ -13,18 +13,11 @@ import java.util.List;
 /// strides, or first written out in `[batch…, rows, K]` order by a copy kernel, whichever the
 /// prices below make cheaper. Packing copies each operand block into the micro-kernel's order
 /// anyway; it runs fast when either the rows or the steps of K are contiguous (vector copies or
-/// register transposes) and gathers element by element otherwise.
+/// register transposes) and gathers element by element otherwise. ([CostModel#stridedPack] and
+/// [CostModel#relayoutCopy] price the two.)
 final class Relayout {
     private Relayout() {}
 
-    /// The extra cost of packing one `f32` element whose rows and steps both lie apart in memory,
-    /// over packing it from a row-major copy, per time it is packed: `RelayoutBench` (t 512, d 1024,
-    /// h 4, e 512: 2,097,152 elements packed once; one thread, Zen 4, load ≈ 3, 2026-11-26) ran
-    /// `headsLast` in 31.3 ms when it was packed through its strides against 24.7 ms for `headsFirst`.
-    static final double STRIDED_PACK_NS = 3.1;
-    /// Writing one `f32` element of such an operand in row-major order first, by a vectorised copy
-    /// kernel reading it through the same strides: `headsLast` with the copy, 25.5 ms, in the same runs.
-    static final double COPY_NS = 0.4;
     /// Columns of B per packed block, after which A is packed again: `runtime.matmul.Blocking`'s
     /// `f32` figure at the default cache budgets (a quarter of 2 MiB over 256 steps of 4 bytes).
     static final int COLUMNS_PER_PACKING = 512;
@@ -40,7 +33,7 @@ final class Relayout {
 
     /// The operands of `kernel` worth a word: a [Decision] for each that is packed through its
     /// strides, and a demand (added to `demands`) for each that is cheaper written out first.
-    static List<Decision> choose(String kernelName, Node.MatMul matmul, MatMulKernel kernel, java.util.Set<Node> realized, List<Realize> demands) {
+    static List<Decision> choose(int launch, Node.MatMul matmul, MatMulKernel kernel, java.util.Set<Node> realized, List<Realize> demands, CostModel costs) {
         int rank = kernel.space().rank();
         IndexMap a = kernel.inputs().get(kernel.left()).map(), b = kernel.inputs().get(kernel.right()).map();
         long batch = kernel.batch().size(), rows = kernel.rows(), columns = kernel.columns(), depth = kernel.depth();
@@ -51,18 +44,17 @@ final class Relayout {
         var decisions = new ArrayList<Decision>();
         for (var operand : operands) {
             if (operand.plain(operand.name().equals("A") ? rows : columns, depth)) continue;
-            double inPlace = operand.strided() ? operand.elements() * operand.packings() * STRIDED_PACK_NS * scale : 0;
-            double copied = operand.elements() * COPY_NS * scale + CostModel.LAUNCH_NS;
-            String subject = kernelName + " " + operand.name() + " of the matmul";
+            double inPlace = operand.strided() ? costs.stridedPack(operand.elements() * operand.packings()) * scale : 0;
+            double copied = costs.relayoutCopy(operand.elements()) * scale + costs.launch();
+            var subject = new Decision.Subject.InKernel(launch, new Decision.Subject.Value(operand.name() + " of the matmul"));
             if (inPlace > copied && !realized.contains(operand.node())) {
-                demands.add(new Realize(operand.node(), Realize.Kind.LOOP, ("relayout: packing %s through its strides (%s) gathers element by element, %d time(s) "
-                        + "(est. %s), against %s to write it once in row-major order").formatted(operand.name(), operand.strides(), operand.packings(),
-                        Decision.time(inPlace), Decision.time(copied))));
+                demands.add(new Realize(operand.node(), Realize.Kind.LOOP, Decision.Choice.RELAYOUT, ("packing %s through its strides (%s) gathers element by element, "
+                        + "%d time(s); writing it once in row-major order is cheaper").formatted(operand.name(), operand.strides(), operand.packings()), copied, inPlace));
                 continue;
             }
-            decisions.add(new Decision(subject, "pack in place through its strides (" + operand.strides() + ")", inPlace, copied,
+            decisions.add(Decision.costed(subject, Decision.Choice.PACK_IN_PLACE, inPlace, copied,
                     operand.strided() ? "a row-major copy would cost more than gathering it" : "its " + (operand.across() == 1 ? "lanes" : "steps of K")
-                            + " are contiguous, so packing copies runs of memory; a row-major copy would only add its own pass"));
+                            + " are contiguous, so packing copies runs of memory; a row-major copy would only add its own pass").withDetail("(" + operand.strides() + ")"));
         }
         return decisions;
     }

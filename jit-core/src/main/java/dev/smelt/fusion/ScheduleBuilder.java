@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.fusion;
 
+import dev.smelt.ir.FusionMode;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
@@ -25,7 +26,7 @@ import java.util.Set;
 final class ScheduleBuilder {
     private final Graph graph;
     private final Set<Node> realized;
-    private final Map<Node, String> labels;
+    private final Map<Node, Decision.Subject.GraphNode> labels;
     private final FusionPlanner.Options options;
     private final List<Decision> decisions = new ArrayList<>();
     private final Map<Node, Integer> buffers = new IdentityHashMap<>();
@@ -45,7 +46,7 @@ final class ScheduleBuilder {
 
     /// With `prices`, the attempt is a trial that only needs its cost: a kernel priced before is
     /// not lowered again, and the attempt has no schedule.
-    ScheduleBuilder(Graph graph, Set<Node> realized, Map<Node, String> labels, FusionPlanner.Options options, KernelPrices prices) {
+    ScheduleBuilder(Graph graph, Set<Node> realized, Map<Node, Decision.Subject.GraphNode> labels, FusionPlanner.Options options, KernelPrices prices) {
         this.prices = prices;
         this.graph = graph;
         this.realized = realized;
@@ -67,7 +68,7 @@ final class ScheduleBuilder {
         for (Group group : Groups.of(roots, realized, this::cone, this::signature, options.mode() != FusionMode.NONE, options.budget())) {
             if (group.roots().getFirst() instanceof Node.Attention) {
                 var launch = attention(group);
-                cost += CostModel.time(launch.kernel(), options.machine());
+                cost += options.costs().time(launch.kernel(), options.machine());
                 launches.add(launch);
                 continue;
             }
@@ -95,7 +96,7 @@ final class ScheduleBuilder {
 
     private void allocate(Node node) {
         buffers.put(node, bufferList.size());
-        bufferList.add(new Schedule.Buffer(node.dtype(), node.shape().size(), labels.get(node)));
+        bufferList.add(new Schedule.Buffer(node.dtype(), node.shape().size(), labels.get(node).toString()));
     }
 
     /// A group of roots with one loop nest; a concat is one group per part.
@@ -139,39 +140,39 @@ final class ScheduleBuilder {
             return null;
         }
         var signature = group.signature();
-        var reused = ElementReuse.apply(new Kernel(signature.space(), signature.reducedRank(), lowering.inputs(), lowering.reductions(), outputs));
-        String name = "kernel " + fusedNodes.size();
-        var sharing = Sharing.apply(reused, options.mode(), options.machine(), prices == null ? name : null);
+        var reused = ElementReuse.apply(new Kernel(signature.space(), signature.reducedRank(), lowering.inputs(), lowering.reductions(), outputs), options.costs());
+        int number = fusedNodes.size();
+        var sharing = Sharing.apply(reused, options.mode(), options.machine(), options.costs(), prices == null ? number : -1);
         var kernel = sharing.kernel();
         decisions.addAll(sharing.decisions());
         fusedNodes.add(List.copyOf(lowering.fused()));
         spills.add(sharing.spillsLeft());
         var bound = new ArrayList<>(lowering.inputBuffers());
         bound.addAll(outputBuffers);
-        var fused = lowering.fused().stream().map(labels::get).distinct().toList();
+        var fused = lowering.fused().stream().map(node -> labels.get(node).toString()).distinct().toList();
         var matmul = lowering.fused().stream().filter(n -> n instanceof Node.MatMul).map(n -> (Node.MatMul) n).findFirst();
         int demanded = demands.size();
-        var converted = matmul.isEmpty() ? null : MatMulLaunch.of(kernel, matmul.get(), realized.contains(matmul.get()), outputBuffers, demands);
+        var converted = matmul.isEmpty() ? null : MatMulLaunch.of(kernel, matmul.get(), lowering.products(), realized.contains(matmul.get()), outputBuffers, demands);
         if (demands.size() > demanded) return null;
-        var layouts = converted == null ? List.<Decision>of() : Relayout.choose(name, matmul.get(), converted.kernel(), realized, demands);
+        var layouts = converted == null ? List.<Decision>of() : Relayout.choose(number, matmul.get(), converted.kernel(), realized, demands, options.costs());
         if (demands.size() > demanded) return null;
         if (converted == null) {
-            double time = options.mode() == FusionMode.NONE ? CostModel.time(kernel, options.machine()) : CostModel.kernelTime(kernel, options.machine(), sharing.computeTime());
+            double time = options.mode() == FusionMode.NONE ? options.costs().time(kernel, options.machine()) : options.costs().kernelTime(kernel, options.machine(), sharing.computeTime());
             return new Launched(new Schedule.Launch(kernel, bound, fused, category(group, lowering)), time, lowering.claimed());
         }
         bound = new ArrayList<>(lowering.inputBuffers());
         bound.addAll(converted.outputBuffers());
         if (prices == null) {
-            decisions.add(MatMulLaunch.decision(name, labels.get(matmul.get()), fused, converted.kernel(), options.machine()));
+            decisions.add(MatMulLaunch.decision(number, labels.get(matmul.get()), fused, converted.kernel(), options.machine(), options.costs()));
             decisions.addAll(layouts);
         }
         var launch = new Schedule.Launch(converted.kernel(), bound, fused, category(group, lowering));
-        return new Launched(launch, CostModel.time(converted.kernel(), options.machine()), lowering.claimed());
+        return new Launched(launch, options.costs().time(converted.kernel(), options.machine()), lowering.claimed());
     }
 
     /// The kernel of a node that is a launch of its own, reading its operands' buffers whole: an
     /// update or a sort (Groups gives each a group alone); null for a node that loop kernels compute.
-    static KernelForm standaloneKernel(Node root) {
+    private static KernelForm standaloneKernel(Node root) {
         return switch (root) {
             case Node.ArgSort s -> new SortKernel(s.x().shape(), s.axis(), s.descending(), s.x().dtype());
             case Node.Scatter s -> new UpdateKernel(s.add() ? UpdateKernel.Kind.SCATTER_ADD : UpdateKernel.Kind.SCATTER, s.shape(), s.axis(), s.index().shape(), s.dtype());
@@ -188,15 +189,16 @@ final class ScheduleBuilder {
         bound.add(buffers.get(root));
         fusedNodes.add(List.of(root));
         spills.add(0.0);
-        var launch = new Schedule.Launch(kernel, bound, List.of(labels.get(root)), root instanceof Node.ArgSort ? "sort" : "update");
-        return new Launched(launch, CostModel.time(kernel, options.machine()), Set.of());
+        var launch = new Schedule.Launch(kernel, bound, List.of(labels.get(root).toString()), root instanceof Node.ArgSort ? "sort" : "update");
+        return new Launched(launch, options.costs().time(kernel, options.machine()), Set.of());
     }
 
     // One attention kernel for a group of siblings, with the decision that says how it runs.
     private Schedule.Launch attention(Group group) {
         var launch = AttentionLaunch.of(group.roots(), buffers, labels);
         if (prices == null)
-            decisions.add(AttentionLaunch.decision("kernel %d %s".formatted(fusedNodes.size(), labels.get(group.roots().getFirst())), (dev.smelt.kernel.AttentionKernel) launch.kernel(), options.machine()));
+            decisions.add(AttentionLaunch.decision(new Decision.Subject.InKernel(fusedNodes.size(), labels.get(group.roots().getFirst())), (dev.smelt.kernel.AttentionKernel) launch.kernel(),
+                    options.machine(), options.costs()));
         fusedNodes.add(List.copyOf(group.roots()));
         spills.add(0.0);
         return launch;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.fusion;
 
+import dev.smelt.ir.FusionMode;
 import dev.smelt.kernel.Decision;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
@@ -26,7 +27,9 @@ final class Sharing {
 
     private final FusionMode mode;
     private final Machine machine;
-    private final String kernelName;
+    private final CostModel costs;
+    /// The kernel's launch number, or -1 in a trial plan.
+    private final int launch;
     /// The next shared value's id: each body numbers its own (a value two bodies share may have
     /// different parts shared in each), and [#renumber] makes them dense in order of first use.
     private int nextId;
@@ -34,18 +37,19 @@ final class Sharing {
     /// Over every body and all its runs: the spill penalty, and that with the arithmetic.
     private double spillsLeft, computeTime;
 
-    private Sharing(FusionMode mode, Machine machine, String kernelName) {
+    private Sharing(FusionMode mode, Machine machine, CostModel costs, int launch) {
         this.mode = mode;
         this.machine = machine;
-        this.kernelName = kernelName;
+        this.costs = costs;
+        this.launch = launch;
     }
 
-    /// `kernelName` null: a trial plan, which needs only the kernel's cost. Its kernel is then the
-    /// one given, unshared: it costs the same arithmetic (each distinct node once), and the
-    /// spills are priced as if shared.
-    static Result apply(Kernel kernel, FusionMode mode, Machine machine, String kernelName) {
+    /// `launch` is the kernel's launch number; -1 for a trial plan, which needs only the kernel's
+    /// cost. Its kernel is then the one given, unshared: it costs the same arithmetic (each
+    /// distinct node once), and the spills are priced as if shared.
+    static Result apply(Kernel kernel, FusionMode mode, Machine machine, CostModel costs, int launch) {
         if (mode == FusionMode.NONE) return new Result(kernel, List.of(), 0, Double.NaN);
-        return new Sharing(mode, machine, kernelName).run(kernel);
+        return new Sharing(mode, machine, costs, launch).run(kernel);
     }
 
     private Result run(Kernel kernel) {
@@ -65,7 +69,7 @@ final class Sharing {
                 outputs.set(indices.get(j), new Kernel.Output(decided.body().values().get(j), old.size(), old.map(), old.perRow()));
             }
         }
-        if (kernelName == null) return new Result(kernel, decisions, spillsLeft, computeTime);
+        if (launch < 0) return new Result(kernel, decisions, spillsLeft, computeTime);
         var shared = renumber(new Kernel(kernel.space(), kernel.reducedRank(), kernel.inputs(), reductions, outputs));
         return new Result(shared, decisions, spillsLeft, computeTime);
     }
@@ -93,7 +97,7 @@ final class Sharing {
     /// The body with its repeated values shared as decided; its cost is added to the kernel's.
     private Decided decide(Kernel kernel, Bodies.Body body) {
         var decided = decide(body);
-        long runs = CostModel.runs(kernel, body);
+        long runs = body.runs(kernel);
         spillsLeft += runs * decided.spills();
         computeTime += runs * (decided.spills() + decided.arithmetic());
         return decided;
@@ -105,12 +109,12 @@ final class Sharing {
         List<Expr> chosen = order.stream().filter(node -> uses.get(node) > 1 && !Expr.isLeaf(node)).toList();
         var chosenSet = java.util.Collections.<Expr>newSetFromMap(new IdentityHashMap<>());
         chosenSet.addAll(chosen);
-        var measure = Pressure.measure(body.values(), body.accumulators(), chosenSet::contains);
-        double spills = CostModel.spills(measure.peak(), machine), arithmetic = measure.arithmetic();
-        if (chosen.isEmpty() || kernelName == null) return new Decided(body, spills, arithmetic);
+        var measure = Pressure.measure(body.values(), body.accumulators(), chosenSet::contains, costs::operation);
+        double spills = costs.spills(measure.peak(), machine), arithmetic = measure.arithmetic();
+        if (chosen.isEmpty() || launch < 0) return new Decided(body, spills, arithmetic);
         var shared = rewrite(body, chosenSet);
         if (mode == FusionMode.GREEDY) {
-            chosen.forEach(value -> decisions.add(new Decision(subject(value), "keep in a register", Double.NaN, Double.NaN, "greedy fusion keeps every repeated value")));
+            chosen.forEach(value -> decisions.add(Decision.rule(subject(value), Decision.Choice.KEEP_IN_REGISTER, "greedy fusion keeps every repeated value")));
             return new Decided(shared, spills, arithmetic);
         }
         // HotSpot's C2 commons identical pure operations of a loop body (global value numbering), so
@@ -122,7 +126,7 @@ final class Sharing {
         for (Expr value : chosen) {
             int count = uses.get(value);
             double recomputed = keptCost + (count - 1) * inline(value, chosenSet);
-            decisions.add(new Decision(subject(value), "keep in a register", keptCost, recomputed,
+            decisions.add(Decision.costed(subject(value), Decision.Choice.KEEP_IN_REGISTER, keptCost, recomputed,
                     "computed once per point instead of %d times (per point)".formatted(count)));
         }
         return new Decided(shared, spills, arithmetic);
@@ -143,14 +147,14 @@ final class Sharing {
 
     /// The arithmetic of `value` down to the shared values and leaves it reads: what each extra
     /// computation of it would cost.
-    private static double inline(Expr value, java.util.Set<Expr> shared) {
+    private double inline(Expr value, java.util.Set<Expr> shared) {
         double[] total = {0};
         var seen = java.util.Collections.<Expr>newSetFromMap(new IdentityHashMap<>());
         var pending = new java.util.ArrayDeque<Expr>(List.of(value));
         while (!pending.isEmpty()) {
             Expr node = pending.pop();
             if (!seen.add(node)) continue;
-            total[0] += CostModel.operation(node);
+            total[0] += costs.operation(node);
             for (Expr operand : Expr.operands(node)) if (!shared.contains(operand)) pending.push(operand);
         }
         return total[0];
@@ -162,8 +166,8 @@ final class Sharing {
         return new Bodies.Body(body.values().stream().map(wrap).toList(), body.perRow(), body.accumulators());
     }
 
-    private String subject(Expr value) {
+    private Decision.Subject subject(Expr value) {
         String text = KernelPrinter.expression(value, 61);
-        return kernelName + " " + (text.length() > 60 ? text.substring(0, 57) + "…" : text);
+        return new Decision.Subject.InKernel(launch, new Decision.Subject.Value(text.length() > 60 ? text.substring(0, 57) + "…" : text));
     }
 }

@@ -34,39 +34,54 @@ public final class AttentionMath {
 
     /// The part's shape once the operands are checked.
     static Shape check(AttentionPart part, List<Node> operands, double scale) {
+        String problem = problem(part, operands, scale);
+        Check.that(problem == null, "%s", problem);
+        Node q = operands.get(0), v = operands.get(2);
+        int rank = q.shape().rank();
+        return switch (part) {
+            case OUTPUT -> q.shape().with(rank - 1, v.shape().dim(rank - 1));
+            case LOGSUMEXP -> q.shape().with(rank - 1, 1);
+            case GRAD_Q -> q.shape();
+            case GRAD_K -> operands.get(1).shape();
+            case GRAD_V -> v.shape();
+        };
+    }
+
+    /// Why `operands` cannot be those of an attention `part` with `scale`, or null when they can:
+    /// what a rewrite asks before it builds a [Node.Attention] from a pattern that may not fit.
+    public static String problem(AttentionPart part, List<Node> operands, double scale) {
         int fixed = part.isGradient() ? 6 : 3;
-        Check.that(operands.size() == fixed || operands.size() == fixed + 1, "attention %s takes %d operands (and a mask), not %d", part, fixed, operands.size());
+        if (operands.size() != fixed && operands.size() != fixed + 1) return "attention %s takes %d operands (and a mask), not %d".formatted(part, fixed, operands.size());
         Node q = operands.get(0), k = operands.get(1), v = operands.get(2), mask = mask(part, operands);
         int rank = q.shape().rank();
-        Check.that(q.dtype().isFloating() && k.dtype() == q.dtype() && v.dtype() == q.dtype(), "attention needs f32 or f64 q, k, v of one dtype, not %s, %s, %s", q.dtype(), k.dtype(), v.dtype());
-        Check.that(rank >= 2 && k.shape().rank() == rank && v.shape().rank() == rank, "attention needs q, k, v of one rank ≥ 2, not %s, %s, %s", q.shape(), k.shape(), v.shape());
-        Check.that(q.shape().dim(rank - 1) == k.shape().dim(rank - 1) && k.shape().dim(rank - 2) == v.shape().dim(rank - 2),
-                "attention: q %s and k %s need one feature size, k and v %s one key count", q.shape(), k.shape(), v.shape());
+        if (!q.dtype().isFloating() || k.dtype() != q.dtype() || v.dtype() != q.dtype())
+            return "attention needs f32 or f64 q, k, v of one dtype, not %s, %s, %s".formatted(q.dtype(), k.dtype(), v.dtype());
+        if (rank < 2 || k.shape().rank() != rank || v.shape().rank() != rank)
+            return "attention needs q, k, v of one rank ≥ 2, not %s, %s, %s".formatted(q.shape(), k.shape(), v.shape());
+        if (q.shape().dim(rank - 1) != k.shape().dim(rank - 1) || k.shape().dim(rank - 2) != v.shape().dim(rank - 2))
+            return "attention: q %s and k %s need one feature size, k and v %s one key count".formatted(q.shape(), k.shape(), v.shape());
         for (int axis = 0; axis < rank - 2; axis++) {
             int heads = q.shape().dim(axis), kv = k.shape().dim(axis);
             boolean grouped = axis == rank - 3 && kv > 0 && heads % kv == 0;
-            Check.that(kv == v.shape().dim(axis) && (kv == heads || grouped), "attention: axis %d of q %s, k %s, v %s", axis, q.shape(), k.shape(), v.shape());
+            if (kv != v.shape().dim(axis) || kv != heads && !grouped) return "attention: axis %d of q %s, k %s, v %s".formatted(axis, q.shape(), k.shape(), v.shape());
         }
-        Check.that(Double.isFinite(scale), "attention scale must be finite, not %s", scale);
+        if (!Double.isFinite(scale)) return "attention scale must be finite, not %s".formatted(scale);
         Shape output = q.shape().with(rank - 1, v.shape().dim(rank - 1)), logsumexp = q.shape().with(rank - 1, 1);
         if (mask != null) {
             Shape scores = scores(q, k);
-            Check.that(mask.dtype() == DType.BOOL || mask.dtype() == q.dtype(), "an attention mask is bool or %s, not %s", q.dtype(), mask.dtype());
-            Check.that(mask.shape().rank() == rank, "attention mask %s needs the rank of the scores %s", mask.shape(), scores);
-            Check.expandable(mask.shape(), scores);
+            if (mask.dtype() != DType.BOOL && mask.dtype() != q.dtype()) return "an attention mask is bool or %s, not %s".formatted(q.dtype(), mask.dtype());
+            if (mask.shape().rank() != rank) return "attention mask %s needs the rank of the scores %s".formatted(mask.shape(), scores);
+            for (int axis = 0; axis < rank; axis++)
+                if (mask.shape().dim(axis) != scores.dim(axis) && mask.shape().dim(axis) != 1)
+                    return "expand from %s to %s: axis %d has size %d, not 1".formatted(mask.shape(), scores, axis, mask.shape().dim(axis));
         }
         if (part.isGradient()) {
-            Check.that(operands.get(3).shape().equals(output) && operands.get(5).shape().equals(output) && operands.get(4).shape().equals(logsumexp),
-                    "attention gradient needs the output and its gradient %s and the logsumexp %s", output, logsumexp);
-            Check.that(operands.get(3).dtype() == q.dtype() && operands.get(4).dtype() == q.dtype() && operands.get(5).dtype() == q.dtype(), "attention gradient operands of dtype %s", q.dtype());
+            if (!operands.get(3).shape().equals(output) || !operands.get(5).shape().equals(output) || !operands.get(4).shape().equals(logsumexp))
+                return "attention gradient needs the output and its gradient %s and the logsumexp %s".formatted(output, logsumexp);
+            if (operands.get(3).dtype() != q.dtype() || operands.get(4).dtype() != q.dtype() || operands.get(5).dtype() != q.dtype())
+                return "attention gradient operands of dtype %s".formatted(q.dtype());
         }
-        return switch (part) {
-            case OUTPUT -> output;
-            case LOGSUMEXP -> logsumexp;
-            case GRAD_Q -> q.shape();
-            case GRAD_K -> k.shape();
-            case GRAD_V -> v.shape();
-        };
+        return null;
     }
 
     /// `graph` with every [Node.Attention] written out in the other nodes ([#expand]): the same

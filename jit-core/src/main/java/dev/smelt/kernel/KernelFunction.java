@@ -7,4 +7,11 @@ public interface KernelFunction {
     /// then its outputs, each a `float[]`, `double[]`, `int[]` or `byte[]` (bool) per its dtype.
     /// Calls on disjoint row ranges may run concurrently.
     void run(Object[] buffers, int start, int end);
+
+    /// How this code runs, for `explain()`: which variant, and why.
+    default String tier() { return "scalar (small kernel)"; }
+
+    /// Whether this function reads input `position` as its [dev.smelt.ir.PackedMatrix] when the
+    /// buffer bound there has one (a bf16 or int8 weight read by a GEMV).
+    default boolean readsPacked(int position) { return false; }
 }

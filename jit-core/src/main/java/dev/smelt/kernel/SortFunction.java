@@ -10,6 +10,9 @@ import java.util.Comparator;
 /// exactly. NaN sorts above every number and `-0` equals `+0`.
 public record SortFunction(SortKernel kernel) implements KernelFunction {
     @Override
+    public String tier() { return "plain Java loops (not generated)"; }
+
+    @Override
     public void run(Object[] buffers, int start, int end) {
         var x = Storage.wrapArray(buffers[0]);
         int[] out = (int[]) buffers[1];

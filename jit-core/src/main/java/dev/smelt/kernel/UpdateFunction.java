@@ -6,6 +6,9 @@ package dev.smelt.kernel;
 /// gain. Indices were checked before the program's first kernel (`Node.IndexCheck`).
 public record UpdateFunction(UpdateKernel kernel) implements KernelFunction {
     @Override
+    public String tier() { return "plain Java loops (not generated)"; }
+
+    @Override
     public void run(Object[] buffers, int start, int end) {
         if (start >= end) return;
         Object base = buffers[0], out = buffers[3];

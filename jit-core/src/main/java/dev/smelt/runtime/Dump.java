@@ -10,8 +10,10 @@ import java.util.Set;
 
 /// `-Djit.dump=trace,fusion,bytecode` prints each named stage's output to standard error as it is
 /// produced, and writes it under `target/jit-dump/` (`-Djit.dump.dir` to change), like tinygrad's
-/// `DEBUG`. Stages: `trace` (the traced graph), `fusion` (the kernels), `memory` (the memory plan),
-/// `bytecode` (class files). `-Dsmelt.dump=DIR` writes class files alone, to `DIR`.
+/// `DEBUG`. Stages, in the pipeline's order (`driver.Pipeline`): `trace` (the traced graph),
+/// `transform` (after autograd's or another transform), `passes` (the optimised graph), `fusion`
+/// (the kernels), `memory` (the memory plan), `bytecode` (class files). `-Dsmelt.dump=DIR` writes
+/// class files alone, to `DIR`.
 public final class Dump {
     private static final Set<String> STAGES = stages(System.getProperty("jit.dump", ""));
 

@@ -9,7 +9,6 @@ import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.MatMulKernel;
 import dev.smelt.kernel.Transcendentals;
-import dev.smelt.runtime.matmul.MatMulFunction;
 import dev.smelt.kernel.Schedule;
 
 /// The text of `explain()`: the graph, each kernel with the nodes it fuses, its category, the bytes
@@ -29,7 +28,7 @@ public final class Explain {
             long read = bytesRead(launch.kernel()), written = bytesWritten(launch.kernel());
             moved += read + written;
             text.append("kernel %d: %s; fuses %s%n".formatted(i, launch.category(), String.join(", ", launch.fused())));
-            text.append("  reads %,d B, writes %,d B; runs %s%n".formatted(read, written, tier(program.functions().get(i))));
+            text.append("  reads %,d B, writes %,d B; runs %s%n".formatted(read, written, program.functions().get(i).tier()));
             text.append(program.profileLine(i));
             if (launch.kernel() instanceof Kernel loops && inlineTrigonometry(loops))
                 text.append("  numerics: f32 sin/cos inline, within 2 ulps (past |x| = %d: Math.sin/cos, lane by lane)%n".formatted((int) Transcendentals.TRIG_LIMIT));
@@ -52,13 +51,6 @@ public final class Explain {
         Expr.walk(Transcendentals.expand(kernel).expressions().toList(),
                 expr -> found[0] |= expr instanceof Expr.Fallback fallback && (fallback.op() == UnaryOp.SIN || fallback.op() == UnaryOp.COS));
         return found[0];
-    }
-
-    private static String tier(Object function) {
-        if (function instanceof MatMulFunction matmul) return matmul.tier();
-        if (function instanceof dev.smelt.kernel.UpdateFunction || function instanceof dev.smelt.kernel.SortFunction) return "plain Java loops (not generated)";
-        if (dev.smelt.runtime.attention.AttentionFunctions.runs(function)) return dev.smelt.runtime.attention.AttentionFunctions.TIER;
-        return function instanceof TieredKernel tiered ? tiered.tier() : "scalar (small kernel)";
     }
 
     /// Each input buffer once (a broadcast input is read once per row, but from cache).

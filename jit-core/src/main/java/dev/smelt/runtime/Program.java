@@ -4,18 +4,15 @@ package dev.smelt.runtime;
 import dev.smelt.ir.Storage;
 import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.KernelFunction;
-import dev.smelt.kernel.MatMulKernel;
 import dev.smelt.kernel.Schedule;
 import dev.smelt.plan.MemoryPlan;
 import dev.smelt.plan.MemoryPlanner;
-import dev.smelt.runtime.matmul.MatMulFunction;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 
 /// A schedule made runnable: one [KernelFunction] per launch, over the buffers of a [MemoryPlan].
 /// Each call takes a frame (the plan's intermediate slots and the tables that bind them, see
@@ -60,16 +57,19 @@ public final class Program {
         }
     }
 
-    public Program(Schedule schedule, Function<KernelForm, KernelFunction> compile, Executor executor) {
-        this(schedule, compile, executor, Guard.NONE);
+    public Program(Schedule schedule, MemoryPlan memory, List<KernelFunction> functions, Executor executor) {
+        this(schedule, memory, functions, executor, Guard.NONE);
     }
 
-    /// A program that runs `guard`'s index checks before its first kernel, on every call.
-    public Program(Schedule schedule, Function<KernelForm, KernelFunction> compile, Executor executor, Guard guard) {
+    /// A program of `schedule`'s launches, run by `functions` (one per launch, in order) over the
+    /// buffers of `memory` (planned for `schedule`), that runs `guard`'s index checks before its
+    /// first kernel, on every call.
+    public Program(Schedule schedule, MemoryPlan memory, List<KernelFunction> functions, Executor executor, Guard guard) {
+        if (functions.size() != schedule.launches().size())
+            throw new IllegalArgumentException(functions.size() + " functions for " + schedule.launches().size() + " launches");
         this.schedule = schedule;
         this.guard = guard;
-        var memory = Dump.after("memory", MemoryPlanner.plan(schedule));
-        this.functions = schedule.launches().stream().map(launch -> compile.apply(launch.kernel())).toList();
+        this.functions = List.copyOf(functions);
         this.executor = executor;
         this.calls = new Call[functions.size()];
         this.profile = Profile.ON ? new Profile(calls.length) : null;
@@ -81,7 +81,7 @@ public final class Program {
         this.launchBuffers = Arrays.stream(calls).mapToInt(call -> call.identity() ? 0 : call.buffers().length).toArray();
         this.plain = layout(memory, null);
         this.inputBuffers = schedule.inputs().stream().mapToInt(Integer::intValue).toArray();
-        this.packedReads = packedReads(schedule, inputBuffers);
+        this.packedReads = packedReads(schedule, this.functions, inputBuffers);
         this.singleOutput = schedule.outputs().size() == 1 ? schedule.outputs().getFirst().buffer() : -1;
         this.loneOutput = singleOutput >= 0 && calls.length == 1 && calls[0].identity() && plain.slotOf.length == inputBuffers.length + 1
                 && plain.memory.slots().size() == 1 && plain.slotOf[singleOutput] == 0 && plain.noIntermediates ? plain.memory.slots().getFirst() : null;
@@ -164,18 +164,18 @@ public final class Program {
     /// Whether input `i` binds as its [dev.smelt.ir.PackedMatrix] when it has one, for `explain()`.
     public boolean readsPacked(int i) { return packedReads[i]; }
 
-    // An input is read packed when it is some kernel's right operand, every reader being a
-    // MatMulFunction.readsPackedRight kernel that reads it there and only there.
-    private static boolean[] packedReads(Schedule schedule, int[] inputBuffers) {
+    // An input is read packed when every function reading it takes it packed there (a GEMV's weight).
+    private static boolean[] packedReads(Schedule schedule, List<KernelFunction> functions, int[] inputBuffers) {
         boolean[] packed = new boolean[inputBuffers.length];
         for (int i = 0; i < inputBuffers.length; i++) {
             boolean read = false, allPacked = true;
-            for (var launch : schedule.launches()) {
+            for (int l = 0; l < functions.size(); l++) {
+                var launch = schedule.launches().get(l);
                 var buffers = launch.buffers();
                 for (int position = 0; position < launch.kernel().inputs().size(); position++) {
                     if (buffers.get(position) != inputBuffers[i]) continue;
                     read = true;
-                    allPacked &= launch.kernel() instanceof MatMulKernel matmul && matmul.right() == position && MatMulFunction.readsPackedRight(matmul);
+                    allPacked &= functions.get(l).readsPacked(position);
                 }
             }
             packed[i] = read && allPacked;

@@ -4,6 +4,7 @@ package dev.smelt.runtime;
 import dev.smelt.ir.Storage;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelFunction;
+import java.lang.management.ManagementFactory;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Array;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -12,6 +13,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /// Serves a kernel with its scalar variant while the vector variant warms up in the background,
@@ -23,7 +25,8 @@ import java.util.function.Supplier;
 /// the vector variant is the faster (then it takes over) or a round of [#ROUND_NANOS] passes. A lost round
 /// is no verdict, since on a busy machine C2 may not have compiled the vector code yet: the
 /// kernel tries again after a back-off that doubles from [#FIRST_BACK_OFF_NANOS] to
-/// [#LAST_BACK_OFF_NANOS], for as long as it is called. Warm-ups are bounded: a few wait in a
+/// [#LAST_BACK_OFF_NANOS], for as long as it is called, and stays at the first while the JIT
+/// finished other compilations during the round (C2's queue was not empty). Warm-ups are bounded: a few wait in a
 /// queue (a kernel that finds it full tries again on a later call), and a waiting warm-up holds
 /// its inputs weakly, so it keeps no array alive that the program dropped.
 ///
@@ -58,6 +61,7 @@ public final class TieredKernel implements KernelFunction {
     private final KernelFunction scalar;
     private final Supplier<KernelFunction> vector;
     private final long firstBackOff, round;
+    private final LongSupplier jitMillis;
     private final AtomicBoolean warming = new AtomicBoolean();
     private volatile KernelFunction active;
     private volatile KernelFunction candidate;
@@ -72,7 +76,13 @@ public final class TieredKernel implements KernelFunction {
 
     /// `forced`: "scalar", "vector" or "auto"; `firstBackOff` and `round` in nanoseconds.
     TieredKernel(Kernel kernel, KernelFunction scalar, Supplier<KernelFunction> vector, String forced, long firstBackOff, long round) {
+        this(kernel, scalar, vector, forced, firstBackOff, round, () -> JitClock.MILLIS.getAsLong());
+    }
+
+    /// `jitMillis`: the JIT's total compilation time, read before and after each round.
+    TieredKernel(Kernel kernel, KernelFunction scalar, Supplier<KernelFunction> vector, String forced, long firstBackOff, long round, LongSupplier jitMillis) {
         this.kernel = kernel;
+        this.jitMillis = jitMillis;
         this.scalar = scalar;
         this.vector = vector;
         this.firstBackOff = firstBackOff;
@@ -87,6 +97,7 @@ public final class TieredKernel implements KernelFunction {
     }
 
     /// Which variant runs now and why, for `explain()`.
+    @Override
     public String tier() { return tier; }
 
     @Override
@@ -112,6 +123,7 @@ public final class TieredKernel implements KernelFunction {
     }
 
     private void warmUp(WeakReference<?>[] held, int[] outputLengths, int end) {
+        long compiled = jitMillis.getAsLong();
         try {
             Object[] buffers = buffers(held, outputLengths);
             if (buffers != null && faster(buffers, end)) return;
@@ -119,11 +131,27 @@ public final class TieredKernel implements KernelFunction {
             tier = "scalar (vector variant failed: " + e + ")";
             return; // warming stays set: a variant that fails is not tried again
         }
-        long backOff = Math.min(LAST_BACK_OFF_NANOS, firstBackOff << Math.min(lost, 30));
-        lost++;
+        // While the JIT is still finishing compilations (ours may be queued behind them), a lost
+        // round says nothing of the vector code: try again soon rather than back off further.
+        boolean jitBusy = jitMillis.getAsLong() != compiled;
+        long backOff = jitBusy ? firstBackOff : Math.min(LAST_BACK_OFF_NANOS, firstBackOff << Math.min(lost, 30));
+        if (!jitBusy) lost++;
         nextTry = System.nanoTime() + backOff;
-        tier = "scalar (the vector variant was not faster yet; trying again in %d s)".formatted(Math.max(1, backOff / 1_000_000_000L));
+        tier = "scalar (the vector variant was not faster yet%s; trying again in %d s)".formatted(jitBusy ? ", the JIT still compiling" : "",
+                Math.max(1, backOff / 1_000_000_000L));
         warming.set(false);
+    }
+
+    /// The JIT's total compilation time so far, in milliseconds (HotSpot adds each compilation's
+    /// time when it ends), or a constant where the JVM does not say. A holder class: the warm-up
+    /// thread, not a program's first call, pays for the management bean.
+    private static final class JitClock {
+        static final LongSupplier MILLIS = millis();
+
+        private static LongSupplier millis() {
+            var jit = ManagementFactory.getCompilationMXBean();
+            return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit::getTotalCompilationTime : () -> 0;
+        }
     }
 
     // The first call's inputs, if the program still holds them, and fresh outputs of its sizes.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.codegen;
 
+import dev.smelt.testing.Programs;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -97,7 +98,7 @@ class ColumnGraphsTest {
         List<Storage> inputs = arguments.stream().map(t -> Storage.wrapArray(t.toFloatArray())).toList();
         var expected = Interpreter.run(graph, inputs);
         var bounds = Interpreter.run(GraphTolerance.bounds(graph), inputs);
-        var actual = new Program(schedule, VectorOnly::compile, Executor.sequential()).run(inputs);
+        var actual = Programs.of(schedule, VectorOnly::compile, Executor.sequential()).run(inputs);
         for (int o = 0; o < expected.size(); o++)
             for (int i = 0; i < expected.get(o).size(); i++) {
                 String problem = GraphTolerance.mismatch(expected.get(o).get(i), actual.get(o).get(i), bounds.get(o).get(i));

@@ -38,18 +38,18 @@ class ColumnReadsTest {
     void aVectorisedColumnSumCostsWhatAContiguousSumOfItsBytesCosts() {
         var column = columnReduce(ReduceOp.SUM, 1024, 1024, 1);
         assertTrue(ColumnReads.vectorised(column, AVX512));
-        assertEquals(CostModel.kernelTime(rowSum(1024, 1024), AVX512), CostModel.kernelTime(column, AVX512), 1e-6);
+        assertEquals(CostModel.CALIBRATED.time(rowSum(1024, 1024), AVX512), CostModel.CALIBRATED.time(column, AVX512), 1e-6);
         assertTrue(ColumnReads.vectorised(columnReduce(ReduceOp.MAX, 7, 16, 1), AVX512));
     }
 
     @Test
     void stridedReadsThatStayScalarOrGatherKeepTheStridedWeight() {
-        double contiguous = CostModel.kernelTime(rowSum(1024, 1024), AVX512);
+        double contiguous = CostModel.CALIBRATED.time(rowSum(1024, 1024), AVX512);
         assertTrue(ColumnReads.vectorised(columnReduce(ReduceOp.ARGMAX, 1024, 1024, 1), AVX512));
         for (var kernel : List.of(columnReduce(ReduceOp.SUM, 1024, 1024, 64),
                 columnReduce(ReduceOp.SUM, 1024, 15, 1), columnReduce(ReduceOp.PROD, 1024, 1024, 1))) {
             assertFalse(ColumnReads.vectorised(kernel, AVX512), kernel.toString());
-            assertTrue(CostModel.kernelTime(kernel, AVX512) > 5 * contiguous * kernel.space().count() / (1024.0 * 1024), kernel.toString());
+            assertTrue(CostModel.CALIBRATED.time(kernel, AVX512) > 5 * contiguous * kernel.space().count() / (1024.0 * 1024), kernel.toString());
         }
     }
 }

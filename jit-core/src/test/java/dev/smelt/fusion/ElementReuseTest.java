@@ -45,7 +45,7 @@ class ElementReuseTest {
         var kernel = kernel(List.of(reduction(ReduceOp.MAX, X), reduction(ReduceOp.SUM, shifted), reduction(ReduceOp.SUM, exp),
                         reduction(ReduceOp.MAX, sub(exp, shifted))),
                 List.of(full(new Expr.Binary(BinaryOp.DIV, exp, shifted)), full(sub(exp, shifted))));
-        assertEquals(List.of("max(in0)", "sum(sqrt(sub(in0, r0)))", "sum(exp(e1))", "max(sub(e2, e1))", "div(e2, e1)", "e3"), printed(ElementReuse.apply(kernel)));
+        assertEquals(List.of("max(in0)", "sum(sqrt(sub(in0, r0)))", "sum(exp(e1))", "max(sub(e2, e1))", "div(e2, e1)", "e3"), printed(ElementReuse.apply(kernel, CostModel.CALIBRATED)));
     }
 
     /// A subtraction costs less than storing and reloading it, and an `exp` costs less than a row
@@ -56,12 +56,12 @@ class ElementReuseTest {
         var exp = new Expr.Unary(UnaryOp.EXP, shifted);
         var reductions = List.of(reduction(ReduceOp.MAX, X), reduction(ReduceOp.SUM, shifted), reduction(ReduceOp.SUM, exp));
         var kernel = kernel(reductions, List.of(full(new Expr.Binary(BinaryOp.DIV, exp, shifted))));
-        assertEquals(List.of("max(in0)", "sum(sub(in0, r0))", "sum(exp(sub(in0, r0)))", "div(e2, sub(in0, r0))"), printed(ElementReuse.apply(kernel)));
+        assertEquals(List.of("max(in0)", "sum(sub(in0, r0))", "sum(exp(sub(in0, r0)))", "div(e2, sub(in0, r0))"), printed(ElementReuse.apply(kernel, CostModel.CALIBRATED)));
         var longRows = Shape.of(2, 1 << 18);   // 1 MiB of f32 per row
         var dense = IndexMap.contiguous(longRows);
         var longKernel = new Kernel(longRows, 1, List.of(new Kernel.Input(DType.F32, longRows.size(), dense)), reductions,
                 List.of(new Kernel.Output(new Expr.Binary(BinaryOp.DIV, exp, shifted), longRows.size(), dense, false)));
-        assertSame(longKernel, ElementReuse.apply(longKernel));
+        assertSame(longKernel, ElementReuse.apply(longKernel, CostModel.CALIBRATED));
     }
 
     @Test
@@ -69,11 +69,11 @@ class ElementReuseTest {
         var square = new Expr.Unary(UnaryOp.SQUARE, X);
         var kernel = kernel(List.of(reduction(ReduceOp.SUM, X), new Kernel.Reduction(ReduceOp.ARGMAX, square)),
                 List.of(full(new Expr.Binary(BinaryOp.ADD, X, square)), row(new Expr.Accumulated(1, DType.I32))));
-        assertSame(kernel, ElementReuse.apply(kernel), "a load gains nothing, an argmax keeps no values");
+        assertSame(kernel, ElementReuse.apply(kernel, CostModel.CALIBRATED), "a load gains nothing, an argmax keeps no values");
         var perRow = new Expr.Unary(UnaryOp.EXP, new Expr.Load(1, DType.F32));   // in1 is one value per row
         var inputs = List.of(input(IndexMap.contiguous(SPACE)), input(new IndexMap(0, List.of(1, 0))));
         var rowValue = new Kernel(SPACE, 1, inputs, List.of(reduction(ReduceOp.SUM, perRow)), List.of(row(perRow), full(perRow)));
-        assertEquals(List.of("sum(exp(in1))", "exp(in1)", "e0"), printed(ElementReuse.apply(rowValue)));
+        assertEquals(List.of("sum(exp(in1))", "exp(in1)", "e0"), printed(ElementReuse.apply(rowValue, CostModel.CALIBRATED)));
     }
 
     private static Expr sub(Expr a, Expr b) { return new Expr.Binary(BinaryOp.SUB, a, b); }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.fusion;
 
+import dev.smelt.testing.Programs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -40,7 +41,7 @@ class LoweringTest {
         } catch (RuntimeException e) {
             throw new AssertionError("seed " + seed + ": planning failed for\n" + graph, e);
         }
-        var program = new Program(schedule, KernelInterpreter::of, Executor.sequential());
+        var program = Programs.of(schedule, KernelInterpreter::of, Executor.sequential());
         var expected = Interpreter.run(graph, inputs);
         var actual = program.run(inputs);
         for (int o = 0; o < expected.size(); o++)

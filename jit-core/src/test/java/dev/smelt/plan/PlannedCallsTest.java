@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.plan;
 
+import dev.smelt.testing.Programs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -32,7 +33,7 @@ class PlannedCallsTest {
     }
 
     static Program program(Graph graph) {
-        return new Program(Unfused.schedule(graph), dev.smelt.testing.VectorOnly::compile, Executor.shared());
+        return Programs.of(Unfused.schedule(graph), dev.smelt.testing.VectorOnly::compile, Executor.shared());
     }
 
     @Test

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.plan;
 
+import dev.smelt.testing.Programs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -69,7 +70,7 @@ class PlannedProgramsTest {
     }
 
     private static void check(long seed, Graph graph, Schedule schedule, Function<KernelForm, KernelFunction> compile) {
-        var program = new Program(schedule, compile, Executor.shared());
+        var program = Programs.of(schedule, compile, Executor.shared());
         String context = "seed %d%n%s%n%s".formatted(seed, graph, program.memory());
         PlanCheck.verify(schedule, program.memory());
         var reuse = PlanCheck.reuse(program.memory());

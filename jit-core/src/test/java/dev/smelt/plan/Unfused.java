@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.plan;
 
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.ir.Graph;
 import dev.smelt.kernel.Schedule;

@@ -57,6 +57,24 @@ class TieredKernelTest {
         assertEquals(7, out[4095]);
     }
 
+    /// A round lost while the JIT finished other compilations (the candidate may wait behind them in
+    /// C2's queue) keeps the first back-off; one lost with the JIT idle counts towards the next.
+    @Test
+    void aRoundLostWhileTheJitIsBusyIsNotCounted() throws InterruptedException {
+        var clock = new AtomicInteger();
+        for (boolean busy : new boolean[] {true, false}) {
+            var tiered = new TieredKernel(COPY, copy(() -> 1), () -> copy(() -> 50), "auto", 1_000_000L, 5_000_000L,
+                    () -> busy ? clock.incrementAndGet() : 0);
+            float[] in = new float[4096], out = new float[4096];
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (!tiered.tier().contains("trying again") && System.nanoTime() < deadline) {
+                tiered.run(new Object[] {in, out}, 0, 64);
+                Thread.sleep(1);
+            }
+            assertEquals(busy, tiered.tier().contains("the JIT still compiling"), tiered.tier());
+        }
+    }
+
     /// Warm-ups waiting for the warming thread keep no array alive that the program dropped.
     @Test
     void aWaitingWarmUpHoldsItsInputsWeakly() throws InterruptedException {

@@ -12,7 +12,7 @@ import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.Traced;
 import dev.smelt.WeightFormat;
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
 import java.lang.invoke.MethodHandles;

@@ -18,11 +18,8 @@ public final class AttentionFunctions {
         };
     }
 
-    /// Whether `function` is attention code, which `explain()` describes by this.
-    public static boolean runs(Object function) { return function instanceof FloatAttention || function instanceof DoubleAttention; }
-
     /// How attention code runs, for `explain()`.
-    public static final String TIER = "vector code (Vector API loops, compiled by C2 on first use)";
+    static final String TIER = "vector code (Vector API loops, compiled by C2 on first use)";
 
     /// The forward's work item `index` of a head's `blocks` is query block `0, blocks-1, 1,
     /// blocks-2, …`: under a causal mask later blocks see more keys, and threads take contiguous

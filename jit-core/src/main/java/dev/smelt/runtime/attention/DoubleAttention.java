@@ -64,6 +64,9 @@ final class DoubleAttention implements KernelFunction {
     private static final int PACKED_ROWS = 4;
 
     @Override
+    public String tier() { return AttentionFunctions.TIER; }
+
+    @Override
     public void run(Object[] buffers, int start, int end) {
         if (kernel.backward()) {
             var scratch = new Scratch(true);

@@ -8,7 +8,6 @@ import dev.smelt.kernel.KernelFunction;
 import dev.smelt.kernel.MatMulKernel;
 import java.util.Arrays;
 import java.util.function.BooleanSupplier;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 /// Runs a [MatMulKernel]: the BLIS loops around a generated register-tile micro-kernel, then the
@@ -97,19 +96,23 @@ public final class MatMulFunction implements KernelFunction {
         this.gemv = Gemv.applies(kernel);
     }
 
-    /// The function for `kernel` with this machine's micro-kernel, compiling the epilogue with `compile`.
-    public static MatMulFunction of(MatMulKernel kernel, Function<Kernel, KernelFunction> compile) {
+    /// The function for `kernel` with this machine's micro-kernel, its epilogue run by `epilogue`
+    /// (null when the kernel is a plain product).
+    public static MatMulFunction of(MatMulKernel kernel, KernelFunction epilogue) {
+        if (kernel.plain() != (epilogue == null)) throw new IllegalArgumentException(kernel.plain() ? "a plain product has no epilogue" : "the epilogue's function is missing");
         var tiles = MicroKernels.of(kernel.dtype());
-        var function = new MatMulFunction(kernel, tiles.shape(), tiles::current, kernel.plain() ? null : compile.apply(kernel.epilogue()));
+        var function = new MatMulFunction(kernel, tiles.shape(), tiles::current, epilogue);
         if (!function.gemv) tiles.current(); // starts the vector tile's warm-up now, before the first call (after the tiny product's, if this is one)
         return function;
     }
 
-    /// Whether `kernel` may read its right operand `in<right>` as a [dev.smelt.ir.PackedMatrix]
-    /// (a bf16 or int8 weight `[N, K]`): it runs as a GEMV reading the whole matrix, row-major.
-    public static boolean readsPackedRight(MatMulKernel kernel) { return Gemv.readsWholeMatrix(kernel); }
+    /// Its right operand `in<right>`, when it runs as a GEMV reading the whole matrix row-major: a
+    /// bf16 or int8 weight `[N, K]` is then read as its [dev.smelt.ir.PackedMatrix].
+    @Override
+    public boolean readsPacked(int position) { return position == kernel.right() && Gemv.readsWholeMatrix(kernel); }
 
     /// Which micro-kernel runs, for `explain()`.
+    @Override
     public String tier() {
         if (gemv) return "GEMV: %d row(s) of x against W's rows streamed once, unpacked (a bf16 or int8 weight is dequantised in registers)%s".formatted(rows, Gemv.PAGES);
         if (tiny.getAsBoolean()) return "tiny product (no packing)";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.runtime.matmul;
 
+import dev.smelt.testing.Programs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -57,9 +58,9 @@ class GemvTest {
         List<Storage> inputs = RandomGraphs.inputs(seed, graph);
         var expected = Interpreter.run(graph, inputs);
         var bounds = Interpreter.run(GraphTolerance.bounds(graph), inputs);
-        var one = new Program(schedule, VectorOnly::compile, new Executor(1)).run(inputs);
-        var two = new Program(schedule, VectorOnly::compile, new Executor(2, 0)).run(inputs); // split however small
-        var again = new Program(schedule, VectorOnly::compile, new Executor(2, 0)).run(inputs);
+        var one = Programs.of(schedule, VectorOnly::compile, new Executor(1)).run(inputs);
+        var two = Programs.of(schedule, VectorOnly::compile, new Executor(2, 0)).run(inputs); // split however small
+        var again = Programs.of(schedule, VectorOnly::compile, new Executor(2, 0)).run(inputs);
         for (int o = 0; o < expected.size(); o++) {
             assertArrayEquals((float[]) one.get(o).array(), (float[]) two.get(o).array(), () -> description + ": one thread against two");
             assertArrayEquals((float[]) two.get(o).array(), (float[]) again.get(o).array(), () -> description + ": a second call");

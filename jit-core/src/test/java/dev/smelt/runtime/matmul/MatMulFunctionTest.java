@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.runtime.matmul;
 
+import dev.smelt.testing.Programs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -86,9 +87,9 @@ class MatMulFunctionTest {
         var shape = MicroKernelShape.of(dtypeOf(problem.graph()));
         MicroKernel vector = KernelLoader.load(VectorOnly.verified(MicroKernelEmitter.emit(shape)), MicroKernel.class), scalar = new ScalarTile(shape);
         var inputs = RandomGraphs.inputs(seed, problem.graph());
-        var fromScalar = new Program(schedule, machineBlocking(shape, scalar, false), new Executor(3, 0)).run(inputs);
-        var fromVector = new Program(schedule, machineBlocking(shape, vector, false), new Executor(3, 0)).run(inputs);
-        var fromTiny = new Program(schedule, machineBlocking(shape, vector, true), new Executor(3, 0)).run(inputs);
+        var fromScalar = Programs.of(schedule, machineBlocking(shape, scalar, false), new Executor(3, 0)).run(inputs);
+        var fromVector = Programs.of(schedule, machineBlocking(shape, vector, false), new Executor(3, 0)).run(inputs);
+        var fromTiny = Programs.of(schedule, machineBlocking(shape, vector, true), new Executor(3, 0)).run(inputs);
         for (int o = 0; o < fromScalar.size(); o++)
             for (int i = 0; i < fromScalar.get(o).size(); i++) {
                 double a = fromScalar.get(o).get(i), b = fromVector.get(o).get(i), c = fromTiny.get(o).get(i);
@@ -138,7 +139,7 @@ class MatMulFunctionTest {
         inputs.forEach(MatMulFunctionTest::moderate);
         var expected = Interpreter.run(graph, inputs);
         var bounds = Interpreter.run(GraphTolerance.bounds(graph), inputs);
-        var actual = new Program(schedule, compile, new Executor(3, 0)).run(inputs); // every product split, however small
+        var actual = Programs.of(schedule, compile, new Executor(3, 0)).run(inputs); // every product split, however small
         for (int o = 0; o < expected.size(); o++)
             for (int i = 0; i < expected.get(o).size(); i++) {
                 String mismatch = GraphTolerance.mismatch(expected.get(o).get(i), actual.get(o).get(i), bounds.get(o).get(i));

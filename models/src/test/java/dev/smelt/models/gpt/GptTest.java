@@ -10,7 +10,7 @@ import dev.smelt.Generator;
 import dev.smelt.Jit;
 import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
-import dev.smelt.fusion.FusionMode;
+import dev.smelt.ir.FusionMode;
 import dev.smelt.optim.Adam;
 import java.util.List;
 import java.util.Random;

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.driver;
+
+import dev.smelt.codegen.KernelEmitter;
+import dev.smelt.codegen.RowExtent;
+import dev.smelt.codegen.Variant;
+import dev.smelt.ir.DType;
+import dev.smelt.kernel.AttentionKernel;
+import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.KernelForm;
+import dev.smelt.kernel.KernelFunction;
+import dev.smelt.kernel.MatMulKernel;
+import dev.smelt.kernel.Schedule;
+import dev.smelt.kernel.SortFunction;
+import dev.smelt.kernel.SortKernel;
+import dev.smelt.kernel.UpdateFunction;
+import dev.smelt.kernel.UpdateKernel;
+import dev.smelt.runtime.KernelCache;
+import dev.smelt.runtime.KernelLoader;
+import dev.smelt.runtime.TieredKernel;
+import dev.smelt.runtime.attention.AttentionFunctions;
+import dev.smelt.runtime.matmul.MatMulFunction;
+import dev.smelt.runtime.matmul.MicroKernels;
+import java.util.List;
+
+/// The pipeline's code generation stage: runnable code for each launch of a schedule, shared
+/// through the [KernelCache] by every program whose kernels are the same.
+public final class Kernels {
+    private Kernels() {}
+
+    /// Kernels touching fewer elements run only their scalar variant: at this size a vector
+    /// variant saves microseconds and costs a background compile and warm-up.
+    // VECTOR_THRESHOLD = 2^14 elements (chosen, not yet measured; see EagerBench)
+    static final int VECTOR_THRESHOLD = Integer.getInteger("smelt.vectorThreshold", 1 << 14);
+
+    /// Products of at least this many multiply-adds start the tile's warm-up when traced.
+    static final long EARLY_TILE_WORK = 1L << 22;
+
+    /// One function per launch, in the schedule's order.
+    static List<KernelFunction> compile(Schedule schedule) {
+        return schedule.launches().stream().map(launch -> compile(launch.kernel())).toList();
+    }
+
+    static KernelFunction compile(KernelForm kernel) {
+        return switch (kernel) {
+            case Kernel loops -> generate(loops);
+            case MatMulKernel matmul -> KernelCache.get(matmul, m -> MatMulFunction.of(m, m.plain() ? null : generate(m.epilogue())));
+            case UpdateKernel update -> new UpdateFunction(update);
+            case SortKernel sort -> new SortFunction(sort);
+            case AttentionKernel attention -> AttentionFunctions.of(attention);
+        };
+    }
+
+    // Scalar code now; for large kernels, vector code warmed up in the background (TieredKernel).
+    // Both are generated for the kernel's RowExtent representative, so every extent of its rows
+    // (a dynamic batch) shares them, and small and large extents share the scalar class.
+    private static KernelFunction generate(Kernel kernel) {
+        Kernel shared = RowExtent.representative(kernel);
+        KernelFunction scalar = KernelCache.get(shared, k -> KernelLoader.load(KernelEmitter.emit(k, Variant.SCALAR)));
+        long elements = (long) kernel.workItems() * Math.max(1, kernel.rowLength());
+        if (elements < VECTOR_THRESHOLD) return scalar;
+        return KernelCache.get("tiered " + shared, () -> new TieredKernel(shared, scalar, () -> KernelLoader.load(KernelEmitter.emit(shared, Variant.VECTOR))));
+    }
+
+    /// Starts the warm-up of `dtype`'s vector matmul tile when a product of `work` multiply-adds is
+    /// traced or run, if it is large: the tile needs 0.3–1 s of a cold JVM, about what compiling the
+    /// program around the product takes, and a large product on the scalar tile costs a millisecond
+    /// or more per call meanwhile. A small one waits for its program to be built (MatMulFunction
+    /// starts it then): on two cores the warm-up slows the compile, and the digits run (64-128-10,
+    /// products of 262K multiply-adds) ended 8% later with the early start (1,500 against 1,380 ms,
+    /// medians of ten alternations) while the 784-512-10 step's first 100 took 1,625–1,750 ms with it
+    /// against 1,927–2,182 without.
+    public static void expectMatMul(DType dtype, long work) {
+        if (work >= EARLY_TILE_WORK) MicroKernels.of(dtype).current();
+    }
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.fusion;
+
+import dev.smelt.ir.Node;
+import java.util.List;
+import java.util.function.Predicate;
+
+/// The fixed fusion rules, all of them, each one line: when it applies and the reason `explain()`
+/// gives. A fixed rule says a node must have a buffer of its own, or may not be fused into some
+/// kernel, whatever it costs; the places that build a plan ([Realization], [KernelBudget],
+/// [Groups], [Lowering], [MatMulLaunch], [FusionPlanner]) ask these and decide nothing of the kind
+/// themselves. Choices weighed in time are not here: they are the planner's, priced by its
+/// [CostModel] ([FusionPlanner], [Sharing], [Relayout], [MatMulLaunch#decision]).
+final class FusionRules {
+    private FusionRules() {}
+
+    /// A rule: the cases it applies to, and why (a format when the reason names a figure).
+    record Rule<T>(Predicate<T> applies, String reason) {
+        boolean test(T subject) { return applies.test(subject); }
+
+        String reason(Object... figures) { return reason.formatted(figures); }
+    }
+
+    /// A node as a kernel reads it: its value wanted at each point of the kernel through `mapping`.
+    record Read(Node node, Mapping mapping) {}
+
+    /// A kernel's loop: how many reductions it folds, and how many of them are matmul products.
+    record Loop(int reductions, int products) {}
+
+    /// A reduction (or matmul) as a kernel would fold it: its own row structure, the kernel's, and
+    /// where the kernel reads it. `perRow` is null when the reduction's rows are no rows of the kernel.
+    record Fold(Signature own, Signature kernel, Mapping perRow, Mapping mapping) {}
+
+    // Nodes with a buffer and a kernel of their own, never computed inside another kernel.
+    static final Rule<Node> CONCAT = new Rule<>(n -> n instanceof Node.Concat, "concat writes its parts into one buffer");
+    static final Rule<Node> UPDATE = new Rule<>(n -> n instanceof Node.Scatter || n instanceof Node.SliceUpdate, "an update writes a buffer of its own");
+    static final Rule<Node> SORT = new Rule<>(n -> n instanceof Node.ArgSort, "a sort writes a buffer of its own");
+    static final Rule<Node> ATTENTION = new Rule<>(n -> n instanceof Node.Attention, "attention is a kernel of its own");
+
+    // Operands read from buffers: the rule applies to the node that reads them (a gather's, to whether its source has one).
+    static final Rule<Node> UPDATE_OPERAND = new Rule<>(n -> UPDATE.test(n) || SORT.test(n), "an update or a sort reads its operands from buffers");
+    static final Rule<Node> MATMUL_OPERAND = new Rule<>(n -> n instanceof Node.MatMul, "a matmul operand is read many times");
+    static final Rule<Node> ATTENTION_OPERAND = new Rule<>(ATTENTION.applies(), "an attention operand is read dense, block by block");
+    static final Rule<Boolean> GATHER_SOURCE = new Rule<>(buffered -> !buffered, "a gather reads its source from a buffer, at positions the index gives");
+
+    // What a kernel cannot compute at the points it reads it.
+    static final Rule<Read> MERGED_RESHAPE = new Rule<>(r -> !r.mapping().isAffine() && !elementwise(r.node()), "a merging reshape reads it by flat position only");
+    static final Rule<Read> MERGED_IOTA = new Rule<>(r -> r.node() instanceof Node.Iota iota && Indexes.of(iota, r.mapping()) == null, "a merging reshape hides which axis it counts");
+    static final Rule<Integer> BUDGET = new Rule<>(excess -> excess > 0, "the kernel would exceed %d operations");
+    static final Rule<Fold> ROWS = new Rule<>(f -> !f.own().key().equals(f.kernel().key()) || !f.own().operand().equals(f.kernel().operand()) || f.perRow() == null || !f.mapping().sameAs(f.perRow()), "its rows do not line up with this kernel's loop");
+    static final Rule<Boolean> CLAIMED = new Rule<>(foldedElsewhere -> foldedElsewhere, "two kernels would each compute it");
+
+    // A matmul kernel computes one product, into a dense buffer of the product's dtype.
+    static final Rule<Loop> ONE_PRODUCT = new Rule<>(l -> l.products() > 1 && l.products() == l.reductions(), "another matmul shares its loop; apart, each runs as a matmul");
+    static final Rule<Integer> ACCUMULATOR = new Rule<>(output -> output < 0, "its epilogue writes no dense %s buffer to accumulate the product in");
+
+    // The planner prices pointwise nodes only: a reduction or a product is folded by one kernel, never recomputed.
+    static final Rule<Node> FOLDED_ONCE = new Rule<>(n -> n instanceof Node.Reduce || n instanceof Node.MatMul, "a reduction or a product is folded by one kernel");
+
+    /// The rules that give a node a kernel of its own, in the order they are asked.
+    private static final List<Rule<Node>> OWN_KERNEL = List.of(CONCAT, UPDATE, SORT, ATTENTION);
+
+    /// The rule that gives `node` a buffer and a kernel of its own, or null.
+    static Rule<Node> ownKernel(Node node) {
+        for (var rule : OWN_KERNEL) if (rule.test(node)) return rule;
+        return null;
+    }
+
+    /// The rule that keeps `read` out of the kernel reading it, once [#MERGED_RESHAPE] and [#BUDGET]
+    /// have let it in; null when the kernel computes it.
+    static Rule<?> unfusable(Read read) {
+        var own = ownKernel(read.node());
+        if (own != null) return own;
+        return MERGED_IOTA.test(read) ? MERGED_IOTA : null;
+    }
+
+    /// Whether a kernel reading `node` by flat position alone can still compute it: its value at a
+    /// position does not depend on which axes the position is on.
+    private static boolean elementwise(Node node) {
+        return switch (node) {
+            case Node.Constant _, Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reshape _, Node.Random _ -> true;
+            case Node.Input _, Node.Iota _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Reduce _, Node.MatMul _, Node.Concat _, Node.IndexCheck _, Node.Attention _ -> false;
+            case Node.Gather _, Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _ -> false;
+        };
+    }
+}
