@@ -197,12 +197,17 @@ final class CalibratedCosts implements CostModel {
         };
     }
 
-    private final java.util.Map<java.util.List<Enum<?>>, Double> rewritten = new java.util.concurrent.ConcurrentHashMap<>();
+    // rewritten(op, dtype), counted on first use: [dtype][op] by ordinal, 0 until then. The planner
+    // prices every operation of every trial plan, so a lookup allocates nothing.
+    private final double[][] rewritten = new double[DType.values().length][UnaryOp.values().length];
 
     /// The arithmetic of `op`'s implementation as generated code computes it (`kernel.Transcendentals`),
     /// per element of `f32` as [#unary]'s other prices.
     double rewritten(UnaryOp op, DType dtype) {
-        return rewritten.computeIfAbsent(java.util.List.of(op, dtype), key -> arithmetic(java.util.List.of(Transcendentals.expand(op, new Expr.Load(0, dtype)))) / (dtype.bytes() == 8 ? 2 : 1));
+        double price = rewritten[dtype.ordinal()][op.ordinal()];
+        if (price == 0) // a race only counts the same tree twice
+            rewritten[dtype.ordinal()][op.ordinal()] = price = arithmetic(java.util.List.of(Transcendentals.expand(op, new Expr.Load(0, dtype)))) / (dtype.bytes() == 8 ? 2 : 1);
+        return price;
     }
 
     /// Each value over the register budget is stored and reloaded.

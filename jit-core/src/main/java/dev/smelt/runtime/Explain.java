@@ -21,7 +21,8 @@ public final class Explain {
     public static String of(Graph graph, Program program) {
         Schedule schedule = program.schedule();
         var text = new StringBuilder("graph:\n").append(graph.toString().indent(2));
-        text.append("kernels: %d (unfused: %d)%n".formatted(schedule.launches().size(), unfusedKernels(dev.smelt.ir.AttentionMath.expandAll(graph))));
+        Graph unfusedGraph = dev.smelt.ir.AttentionMath.expandAll(graph); // attention as it runs unfused
+        text.append("kernels: %d (unfused: %d)%n".formatted(schedule.launches().size(), unfusedKernels(unfusedGraph)));
         long moved = 0;
         for (int i = 0; i < schedule.launches().size(); i++) {
             var launch = schedule.launches().get(i);
@@ -35,7 +36,7 @@ public final class Explain {
             text.append(launch.kernel().toString().indent(2));
         }
         for (var decision : schedule.decisions()) text.append("decision: ").append(decision).append('\n');
-        long unfused = unfusedBytes(dev.smelt.ir.AttentionMath.expandAll(graph)); // attention as it runs unfused
+        long unfused = unfusedBytes(unfusedGraph);
         text.append("bytes moved: %,d fused vs %,d unfused (%,d saved)%n".formatted(moved, unfused, Math.max(0, unfused - moved)));
         text.append(intermediateTraffic(graph, schedule));
         if (!program.guard().isEmpty()) text.append(program.guard()).append('\n');
