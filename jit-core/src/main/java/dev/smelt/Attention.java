@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import dev.smelt.ir.SmeltException;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -8,6 +8,7 @@ import dev.smelt.ir.Node;
 import dev.smelt.ir.Printer;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.UnaryOp;
 import dev.smelt.trace.Tracer;
 import java.math.BigInteger;

@@ -2,6 +2,7 @@
 package dev.smelt;
 
 import dev.smelt.ir.IndexOutOfRange;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
 import dev.smelt.runtime.Program;
 import java.util.List;

@@ -4,6 +4,7 @@ package dev.smelt;
 import dev.smelt.driver.Pipeline;
 import dev.smelt.ir.FusionMode;
 import dev.smelt.ir.Shape;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
 import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Explain;

@@ -2,6 +2,7 @@
 package dev.smelt;
 
 import dev.smelt.codegen.SubclassEmitter;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.trace.Tracer;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;

@@ -2,6 +2,7 @@
 package dev.smelt;
 
 import dev.smelt.ir.DType;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
 
 /// Copying a concrete tensor's values in and out. Writing is in place, as [Values#set] does one element: through the

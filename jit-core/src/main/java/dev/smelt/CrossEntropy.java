@@ -7,6 +7,7 @@ import dev.smelt.ir.IndexBounds;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.UnaryOp;
 import java.util.List;
 

@@ -3,6 +3,7 @@ package dev.smelt;
 
 import dev.smelt.driver.Pipeline;
 import dev.smelt.ir.Node;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
 import dev.smelt.trace.Tracer;
 import java.util.ArrayList;

@@ -2,6 +2,7 @@
 package dev.smelt;
 
 import dev.smelt.ir.DType;
+import dev.smelt.ir.SmeltException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;

@@ -3,6 +3,7 @@ package dev.smelt;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.PackedMatrix;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
 import java.util.List;
 import java.util.function.IntPredicate;

@@ -3,6 +3,7 @@ package dev.smelt;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Distribution;
+import dev.smelt.ir.SmeltException;
 
 /// A seeded source of random numbers for [Tensor#rand], [Tensor#randn] and [Tensor#dropout].
 /// Counter-based: draw number `n` is a pure function of `(seed, n)` (SplitMix64's finaliser, see

@@ -5,6 +5,7 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.IndexBounds;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
+import dev.smelt.ir.SmeltException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

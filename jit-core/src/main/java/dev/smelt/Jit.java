@@ -3,6 +3,7 @@ package dev.smelt;
 
 import dev.smelt.fusion.AttentionFusion;
 import dev.smelt.ir.Node;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.trace.Tracer;
 import java.lang.invoke.MethodHandles;
 import java.util.AbstractList;

@@ -2,6 +2,7 @@
 package dev.smelt;
 
 import dev.smelt.io.NpyFile;
+import dev.smelt.ir.SmeltException;
 import java.io.IOException;
 import java.nio.file.Path;
 

@@ -5,6 +5,7 @@ import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.UnaryOp;
 import java.math.BigDecimal;
 import java.math.BigInteger;

@@ -5,6 +5,7 @@ import dev.smelt.io.FormatException;
 import dev.smelt.io.SafeTensorsFile;
 import dev.smelt.io.TensorData;
 import dev.smelt.ir.Shape;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

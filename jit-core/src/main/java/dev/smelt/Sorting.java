@@ -3,6 +3,7 @@ package dev.smelt;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Node;
+import dev.smelt.ir.SmeltException;
 import java.util.List;
 
 /// `argsort` and `topk` as graph nodes, eager and compiled alike: an argsort ([Node.ArgSort]),

@@ -7,6 +7,7 @@ import dev.smelt.ir.Distribution;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
 import dev.smelt.ir.UnaryOp;
 import dev.smelt.trace.Tracer;

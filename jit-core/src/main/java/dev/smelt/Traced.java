@@ -6,6 +6,7 @@ import dev.smelt.ir.Graph;
 import dev.smelt.ir.IndexOutOfRange;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
 import dev.smelt.ref.Interpreter;
 import java.util.ArrayList;

@@ -3,6 +3,7 @@ package dev.smelt;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Shape;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
 
 /// Reading a concrete tensor's values back into Java. A traced tensor has no values: asking for

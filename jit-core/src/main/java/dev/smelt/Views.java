@@ -3,6 +3,7 @@ package dev.smelt;
 
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
+import dev.smelt.ir.SmeltException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

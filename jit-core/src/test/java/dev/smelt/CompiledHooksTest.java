@@ -11,6 +11,7 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.UnaryOp;
 import java.util.ArrayList;
 import java.util.List;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.smelt.codegen.Variant;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
 import dev.smelt.ref.Interpreter;
 import dev.smelt.runtime.KernelLoader;

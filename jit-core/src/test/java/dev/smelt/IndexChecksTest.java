@@ -1,21 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
-import dev.smelt.driver.Pipeline;
-import dev.smelt.testing.Programs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.smelt.ir.FusionMode;
+import dev.smelt.driver.Pipeline;
 import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.FusionMode;
 import dev.smelt.ir.IndexOutOfRange;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
 import dev.smelt.pass.IndexChecks;
 import dev.smelt.runtime.Executor;
 import dev.smelt.runtime.Program;
+import dev.smelt.testing.Programs;
 import dev.smelt.testing.VectorOnly;
 import java.util.List;
 import java.util.Random;

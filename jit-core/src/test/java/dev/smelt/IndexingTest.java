@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
-import dev.smelt.driver.Pipeline;
-import dev.smelt.testing.Programs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,12 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.smelt.driver.Pipeline;
 import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
 import dev.smelt.ir.UnaryOp;
 import dev.smelt.ref.Interpreter;
@@ -24,6 +24,7 @@ import dev.smelt.runtime.Executor;
 import dev.smelt.runtime.Explain;
 import dev.smelt.runtime.Program;
 import dev.smelt.testing.GraphTolerance;
+import dev.smelt.testing.Programs;
 import dev.smelt.testing.VectorOnly;
 import java.util.ArrayList;
 import java.util.List;

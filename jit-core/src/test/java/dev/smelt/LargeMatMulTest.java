@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
-import dev.smelt.driver.Pipeline;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.smelt.driver.Pipeline;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.kernel.MatMulKernel;
 import java.util.List;
 import org.junit.jupiter.api.Test;

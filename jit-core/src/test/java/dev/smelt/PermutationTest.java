@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.smelt.ir.SmeltException;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;

@@ -8,6 +8,7 @@ import static dev.smelt.TensorAssertions.shape;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.smelt.ir.DType;
+import dev.smelt.ir.SmeltException;
 import org.junit.jupiter.api.Test;
 
 /// Every reduction over all axes, one axis, several axes, with and without keepDims, on strided

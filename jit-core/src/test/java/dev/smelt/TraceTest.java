@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Shape;
+import dev.smelt.ir.SmeltException;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.ir.DType;
+import dev.smelt.ir.SmeltException;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 

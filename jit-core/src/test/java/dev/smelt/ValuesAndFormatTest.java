@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.ir.DType;
+import dev.smelt.ir.SmeltException;
 import org.junit.jupiter.api.Test;
 
 /// Reading values back into Java, `allClose`, and the PyTorch-style `toString`.

@@ -4,6 +4,7 @@ package dev.smelt;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.smelt.ir.SmeltException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

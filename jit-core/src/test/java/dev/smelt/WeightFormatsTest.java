@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.PackedMatrix;
+import dev.smelt.ir.SmeltException;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;

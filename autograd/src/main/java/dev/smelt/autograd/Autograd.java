@@ -3,10 +3,10 @@ package dev.smelt.autograd;
 
 import dev.smelt.Compiled;
 import dev.smelt.Jit;
-import dev.smelt.SmeltException;
 import dev.smelt.Traced;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
+import dev.smelt.ir.SmeltException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;

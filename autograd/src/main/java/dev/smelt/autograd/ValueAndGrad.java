@@ -3,11 +3,11 @@ package dev.smelt.autograd;
 
 import dev.smelt.Compiled;
 import dev.smelt.Jit;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.Traced;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.runtime.LruMap;
 import java.util.ArrayList;
 import java.util.Arrays;

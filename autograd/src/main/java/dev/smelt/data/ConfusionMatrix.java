@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.data;
 
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
+import dev.smelt.ir.SmeltException;
 
 /// Counts of (actual class, predicted class) pairs, accumulated over batches with [#add]: row
 /// `actual`, column `predicted`, as scikit-learn's `confusion_matrix`. Not thread-safe.

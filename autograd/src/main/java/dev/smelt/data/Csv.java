@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.data;
 
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.SmeltException;
 import java.io.BufferedInputStream;
 import java.io.BufferedReader;
 import java.io.IOException;

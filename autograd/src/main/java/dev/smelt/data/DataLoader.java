@@ -2,7 +2,7 @@
 package dev.smelt.data;
 
 import dev.smelt.Generator;
-import dev.smelt.SmeltException;
+import dev.smelt.ir.SmeltException;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.stream.IntStream;

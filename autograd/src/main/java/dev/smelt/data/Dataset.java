@@ -2,8 +2,8 @@
 package dev.smelt.data;
 
 import dev.smelt.Generator;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
+import dev.smelt.ir.SmeltException;
 import java.nio.file.Path;
 import java.util.stream.IntStream;
 

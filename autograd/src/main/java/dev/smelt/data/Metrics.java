@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.data;
 
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
+import dev.smelt.ir.SmeltException;
 
 /// Classification metrics over concrete tensors, computed in Java after a forward pass.
 public final class Metrics {

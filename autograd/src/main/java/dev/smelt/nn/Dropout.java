@@ -3,9 +3,9 @@ package dev.smelt.nn;
 
 import dev.smelt.Generator;
 import dev.smelt.Jit;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.SmeltException;
 
 /// `torch.nn.Dropout`: while training, zeroes each element with probability `p` and scales the
 /// others by `1 / (1 - p)` ([Tensor#dropout]); in evaluation mode, the identity. New layers train;

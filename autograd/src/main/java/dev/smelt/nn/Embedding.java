@@ -2,9 +2,9 @@
 package dev.smelt.nn;
 
 import dev.smelt.Generator;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.SmeltException;
 import java.util.List;
 
 /// A lookup table of `count` vectors of width `dim`, as `torch.nn.Embedding`: `forward` takes

@@ -2,8 +2,8 @@
 package dev.smelt.nn;
 
 import dev.smelt.Generator;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
+import dev.smelt.ir.SmeltException;
 import java.util.List;
 
 /// `y = x·Wᵀ + b` with `W: [out, in]` and `b: [out]`, as `torch.nn.Linear`, initialised uniformly in

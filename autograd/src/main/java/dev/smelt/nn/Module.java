@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.nn;
 
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
+import dev.smelt.ir.SmeltException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.nn;
 
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
+import dev.smelt.ir.SmeltException;
 
 /// A trainable tensor. Its [#value] is one dense floating-point tensor for the parameter's whole
 /// life: an optimizer step writes the new values into its storage, so a traced forward that read

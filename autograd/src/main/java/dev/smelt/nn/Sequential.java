@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.nn;
 
-import dev.smelt.SmeltException;
+import dev.smelt.ir.SmeltException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.nn;
 
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
+import dev.smelt.ir.SmeltException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -2,8 +2,8 @@
 package dev.smelt.nn;
 
 import dev.smelt.Generator;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
+import dev.smelt.ir.SmeltException;
 import java.util.List;
 import java.util.Map;
 

@@ -2,11 +2,11 @@
 package dev.smelt.optim;
 
 import dev.smelt.Jit;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.autograd.Nodes;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Node;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.nn.Parameter;
 import dev.smelt.nn.StateDict;
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.optim;
 
-import dev.smelt.SmeltException;
 import dev.smelt.autograd.Nodes;
 import dev.smelt.ir.Node;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.nn.Parameter;
 import dev.smelt.nn.Repr;
 import java.util.List;

@@ -3,16 +3,16 @@ package dev.smelt.optim;
 
 import dev.smelt.Compiled;
 import dev.smelt.Jit;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.Traced;
 import dev.smelt.autograd.Autograd;
 import dev.smelt.autograd.Nodes;
-import dev.smelt.ir.FusionMode;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.FusionMode;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.nn.Parameter;
 import java.util.ArrayList;
 import java.util.Arrays;

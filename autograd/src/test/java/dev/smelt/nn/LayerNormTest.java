@@ -9,10 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.Generator;
 import dev.smelt.Jit;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.autograd.Autograd;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.optim.SGD;
 import dev.smelt.optim.TrainStep;
 import java.util.List;

@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.Generator;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.data.Batch;
 import dev.smelt.data.DataLoader;
 import dev.smelt.data.Dataset;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.nn.Activations;
 import dev.smelt.nn.Linear;
 import dev.smelt.nn.Parameter;

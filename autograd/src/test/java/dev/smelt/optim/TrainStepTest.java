@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.Generator;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.autograd.Autograd;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.nn.Activations;
 import dev.smelt.nn.Linear;
 import dev.smelt.nn.Parameter;

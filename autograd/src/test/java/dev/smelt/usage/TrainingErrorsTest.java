@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.Generator;
 import dev.smelt.Jit;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.autograd.Autograd;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.nn.Activations;
 import dev.smelt.nn.Linear;
 import dev.smelt.nn.Module;

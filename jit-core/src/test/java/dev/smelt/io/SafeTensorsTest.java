@@ -9,10 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.Jit;
 import dev.smelt.SafeTensors;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Shape;
+import dev.smelt.ir.SmeltException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

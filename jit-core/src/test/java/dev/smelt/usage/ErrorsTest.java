@@ -5,10 +5,10 @@ import static dev.smelt.usage.Rejects.rejects;
 
 import dev.smelt.Generator;
 import dev.smelt.Jit;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.Traced;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.SmeltException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

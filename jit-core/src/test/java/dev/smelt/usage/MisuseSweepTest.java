@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.smelt.Generator;
 import dev.smelt.Jit;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.WeightFormat;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.SmeltException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;

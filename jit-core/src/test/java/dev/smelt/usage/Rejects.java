@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.smelt.SmeltException;
+import dev.smelt.ir.SmeltException;
 import org.junit.jupiter.api.function.Executable;
 
 /// The assertion every error test makes: the call throws a [SmeltException] of the expected op,

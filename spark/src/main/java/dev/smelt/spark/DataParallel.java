@@ -2,7 +2,6 @@
 package dev.smelt.spark;
 
 import dev.smelt.Jit;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.Traced;
 import dev.smelt.autograd.Autograd;
@@ -10,6 +9,7 @@ import dev.smelt.autograd.Nodes;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.nn.Module;
 import dev.smelt.nn.Parameter;
 import java.io.Serializable;

@@ -3,8 +3,8 @@ package dev.smelt.spark;
 
 import dev.smelt.Compiled;
 import dev.smelt.Jit;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
+import dev.smelt.ir.SmeltException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

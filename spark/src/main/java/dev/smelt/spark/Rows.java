@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.spark;
 
-import dev.smelt.SmeltException;
+import dev.smelt.ir.SmeltException;
 import java.util.List;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.ml.linalg.VectorUDT;

@@ -3,11 +3,11 @@ package dev.smelt.spark;
 
 import dev.smelt.Jit;
 import dev.smelt.SafeTensors;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.Traced;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Parser;
+import dev.smelt.ir.SmeltException;
 import java.io.Serial;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.spark;
 
-import dev.smelt.SmeltException;
-import java.io.Serial;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.struct;
 
+import dev.smelt.ir.SmeltException;
+import java.io.Serial;
 import java.util.ArrayList;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaSparkContext;

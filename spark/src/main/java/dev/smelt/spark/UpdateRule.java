@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.spark;
 
-import dev.smelt.SmeltException;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.nn.Parameter;
 import dev.smelt.optim.Adam;
 import dev.smelt.optim.Optimizer;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.smelt.SmeltException;
+import dev.smelt.ir.SmeltException;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;

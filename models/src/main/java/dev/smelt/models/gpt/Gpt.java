@@ -2,8 +2,8 @@
 package dev.smelt.models.gpt;
 
 import dev.smelt.Generator;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.nn.Embedding;
 import dev.smelt.nn.LayerNorm;
 import dev.smelt.nn.Linear;

@@ -3,8 +3,8 @@ package dev.smelt.models.llama;
 
 import dev.smelt.Compiled;
 import dev.smelt.Jit;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
+import dev.smelt.ir.SmeltException;
 
 /// The Llama 2 model of a llama2.c checkpoint, written with the public [Tensor] API: per block
 /// RMSNorm, q/k/v projections, rotary embeddings (llama2.c's interleaved pairs), causal

@@ -2,9 +2,9 @@
 package dev.smelt.models.llama;
 
 import dev.smelt.Generator;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.WeightFormat;
+import dev.smelt.ir.SmeltException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.models.llama;
 
-import dev.smelt.SmeltException;
+import dev.smelt.ir.SmeltException;
 import java.util.Arrays;
 
 /// Picks the next token from a position's logits as llama2.c's `sample` does: greedy (the argmax,

@@ -3,9 +3,9 @@ package dev.smelt.models.llama;
 
 import dev.smelt.Compiled;
 import dev.smelt.Jit;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.SmeltException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

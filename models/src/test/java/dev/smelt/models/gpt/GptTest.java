@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.Generator;
 import dev.smelt.Jit;
-import dev.smelt.SmeltException;
 import dev.smelt.Tensor;
 import dev.smelt.ir.FusionMode;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.optim.Adam;
 import java.util.List;
 import java.util.Random;

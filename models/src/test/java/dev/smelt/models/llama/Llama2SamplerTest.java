@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.smelt.SmeltException;
+import dev.smelt.ir.SmeltException;
 import org.junit.jupiter.api.Test;
 
 /// The sampler against llama2.c's `sample`: greedy takes the first maximum, draws follow run.c's

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.Generator;
-import dev.smelt.SmeltException;
+import dev.smelt.ir.SmeltException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Random;

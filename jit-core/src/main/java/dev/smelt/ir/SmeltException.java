@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ir;
 
-import dev.smelt.ir.IndexOutOfRange;
 import java.util.Optional;
 import java.util.Set;
 
 /// A user error at Smelt's API boundary: which op, which shapes or values, what was expected, and
 /// the caller's source line (the first stack frame outside Smelt), for example
 /// `add: cannot broadcast f32[2,3] with f32[4] (axis 1: 3 vs 4); expected equal sizes or 1 (at Model.forward(Model.java:12))`.
+/// It lives here, beside [DType] and [Shape], rather than in `dev.smelt`: every layer below the API
+/// (the ops, the driver, autograd) raises it, and the API package sits above them all.
 public final class SmeltException extends IllegalArgumentException {
-    private static final Set<String> INTERNAL = Set.of("dev.smelt", "dev.smelt.ir", "dev.smelt.trace", "dev.smelt.ref",
-            "dev.smelt.pass", "dev.smelt.kernel", "dev.smelt.fusion", "dev.smelt.plan", "dev.smelt.codegen",
-            "dev.smelt.runtime", "dev.smelt.runtime.matmul", "dev.smelt.io", "dev.smelt.autograd", "dev.smelt.nn", "dev.smelt.optim", "dev.smelt.data");
+    private static final Set<String> INTERNAL = Set.of("dev.smelt", "dev.smelt.ir", "dev.smelt.trace", "dev.smelt.ops", "dev.smelt.call",
+            "dev.smelt.ref", "dev.smelt.pass", "dev.smelt.kernel", "dev.smelt.fusion", "dev.smelt.plan", "dev.smelt.codegen",
+            "dev.smelt.runtime", "dev.smelt.runtime.matmul", "dev.smelt.runtime.attention", "dev.smelt.driver", "dev.smelt.io",
+            "dev.smelt.autograd", "dev.smelt.nn", "dev.smelt.optim", "dev.smelt.data");
     private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
     /// The operation that refused its input (part of the serialized form).
@@ -29,10 +31,10 @@ public final class SmeltException extends IllegalArgumentException {
     }
 
     /// An index check of a program (eager or compiled) that failed, as its op's error.
-    static SmeltException of(IndexOutOfRange failure) { return of(failure.op(), "%s", failure.getMessage()); }
+    public static SmeltException of(IndexOutOfRange failure) { return of(failure.op(), "%s", failure.getMessage()); }
 
     /// `cause` raised while tracing `function`, which the message now names first.
-    static SmeltException in(String function, SmeltException cause) {
+    public static SmeltException in(String function, SmeltException cause) {
         var wrapped = new SmeltException(function, function + ": " + cause.getMessage());
         wrapped.initCause(cause);
         return wrapped;
