@@ -6,6 +6,12 @@ import dev.smelt.ir.FusionMode;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
+import dev.smelt.ops.Calls;
+import dev.smelt.ops.Dispatch;
+import dev.smelt.ops.Formats;
+import dev.smelt.ops.Value;
+import dev.smelt.ops.Values;
+import dev.smelt.ops.Views;
 import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Explain;
 import dev.smelt.runtime.Program;
@@ -107,24 +113,24 @@ public final class Compiled {
                 buffers[program.inputBuffer(i)] = array(program, argument, i);
             }
             var captures = version.traced().callCaptures();
-            for (int i = 0; i < captures.size(); i++) buffers[program.inputBuffer(arguments.length + i)] = program.inputArray(arguments.length + i, Dispatch.dense(captures.get(i)));
-            return new Tensor(Storage.wrapArray(Calls.runOne(program, buffers)), shapes[0], strides[0], 0);
+            for (int i = 0; i < captures.size(); i++) buffers[program.inputBuffer(arguments.length + i)] = program.inputArray(arguments.length + i, Dispatch.dense(captures.get(i).value()));
+            return Tensor.wrap(new Value(Storage.wrapArray(Calls.runOne(program, buffers)), shapes[0], strides[0], 0));
         }
 
         /// The results of a function of several, whose `arguments` [#matches] has checked.
         List<Tensor> run(Tensor[] arguments) {
             var results = Calls.run(version.program(), inputs(version, arguments), null);
             var tensors = new ArrayList<Tensor>(results.size());
-            for (int i = 0; i < results.size(); i++) tensors.add(new Tensor(results.get(i), shapes[i], strides[i], 0));
+            for (int i = 0; i < results.size(); i++) tensors.add(Tensor.wrap(new Value(results.get(i), shapes[i], strides[i], 0)));
             return tensors;
         }
 
         // An argument's array as kernels read it: its storage's when it is dense, else a dense copy
         // (views, and size-1 axes of other strides).
         private Object array(Program program, Tensor argument, int i) {
-            Storage storage = argument.storage();
-            boolean dense = argument.offset() == 0 && storage.size() == sizes[i] && same(argument.strides(), denseStrides[i]);
-            return program.inputArray(i, dense ? storage : Dispatch.dense(argument));
+            Storage storage = argument.value().storage();
+            boolean dense = argument.value().offset() == 0 && storage.size() == sizes[i] && same(argument.value().strides(), denseStrides[i]);
+            return program.inputArray(i, dense ? storage : Dispatch.dense(argument.value()));
         }
 
         // Arrays.equals, without its call into the vectorised mismatch stub: a few ints.
@@ -242,7 +248,7 @@ public final class Compiled {
 
     /// Runs a [Compile] method: `arguments` are its parameters in order, tensors and values.
     List<Tensor> call(List<Object> arguments) {
-        for (Object argument : arguments) if (argument instanceof Tensor tensor) Values.requireConcrete(name, tensor);
+        for (Object argument : arguments) if (argument instanceof Tensor tensor) Values.requireConcrete(name, tensor.value());
         var tensors = arguments.stream().filter(Tensor.class::isInstance).toArray(Tensor[]::new);
         return run(entry(arguments), tensors);
     }
@@ -252,7 +258,7 @@ public final class Compiled {
         var tensors = new ArrayList<Tensor>(results.size());
         for (int i = 0; i < results.size(); i++) {
             var shape = entry.traced().graph().outputs().get(i).shape();
-            tensors.add(new Tensor(results.get(i), shape, shape.contiguousStrides(), 0));
+            tensors.add(Tensor.wrap(new Value(results.get(i), shape, shape.contiguousStrides(), 0)));
         }
         return tensors;
     }
@@ -288,13 +294,13 @@ public final class Compiled {
 
     private static Storage target(String op, int index, Tensor output, dev.smelt.ir.Node result, List<Storage> inputs, List<Storage> earlier) {
         if (output == null) throw SmeltException.of(op, "output %d is null", index);
-        Values.requireConcrete(op, output);
+        Values.requireConcrete(op, output.value());
         if (!output.shape().equals(result.shape()) || output.dtype() != result.dtype())
             throw SmeltException.of(op, "output %d is %s%s but the result is %s%s", index, output.dtype(), output.shape(), result.dtype(), result.shape());
-        if (output.offset() != 0 || output.storage().size() != output.size() || !Views.isContiguous(output))
+        if (output.value().offset() != 0 || output.value().storage().size() != output.size() || !Views.isContiguous(output.value()))
             throw SmeltException.of(op, "output %d must be a dense tensor, not a view; use contiguous() or a new tensor", index);
-        Storage storage = output.storage();
-        Formats.requireWritable(op, output);
+        Storage storage = output.value().storage();
+        Formats.requireWritable(op, output.value());
         if (Program.indexOfArray(inputs, storage.array()) >= 0 || Program.indexOfArray(earlier, storage.array()) >= 0)
             throw SmeltException.of(op, "output %d shares memory with an argument, a captured tensor or another output", index);
         return storage;
@@ -302,9 +308,9 @@ public final class Compiled {
 
     private static List<Storage> inputs(Version entry, Tensor[] arguments) {
         var storages = new ArrayList<Storage>(arguments.length + entry.traced().captures().size());
-        for (Tensor argument : arguments) storages.add(Dispatch.dense(argument));
+        for (Tensor argument : arguments) storages.add(Dispatch.dense(argument.value()));
         var captures = entry.traced().callCaptures();
-        for (int i = 0; i < captures.size(); i++) storages.add(Dispatch.dense(captures.get(i)));
+        for (int i = 0; i < captures.size(); i++) storages.add(Dispatch.dense(captures.get(i).value()));
         return storages;
     }
 
@@ -327,7 +333,7 @@ public final class Compiled {
             case NONE -> "none (one kernel per operation)";
         };
         return "fusion: " + strategy + "\n" + Explain.of(entry.optimised(), entry.program())
-                + Formats.explain(entry.traced().captures(), entry.traced().arguments(), entry.program()::readsPacked);
+                + Formats.explain(Tensor.value(entry.traced().captures()), entry.traced().arguments(), entry.program()::readsPacked);
     }
 
     /// How the signature of `arguments` is compiled (compiling it if need be).

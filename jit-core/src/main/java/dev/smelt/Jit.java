@@ -4,6 +4,8 @@ package dev.smelt;
 import dev.smelt.fusion.AttentionFusion;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.SmeltException;
+import dev.smelt.ops.Creation;
+import dev.smelt.ops.Value;
 import dev.smelt.trace.Tracer;
 import java.lang.invoke.MethodHandles;
 import java.util.AbstractList;
@@ -178,7 +180,7 @@ public final class Jit {
         var arguments = new ArrayList<Tensor>();
         for (Tensor example : examples) {
             if (example == null) throw SmeltException.of("trace", "example %d is null; every argument needs an example tensor", arguments.size());
-            arguments.add(new Tensor(tracer.argument(example.shape(), example.dtype(), new Object()), tracer));
+            arguments.add(Tensor.wrap(new Value(tracer.argument(example.shape(), example.dtype(), new Object()), tracer)));
         }
         List<Tensor> results = ScopedValue.where(Tracer.CURRENT, tracer).call(() -> function.apply(new Arguments(arguments)));
         requireResults(results);
@@ -190,9 +192,10 @@ public final class Jit {
         var draws = new ArrayList<Traced.Draw>();
         for (Object source : sources) {
             if (source instanceof Creation.Draw draw) {
-                draws.add(new Traced.Draw(captures.size(), draw.generator(), draw.offset(), draw.count()));
-                captures.add(draw.generator().key(draw.generator().position() + draw.offset()));
-            } else captures.add((Tensor) source);
+                var generator = (Generator) draw.stream().owner();
+                draws.add(new Traced.Draw(captures.size(), generator, draw.offset(), draw.count()));
+                captures.add(generator.key(generator.position() + draw.offset()));
+            } else captures.add(Tensor.wrap((Value) source));
         }
         return new Traced(graph, examples.size(), captures, draws);
     }
@@ -228,8 +231,9 @@ public final class Jit {
     }
 
     private static Node outputNode(Tracer tracer, Tensor result) {
-        if (!result.isTraced()) return tracer.capture(result, result.shape(), result.dtype());
-        if (result.tracer() != tracer) throw SmeltException.of("trace", "the function returned a tensor of another trace");
-        return result.node();
+        Value value = result.value();
+        if (!value.isTraced()) return tracer.capture(value, value.shape(), value.dtype());
+        if (value.tracer() != tracer) throw SmeltException.of("trace", "the function returned a tensor of another trace");
+        return value.node();
     }
 }

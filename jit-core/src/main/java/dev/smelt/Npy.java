@@ -3,6 +3,7 @@ package dev.smelt;
 
 import dev.smelt.io.NpyFile;
 import dev.smelt.ir.SmeltException;
+import dev.smelt.ops.Ops;
 import java.io.IOException;
 import java.nio.file.Path;
 

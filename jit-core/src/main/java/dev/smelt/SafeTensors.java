@@ -7,6 +7,9 @@ import dev.smelt.io.TensorData;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
+import dev.smelt.ops.Copies;
+import dev.smelt.ops.Ops;
+import dev.smelt.ops.Value;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
@@ -114,12 +117,12 @@ public final class SafeTensors {
     static TensorData data(String op, String what, Tensor tensor) {
         if (tensor == null) throw SmeltException.of(op, "%s is null", what);
         if (tensor.isTraced()) throw SmeltException.of(op, "%s is traced; only concrete tensors have values to save", what);
-        return new TensorData(tensor.shape(), Storage.wrapArray(Copies.dense(tensor)));
+        return new TensorData(tensor.shape(), Storage.wrapArray(Copies.dense(tensor.value())));
     }
 
     static Tensor tensor(TensorData data) {
         Shape shape = data.shape();
-        return new Tensor(data.storage(), shape, shape.contiguousStrides(), 0);
+        return Tensor.wrap(Value.dense(data.storage(), shape));
     }
 
     /// An I/O error or a malformed file as the error of `op` on `path`.

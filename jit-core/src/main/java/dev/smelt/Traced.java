@@ -8,6 +8,9 @@ import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
+import dev.smelt.ops.Dispatch;
+import dev.smelt.ops.Value;
+import dev.smelt.ops.Values;
 import dev.smelt.ref.Interpreter;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -84,10 +87,10 @@ public record Traced(Graph graph, int arguments, List<Tensor> captures, List<Dra
             Tensor value = slot < this.arguments ? arguments[slot] : captures.get(slot - this.arguments);
             Node.Input input = graph.inputs().get(slot);
             if (value == null) throw SmeltException.of("interpret", "argument %d is null", slot);
-            Values.requireConcrete("interpret", value);
+            Values.requireConcrete("interpret", value.value());
             if (!value.shape().equals(input.shape()) || value.dtype() != input.dtype())
                 throw SmeltException.of("interpret", "input %d was traced as %s%s but is now %s%s", slot, input.dtype(), input.shape(), value.dtype(), value.shape());
-            storages.add(Dispatch.dense(value));
+            storages.add(Dispatch.dense(value.value()));
         }
         List<Storage> results;
         try {
@@ -98,7 +101,7 @@ public record Traced(Graph graph, int arguments, List<Tensor> captures, List<Dra
         var tensors = new ArrayList<Tensor>();
         for (int i = 0; i < results.size(); i++) {
             var shape = graph.outputs().get(i).shape();
-            tensors.add(new Tensor(results.get(i), shape, shape.contiguousStrides(), 0));
+            tensors.add(Tensor.wrap(Value.dense(results.get(i), shape)));
         }
         return tensors;
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import dev.smelt.ir.PackedMatrix;
+
 /// How a weight matrix `W [N, K]` (outputs × inputs, multiplied as `x.matmul(w.t())`) stores its
 /// values: see [TensorFormats#toWeightFormat]. A packed weight holds exactly the `f32` values it
 /// was rounded to, so every op reads it as an `f32` tensor; only the GEMV of a compiled or eager
@@ -22,5 +24,23 @@ public enum WeightFormat {
     /// int8 in groups of 32 along K with an `f32` scale per group (llama2.c's `runq.c` Q8_0:
     /// `scale = max|w| / 127`, `q = round(w / scale)`), 1.125 bytes per weight. A K that is not a
     /// multiple of 32 leaves each row's last group shorter, with a scale of its own.
-    INT8
+    INT8;
+
+    /// The packed storage format of this one; null for `F32`.
+    PackedMatrix.Format packed() {
+        return switch (this) {
+            case F32 -> null;
+            case BF16 -> PackedMatrix.Format.BF16;
+            case INT8 -> PackedMatrix.Format.Q8_0;
+        };
+    }
+
+    /// The format of a packed storage format, `F32` for null.
+    static WeightFormat of(PackedMatrix.Format packed) {
+        if (packed == null) return F32;
+        return switch (packed) {
+            case BF16 -> BF16;
+            case Q8_0 -> INT8;
+        };
+    }
 }

@@ -1,22 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
-import dev.smelt.driver.Pipeline;
-import dev.smelt.testing.Programs;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.smelt.driver.Pipeline;
+import dev.smelt.fusion.FusionPlanner;
+import dev.smelt.ir.FusionMode;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Storage;
 import dev.smelt.ref.Interpreter;
-import dev.smelt.ir.FusionMode;
-import dev.smelt.fusion.FusionPlanner;
 import dev.smelt.runtime.Executor;
 import dev.smelt.runtime.Explain;
 import dev.smelt.runtime.Program;
+import dev.smelt.testing.GraphTolerance;
+import dev.smelt.testing.Programs;
 import dev.smelt.testing.RandomGraphs;
 import dev.smelt.testing.VectorOnly;
-import dev.smelt.testing.GraphTolerance;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;

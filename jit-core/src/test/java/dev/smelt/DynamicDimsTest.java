@@ -10,6 +10,7 @@ import dev.smelt.codegen.Variant;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
+import dev.smelt.ops.Dispatch;
 import dev.smelt.ref.Interpreter;
 import dev.smelt.runtime.KernelLoader;
 import dev.smelt.testing.GraphTolerance;
@@ -202,12 +203,12 @@ class DynamicDimsTest {
     private static void assertMatchesReference(Function<List<Tensor>, List<Tensor>> function, List<Tensor> arguments, List<Tensor> actual) {
         Traced traced = Jit.trace(function::apply, arguments);
         var inputs = new ArrayList<Storage>();
-        for (Tensor argument : arguments) inputs.add(Dispatch.dense(argument));
-        for (Tensor capture : traced.captures()) inputs.add(Dispatch.dense(capture));
+        for (Tensor argument : arguments) inputs.add(Dispatch.dense(argument.value()));
+        for (Tensor capture : traced.captures()) inputs.add(Dispatch.dense(capture.value()));
         var expected = Interpreter.run(traced.graph(), inputs);
         var bounds = Interpreter.run(GraphTolerance.bounds(traced.graph()), inputs);
         for (int o = 0; o < expected.size(); o++) {
-            var got = Dispatch.dense(actual.get(o));
+            var got = Dispatch.dense(actual.get(o).value());
             assertEquals(traced.graph().outputs().get(o).shape(), actual.get(o).shape());
             for (int i = 0; i < expected.get(o).size(); i++) {
                 String problem = GraphTolerance.mismatch(expected.get(o).get(i), got.get(i), bounds.get(o).get(i));

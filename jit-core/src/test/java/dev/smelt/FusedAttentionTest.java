@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.smelt.ir.FusionMode;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.FusionMode;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
-import dev.smelt.driver.Pipeline;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.smelt.driver.Pipeline;
 import dev.smelt.ir.FusionMode;
 import dev.smelt.kernel.Decision;
 import dev.smelt.kernel.Schedule;

@@ -135,7 +135,7 @@ class IndexChecksTest {
         var schedule = FusionPlanner.plan(checks.unchecked());
         var guarded = Programs.of(schedule, VectorOnly::compile, new Executor(3, 0), Pipeline.guard(checks, FusionMode.COST_MODEL));
         var bare = Programs.of(schedule, VectorOnly::compile, new Executor(3, 0));
-        Function<Tensor, List<Storage>> inputs = labels -> List.of(logits.storage(), labels.storage());
+        Function<Tensor, List<Storage>> inputs = labels -> List.of(logits.value().storage(), labels.value().storage());
         var error = assertThrows(IndexOutOfRange.class, () -> guarded.run(inputs.apply(bad)));
         assertEquals(expected(c[3], c[2], c[1]), "crossEntropy: " + error.getMessage());
         for (int call = 0; call < 2; call++)

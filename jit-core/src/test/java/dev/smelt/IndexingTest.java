@@ -197,12 +197,12 @@ class IndexingTest {
         var g = new Generator(7);
         Tensor cache = Tensor.zeros(heads, length, dim);
         Tensor expected = Tensor.zeros(heads, length, dim);
-        Object array = cache.storage().array();
+        Object array = cache.value().storage().array();
         for (int pos = 0; pos < length; pos += 5) {
             Tensor k = Tensor.randn(g, heads, 1, dim), position = Tensor.scalar(DType.I32, pos);
             expected = expected.sliceUpdate(1, pos, k);
             step.applyUpdating(List.of(cache), cache, position, k);
-            assertSame(array, cache.storage().array());
+            assertSame(array, cache.value().storage().array());
             assertArrayEquals(expected.toFloatArray(), cache.toFloatArray());
         }
         String plan = step.explain();

@@ -35,13 +35,13 @@ class LayeringTest {
             Map.entry("runtime.matmul", Set.of("ir", "kernel", "codegen", "runtime")), // loads its tiles with runtime's KernelLoader
             Map.entry("io", Set.of("ir")),                       // file formats read and write ir's Storage
             Map.entry("driver", Set.of("ir", "pass", "fusion", "kernel", "plan", "codegen", "runtime", "runtime.attention", "runtime.matmul")),
-            Map.entry("", Set.of("trace", "ir", "ref", "io")));  // Traced.interpret runs the reference interpreter
+            Map.entry("ops", Set.of("ir", "trace", "driver", "runtime")),   // eager ops run one-op programs through the driver
+            Map.entry("", Set.of("ops", "trace", "ir", "ref", "io")));  // Traced.interpret runs the reference interpreter
     /// The root package's files that run the pipeline: `Jit`, `Compiled` with its `SignatureCache`
-    /// and `SizeCache` (bounded by the runtime's `LruMap`), `Calls` (runs programs), `Dispatch`
-    /// (eager ops, each through the driver), `MatMuls` (starts the matmul tile's warm-up when a large
-    /// product is traced), and the `@Compile` front end (its annotation names a `FusionMode`; its
-    /// subclasses come from `codegen`). Tensor's other helpers build graphs and stay off the pipeline.
-    static final List<String> TOP = List.of("Jit.java", "Compiled.java", "SignatureCache.java", "SizeCache.java", "Calls.java", "Dispatch.java", "MatMuls.java",
+    /// and `SizeCache` (bounded by the runtime's `LruMap`), and the `@Compile` front end (its
+    /// annotation names a `FusionMode`; its subclasses come from `codegen`). The rest of the API
+    /// reaches the pipeline through `ops`.
+    static final List<String> TOP = List.of("Jit.java", "Compiled.java", "SignatureCache.java", "SizeCache.java",
             "Compile.java", "CompiledMethods.java", "MethodClass.java");
     static final Pattern IMPORT = Pattern.compile("^import\\s+(?:static\\s+)?(dev\\.smelt\\.[\\w.]+|org\\.objectweb\\.asm[\\w.]*)", Pattern.MULTILINE);
 

@@ -57,7 +57,7 @@ final class TensorAssertions {
 
     /// Whether `view` reads the same memory as `base`, as PyTorch's views do.
     static void assertSharesStorage(Tensor base, Tensor view) {
-        if (base.storage() != view.storage()) fail("expected %s to be a view of %s's storage".formatted(view, base));
+        if (base.value().storage() != view.value().storage()) fail("expected %s to be a view of %s's storage".formatted(view, base));
     }
 
     /// `0, 1, …, count-1` as doubles, for building expected values.

@@ -107,7 +107,7 @@ class TraceTest {
         var x = Tensor.of(new float[] {1, 1}, 1, 2);
         assertTensor(traced.interpret(x).getFirst(), DType.F32, shape(1, 2), 3, 7);
         // No in-place ops exist yet, so update the storage directly, as an optimiser step will.
-        weight.storage().set(0, 10);
+        weight.value().storage().set(0, 10);
         assertTensor(traced.interpret(x).getFirst(), DType.F32, shape(1, 2), 12, 7);
         assertSame(weight, traced.captures().getFirst());
     }

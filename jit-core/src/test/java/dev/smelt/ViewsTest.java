@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Shape;
+import dev.smelt.ops.Views;
 import org.junit.jupiter.api.Test;
 
 /// Views share their base's storage wherever PyTorch's do; values read through a view are the
@@ -45,7 +46,7 @@ class ViewsTest {
     void reshapeOfANonContiguousTensorCopiesInItsOwnOrder() {
         var x = MATRIX.t().reshape(12);
         assertTensor(x, DType.I32, shape(12), 0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11);
-        assertNotSame(MATRIX.storage(), x.storage());
+        assertNotSame(MATRIX.value().storage(), x.value().storage());
     }
 
     @Test
@@ -88,7 +89,7 @@ class ViewsTest {
         var x = column.expand(2, 3, 4);
         assertTensor(x, DType.F32, shape(2, 3, 4), 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
         assertSharesStorage(column, x);
-        assertArrayEquals(new int[] {0, 1, 0}, x.strides());
+        assertArrayEquals(new int[] {0, 1, 0}, x.value().strides());
         assertEquals(3, x.get(1, 2, 3));
         assertTensor(Tensor.scalar(7).broadcastTo(2, 2), DType.F32, shape(2, 2), 7, 7, 7, 7);
         assertTensor(column.broadcastTo(3, 1), DType.F32, shape(3, 1), 1, 2, 3);
@@ -160,11 +161,11 @@ class ViewsTest {
         assertSame(MATRIX, MATRIX.contiguous());
         var dense = MATRIX.t().contiguous();
         assertTensor(dense, DType.I32, shape(4, 3), 0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11);
-        assertNotSame(MATRIX.storage(), dense.storage());
-        assertArrayEquals(new int[] {3, 1}, dense.strides());
-        assertTrue(Views.isContiguous(MATRIX.slice(0, 1, 2)));
-        assertFalse(Views.isContiguous(MATRIX.slice(1, 0, 4, 2)));
-        assertFalse(Views.isContiguous(Tensor.ones(1, 3).expand(2, 3)));
+        assertNotSame(MATRIX.value().storage(), dense.value().storage());
+        assertArrayEquals(new int[] {3, 1}, dense.value().strides());
+        assertTrue(Views.isContiguous(MATRIX.slice(0, 1, 2).value()));
+        assertFalse(Views.isContiguous(MATRIX.slice(1, 0, 4, 2).value()));
+        assertFalse(Views.isContiguous(Tensor.ones(1, 3).expand(2, 3).value()));
         assertTensor(Tensor.ones(1, 3).expand(2, 3).contiguous(), DType.F32, shape(2, 3), 1, 1, 1, 1, 1, 1);
     }
 

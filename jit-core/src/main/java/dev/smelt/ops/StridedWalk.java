@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
 import dev.smelt.ir.Shape;
 
 /// Visits the storage offsets of a strided view in row-major order, like an odometer.
-final class StridedWalk {
+public final class StridedWalk {
     private final int[] dims;
     private final int[] strides;
     private final int[] index;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
@@ -20,7 +20,7 @@ import java.util.stream.Collectors;
 /// Records nodes into one tracer, with the API layer's shape rules: NumPy broadcasting, dtype
 /// promotion and Python-style axes. Checks here throw [SmeltException] naming the user's op,
 /// `operation`, which builds its nodes over `operands`.
-record Builder(Tracer tracer, String operation, List<Node> operands) {
+public record Builder(Tracer tracer, String operation, List<Node> operands) {
     Node unary(UnaryOp op, Node x) { return record(new Node.Unary(op, x)); }
 
     Node binary(BinaryOp op, Node a, Node b) { return record(new Node.Binary(op, a, b)); }
@@ -84,7 +84,7 @@ record Builder(Tracer tracer, String operation, List<Node> operands) {
                 throw SmeltException.of(op, "cannot broadcast %s with %s (axis %d: %d vs %d); expected equal sizes or 1", a, b, i - rank, da, db);
             dims.addFirst(da == 1 ? db : da);
         }
-        if (count(dims) > Tensor.MAX_SIZE) throw tooLarge(op, dims, " (the broadcast of %s with %s)".formatted(a, b));
+        if (count(dims) > Value.MAX_SIZE) throw tooLarge(op, dims, " (the broadcast of %s with %s)".formatted(a, b));
         return new Shape(dims);
     }
 
@@ -94,7 +94,7 @@ record Builder(Tracer tracer, String operation, List<Node> operands) {
     }
 
     /// A Python-style axis (`-1` is the last) as an index in `[0, rank)`.
-    static int axis(String op, int axis, int rank) {
+    public static int axis(String op, int axis, int rank) {
         if (axis < -rank || axis >= rank)
             throw SmeltException.of(op, "axis %d is out of range for a tensor of rank %d; %s", axis, rank,
                     rank == 0 ? "a 0-d tensor has no axes" : "expected -%d..%d".formatted(rank, rank - 1));
@@ -124,7 +124,7 @@ record Builder(Tracer tracer, String operation, List<Node> operands) {
         long count = 1;
         for (int dim : dims) {
             if (dim == 0) return 0;
-            count = Math.min(count * dim, Tensor.MAX_SIZE + 1L);
+            count = Math.min(count * dim, Value.MAX_SIZE + 1L);
         }
         return count;
     }
@@ -133,7 +133,7 @@ record Builder(Tracer tracer, String operation, List<Node> operands) {
     static SmeltException tooLarge(String op, List<Integer> dims, String context) {
         var exact = dims.stream().map(BigInteger::valueOf).reduce(BigInteger.ONE, BigInteger::multiply);
         return SmeltException.of(op, "shape %s%s has %s elements; a tensor holds at most Tensor.MAX_SIZE = %d",
-                dims.toString().replace(" ", ""), context, exact, Tensor.MAX_SIZE);
+                dims.toString().replace(" ", ""), context, exact, Value.MAX_SIZE);
     }
 
     // Every node goes through here, eager or traced, so no op can make a tensor past the limit
@@ -144,7 +144,7 @@ record Builder(Tracer tracer, String operation, List<Node> operands) {
     }
 
     private Shape requireSize(Shape shape, DType dtype) {
-        if (shape.count() <= Tensor.MAX_SIZE) return shape;
+        if (shape.count() <= Value.MAX_SIZE) return shape;
         String from = operands.isEmpty() ? "" : " from " + operands.stream().map(Printer::type).collect(Collectors.joining(", "));
         throw tooLarge(operation, shape.dims(), " (a value of " + dtype + from + ")");
     }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
 import dev.smelt.driver.Kernels;
 import dev.smelt.ir.DType;
@@ -12,7 +12,7 @@ import java.util.List;
 /// NumPy `matmul` semantics on top of the IR's batched [Node.MatMul]: a 1-D left operand is a row
 /// vector and a 1-D right operand a column vector (their unit axes removed from the result), and
 /// leading batch axes broadcast.
-final class MatMuls {
+public final class MatMuls {
     private MatMuls() {}
 
     static Node build(Builder b, Node a, Node c) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
@@ -13,10 +13,10 @@ import java.util.List;
 
 /// Cross-entropy against class indices, without a gather op: a one-hot mask (iota == target)
 /// selects each row's log-probability.
-final class CrossEntropy {
+public final class CrossEntropy {
     private CrossEntropy() {}
 
-    static Tensor withIndices(Tensor logits, Tensor targets) {
+    static Value withIndices(Value logits, Value targets) {
         boolean batched = logits.rank() == 2;
         if (!batched && logits.rank() != 1 || targets.rank() != (batched ? 1 : 0) || batched && targets.dim(0) != logits.dim(0))
             throw SmeltException.of("crossEntropy", "expected logits [N, C] with targets [N], or logits [C] with a 0-d target; got %s and %s", logits.shape(), targets.shape());

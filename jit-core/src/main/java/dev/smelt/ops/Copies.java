@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.SmeltException;
@@ -12,10 +12,10 @@ import dev.smelt.ir.Storage;
 ///
 /// Values keep their bits: a copy between tensors or from an array of the tensor's own type moves
 /// bits (NaN payloads, -0.0, subnormals), never values through a wider type.
-final class Copies {
+public final class Copies {
     private Copies() {}
 
-    static Tensor copyFrom(Tensor target, Tensor source) {
+    public static Value copyFrom(Value target, Value source) {
         if (source == null) throw SmeltException.of("copyFrom", "the source tensor is null");
         requireWritable(target);
         Values.requireConcrete("copyFrom", source);
@@ -29,7 +29,7 @@ final class Copies {
     }
 
     /// From floats: into `f32` bit for bit, into `f64` exactly.
-    static Tensor copyFrom(Tensor target, float[] values) {
+    public static Value copyFrom(Value target, float[] values) {
         DType dtype = checkArray(target, values == null ? -1 : values.length, "float[]", DType.F32, DType.F64);
         if (dtype == DType.F32) return write("copyFrom", target, values);
         double[] widened = new double[values.length];
@@ -38,13 +38,13 @@ final class Copies {
     }
 
     /// From doubles: into `f64` only, since rounding to `f32` would change the values.
-    static Tensor copyFrom(Tensor target, double[] values) {
+    public static Value copyFrom(Value target, double[] values) {
         checkArray(target, values == null ? -1 : values.length, "double[]", DType.F64, DType.F64);
         return write("copyFrom", target, values);
     }
 
     /// From ints: into `i32`, or into `f64`, which holds every int exactly (`f32` does not).
-    static Tensor copyFrom(Tensor target, int[] values) {
+    public static Value copyFrom(Value target, int[] values) {
         DType dtype = checkArray(target, values == null ? -1 : values.length, "int[]", DType.I32, DType.F64);
         if (dtype == DType.I32) return write("copyFrom", target, values);
         double[] widened = new double[values.length];
@@ -52,14 +52,14 @@ final class Copies {
         return write("copyFrom", target, widened);
     }
 
-    static Tensor copyFrom(Tensor target, boolean[] values) {
+    public static Value copyFrom(Value target, boolean[] values) {
         checkArray(target, values == null ? -1 : values.length, "boolean[]", DType.BOOL, DType.BOOL);
         return write("copyFrom", target, Creation.bools(values).array());
     }
 
     // The target's dtype, after checking that it is concrete, writable, one of the dtypes the
     // array converts to exactly, and has `length` elements (-1: the array is null).
-    private static DType checkArray(Tensor target, int length, String type, DType exact, DType widened) {
+    private static DType checkArray(Value target, int length, String type, DType exact, DType widened) {
         if (length < 0) throw SmeltException.of("copyFrom", "the %s is null", type);
         requireWritable(target);
         DType dtype = target.dtype();
@@ -71,7 +71,7 @@ final class Copies {
         return dtype;
     }
 
-    private static void requireWritable(Tensor target) {
+    private static void requireWritable(Value target) {
         if (target.isTraced())
             throw SmeltException.of("copyFrom", "cannot write into a traced tensor %s%s: a trace records operations, not data; write into concrete tensors outside the traced function, or return the new values",
                     target.dtype(), target.shape());
@@ -79,7 +79,7 @@ final class Copies {
     }
 
     // Writes `values`, a dense row-major array of the target's dtype and size, through its strides.
-    private static Tensor write(String op, Tensor target, Object values) {
+    private static Value write(String op, Value target, Object values) {
         int[] strides = target.strides();
         for (int axis = 0; axis < target.rank(); axis++)
             if (strides[axis] == 0 && target.shape().dim(axis) > 1)
@@ -105,7 +105,7 @@ final class Copies {
     /// The elements of concrete `x` as a dense row-major array of its dtype: its own storage's array
     /// when already so laid out (not a copy: callers only read it), else a copy moving bits, where
     /// [Dispatch#dense] moves values through doubles.
-    static Object dense(Tensor x) {
+    public static Object dense(Value x) {
         Storage storage = x.storage();
         if (x.offset() == 0 && storage.size() == x.size() && Views.isContiguous(x)) return storage.array();
         var walk = new StridedWalk(x.shape(), x.strides(), x.offset());
@@ -122,7 +122,7 @@ final class Copies {
     }
 
     // A dense copy that shares nothing with `x`.
-    private static Object copyOf(Tensor x) {
+    private static Object copyOf(Value x) {
         Object dense = dense(x);
         if (dense != x.storage().array()) return dense;
         Object copy = Storage.newArray(x.dtype(), x.size());

@@ -1,22 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
+import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.DType;
 import dev.smelt.ir.SmeltException;
 import java.util.ArrayList;
 import java.util.List;
 
 /// `softmax(q·kᵀ·scale + mask)·v`, as `torch.nn.functional.scaled_dot_product_attention`, written
 /// in the public ops: the form fused attention recognises, whether written by hand or through this.
-final class Attention {
+public final class Attention {
     private Attention() {}
 
     /// With the default scale, 1/√d.
-    static Tensor apply(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal) {
+    public static Value apply(Value q, Value k, Value v, Value mask, boolean causal) {
         Ops.nonNull("scaledDotProductAttention", q);
         return apply(q, k, v, mask, causal, 1 / Math.sqrt(q.rank() == 0 ? 1 : q.dim(-1)));
     }
 
-    static Tensor apply(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale) {
+    public static Value apply(Value q, Value k, Value v, Value mask, boolean causal, double scale) {
         Ops.nonNull("scaledDotProductAttention", q, k, v);
         String op = "scaledDotProductAttention";
         if (q.rank() < 2 || k.rank() < 2 || v.rank() < 2)
@@ -27,20 +29,21 @@ final class Attention {
         if (!q.dtype().isFloating() || !k.dtype().isFloating() || !v.dtype().isFloating())
             throw SmeltException.of(op, "needs float q, k and v, got %s, %s and %s", q.dtype(), k.dtype(), v.dtype());
         if (Double.isNaN(scale) || Double.isInfinite(scale)) throw SmeltException.of(op, "scale must be finite, got %s", scale);
-        Tensor keys = groupedHeads(op, q, k), values = groupedHeads(op, q, v);
-        Tensor scores = q.matmul(keys.transpose(-2, -1)).mul(scale);
+        Value keys = groupedHeads(op, q, k), values = groupedHeads(op, q, v);
+        Value scores = Ops.binary(BinaryOp.MUL, Ops.matmul(q, Views.transpose(keys, -2, -1)), scale);
         int tokens = q.dim(-2), sources = k.dim(-2);
-        if (causal) scores = scores.add(Tensor.full(scores.dtype(), Double.NEGATIVE_INFINITY, tokens, sources).triu(1)); // top-left aligned, as PyTorch's is_causal
+        if (causal) // top-left aligned, as PyTorch's is_causal
+            scores = Ops.binary(BinaryOp.ADD, scores, Masks.keep("triu", Creation.full(scores.dtype(), Double.NEGATIVE_INFINITY, tokens, sources), 1, false));
         if (mask != null) {
             Builder.broadcastShapes(op, mask.shape(), scores.shape());
-            scores = mask.dtype() == dev.smelt.ir.DType.BOOL ? Tensor.where(mask, scores, Double.NEGATIVE_INFINITY) : scores.add(mask);
+            scores = mask.dtype() == DType.BOOL ? Ops.where(mask, scores, Double.NEGATIVE_INFINITY) : Ops.binary(BinaryOp.ADD, scores, mask);
         }
-        return scores.softmax(-1).matmul(values);
+        return Ops.matmul(Composites.softmax(scores, -1), values);
     }
 
     // k or v with each of its heads repeated for the q heads that share it (grouped-query attention,
     // head h reads kv head h / (qHeads / kvHeads)), as `repeat_interleave` on axis -3 would.
-    private static Tensor groupedHeads(String op, Tensor q, Tensor kv) {
+    private static Value groupedHeads(String op, Value q, Value kv) {
         if (q.rank() < 3 || kv.rank() < 3 || q.dim(-3) == kv.dim(-3) || kv.dim(-3) == 1) return kv;
         int heads = q.dim(-3), kvHeads = kv.dim(-3);
         if (heads % kvHeads != 0)
@@ -49,7 +52,7 @@ final class Attention {
         grouped.add(kv.rank() - 2, heads / kvHeads);
         var merged = new ArrayList<>(kv.shape().dims());
         merged.set(kv.rank() - 3, heads);
-        return kv.unsqueeze(-3).expand(ints(grouped)).reshape(ints(merged));
+        return Views.reshape(Views.expand(Views.unsqueeze(kv, -3), ints(grouped)), ints(merged));
     }
 
     private static int[] ints(List<Integer> dims) { return dims.stream().mapToInt(Integer::intValue).toArray(); }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Storage;
@@ -8,13 +8,13 @@ import java.util.Locale;
 /// PyTorch-style printing: `tensor([[1.5000, 2.0000], [3.0000, 4.0000]], shape=[2,2], dtype=f32)`
 /// with one number format for all elements (integral, fixed or scientific, chosen from the finite
 /// values), right-aligned columns, and `...` beyond [#SUMMARY_THRESHOLD] elements.
-final class Format {
+public final class Format {
     private Format() {}
 
     /// Tensors with more elements show only [#EDGE_ITEMS] at each end of every axis (PyTorch's defaults).
     static final int SUMMARY_THRESHOLD = 1000, EDGE_ITEMS = 3;
 
-    static String format(Tensor x) {
+    public static String format(Value x) {
         if (x.isTraced()) return "tensor(<traced>, shape=%s, dtype=%s)".formatted(x.shape(), x.dtype());
         Storage values = Dispatch.dense(x);
         boolean summarise = summarise(x.shape());

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
@@ -10,15 +10,15 @@ import java.util.List;
 
 /// View operations. Eagerly they return a tensor over the same storage with new shape, strides and
 /// offset; traced they record view nodes (index maps, never copies).
-final class Views {
+public final class Views {
     private Views() {}
 
-    static Tensor reshape(Tensor x, int[] requested) {
+    public static Value reshape(Value x, int[] requested) {
         Ops.nonNull("reshape", x, requested);
         Shape shape = inferShape(x.shape(), requested);
         if (Dispatch.isRecording(List.of(x))) return record("reshape", x, (b, n) -> b.reshape(n, shape));
-        Tensor dense = isContiguous(x) ? x : contiguous(x);
-        return new Tensor(dense.storage(), shape, shape.contiguousStrides(), dense.offset());
+        Value dense = isContiguous(x) ? x : contiguous(x);
+        return new Value(dense.storage(), shape, shape.contiguousStrides(), dense.offset());
     }
 
     // One -1 is inferred from the element count, as in PyTorch.
@@ -42,7 +42,7 @@ final class Views {
         return shape;
     }
 
-    static Tensor permute(Tensor x, int[] order) {
+    public static Value permute(Value x, int[] order) {
         Ops.nonNull("permute", x, order);
         int rank = x.rank();
         if (order.length != rank) throw SmeltException.of("permute", "order %s has %d axes but the tensor %s has %d", Arrays.toString(order), order.length, x.shape(), rank);
@@ -55,10 +55,10 @@ final class Views {
         if (Dispatch.isRecording(List.of(x))) return record("permute", x, (b, n) -> b.permute(n, axes));
         int[] strides = new int[rank];
         for (int i = 0; i < rank; i++) strides[i] = x.strides()[axes.get(i)];
-        return new Tensor(x.storage(), new Shape(axes.stream().map(x.shape().dims()::get).toList()), strides, x.offset());
+        return new Value(x.storage(), new Shape(axes.stream().map(x.shape().dims()::get).toList()), strides, x.offset());
     }
 
-    static Tensor transpose(Tensor x, int axis0, int axis1) {
+    public static Value transpose(Value x, int axis0, int axis1) {
         Ops.nonNull("transpose", x);
         if (x.rank() < 2) throw SmeltException.of("transpose", "needs at least two axes, got %s", x.shape());
         int[] order = java.util.stream.IntStream.range(0, x.rank()).toArray();
@@ -68,7 +68,7 @@ final class Views {
         return permute(x, order);
     }
 
-    static Tensor expand(Tensor x, int[] dims) {
+    public static Value expand(Value x, int[] dims) {
         Ops.nonNull("expand", x, dims);
         Shape target = Creation.shape("expand", dims);
         int extra = target.rank() - x.rank();
@@ -82,15 +82,15 @@ final class Views {
 
     /// The eager half of [#expand], for a concrete `x` and a `target` it broadcasts to: a view
     /// with stride 0 on the repeated axes. It never records, even while a trace is bound.
-    static Tensor expandConcrete(Tensor x, Shape target) {
+    static Value expandConcrete(Value x, Shape target) {
         int extra = target.rank() - x.rank();
         int[] strides = new int[target.rank()];
         for (int axis = 0; axis < x.rank(); axis++)
             strides[axis + extra] = x.shape().dim(axis) == target.dim(axis + extra) ? x.strides()[axis] : 0;
-        return new Tensor(x.storage(), target, strides, x.offset());
+        return new Value(x.storage(), target, strides, x.offset());
     }
 
-    static Tensor slice(Tensor x, int axis, int start, int stop, int step) {
+    public static Value slice(Value x, int axis, int start, int stop, int step) {
         Ops.nonNull("slice", x);
         int a = Builder.axis("slice", axis, x.rank()), size = x.shape().dim(a);
         int from = start < 0 ? start + size : start, to = stop < 0 ? stop + size : stop;
@@ -103,10 +103,10 @@ final class Views {
         int[] strides = x.strides().clone();
         strides[a] *= by;
         Shape shape = x.shape().with(a, end == from ? 0 : (end - from - 1) / by + 1); // ⌈(end-from)/by⌉, no int overflow
-        return new Tensor(x.storage(), shape, strides, x.offset() + (shape.size() == 0 ? 0 : from * x.strides()[a]));
+        return new Value(x.storage(), shape, strides, x.offset() + (shape.size() == 0 ? 0 : from * x.strides()[a]));
     }
 
-    static Tensor squeeze(Tensor x, int[] axes) {
+    public static Value squeeze(Value x, int[] axes) {
         Ops.nonNull("squeeze", x, axes);
         List<Integer> chosen = axes.length == 0 ? null : Builder.axes("squeeze", axes, x.rank());
         var keep = new ArrayList<Integer>();
@@ -118,7 +118,7 @@ final class Views {
         return select("squeeze", x, keep, -1);
     }
 
-    static Tensor unsqueeze(Tensor x, int axis) {
+    public static Value unsqueeze(Value x, int axis) {
         Ops.nonNull("unsqueeze", x);
         int at = Builder.axis("unsqueeze", axis, x.rank() + 1);
         var keep = new ArrayList<Integer>();
@@ -127,7 +127,7 @@ final class Views {
     }
 
     // Keeps the listed axes and, when `insertAt` ≥ 0, adds a size-1 axis there; a view either way.
-    private static Tensor select(String name, Tensor x, List<Integer> keep, int insertAt) {
+    private static Value select(String name, Value x, List<Integer> keep, int insertAt) {
         var dims = new ArrayList<Integer>();
         var strides = new ArrayList<Integer>();
         for (int axis : keep) {
@@ -140,10 +140,10 @@ final class Views {
         }
         Shape shape = new Shape(dims);
         if (Dispatch.isRecording(List.of(x))) return record(name, x, (b, n) -> b.reshape(n, shape));
-        return new Tensor(x.storage(), shape, strides.stream().mapToInt(Integer::intValue).toArray(), x.offset());
+        return new Value(x.storage(), shape, strides.stream().mapToInt(Integer::intValue).toArray(), x.offset());
     }
 
-    static Tensor flatten(Tensor x, int startAxis, int endAxis) {
+    public static Value flatten(Value x, int startAxis, int endAxis) {
         Ops.nonNull("flatten", x);
         // A 0-d tensor flattens to one element, and its axes are checked as a vector's, as in PyTorch.
         int from = Builder.axis("flatten", startAxis, Math.max(1, x.rank())), to = Builder.axis("flatten", endAxis, Math.max(1, x.rank()));
@@ -151,19 +151,19 @@ final class Views {
         if (from > to) throw SmeltException.of("flatten", "start axis %d comes after end axis %d", startAxis, endAxis);
         var dims = new ArrayList<Integer>(x.shape().dims().subList(0, from));
         long length = Builder.count(x.shape().dims().subList(from, to + 1)); // past an int only when the tensor is empty
-        if (length > Tensor.MAX_SIZE) throw Builder.tooLarge("flatten", x.shape().dims().subList(from, to + 1), " (axes %d..%d of %s, as one axis)".formatted(from, to, x.shape()));
+        if (length > Value.MAX_SIZE) throw Builder.tooLarge("flatten", x.shape().dims().subList(from, to + 1), " (axes %d..%d of %s, as one axis)".formatted(from, to, x.shape()));
         dims.add((int) length);
         dims.addAll(x.shape().dims().subList(to + 1, x.rank()));
         return reshape(x, dims.stream().mapToInt(Integer::intValue).toArray());
     }
 
-    static Tensor contiguous(Tensor x) {
+    public static Value contiguous(Value x) {
         if (x.isTraced() || isContiguous(x)) return x;
-        return new Tensor(Dispatch.dense(x), x.shape(), x.shape().contiguousStrides(), 0);
+        return new Value(Dispatch.dense(x), x.shape(), x.shape().contiguousStrides(), 0);
     }
 
     /// Whether the elements are dense and in row-major order (size-1 axes may have any stride).
-    static boolean isContiguous(Tensor x) {
+    public static boolean isContiguous(Value x) {
         int expected = 1;
         for (int axis = x.rank() - 1; axis >= 0; axis--) {
             int dim = x.shape().dim(axis);
@@ -174,21 +174,21 @@ final class Views {
         return true;
     }
 
-    private static Tensor record(String name, Tensor x, java.util.function.BiFunction<Builder, Node, Node> view) {
+    private static Value record(String name, Value x, java.util.function.BiFunction<Builder, Node, Node> view) {
         return Dispatch.apply(name, List.of(x), (b, in) -> view.apply(b, in.getFirst()));
     }
 
-    static List<Tensor> split(Tensor x, int size, int axis) {
+    public static List<Value> split(Value x, int size, int axis) {
         Ops.nonNull("split", x);
         int normalized = Builder.axis("split", axis, x.rank()), length = x.dim(normalized);
         if (size <= 0) throw SmeltException.of("split", "piece size must be positive, got %d", size);
-        var pieces = new ArrayList<Tensor>();
+        var pieces = new ArrayList<Value>();
         for (int start = 0; start < length; start += size) pieces.add(slice(x, normalized, start, Math.min(length, start + size), 1));
         if (pieces.isEmpty()) pieces.add(x); // an empty axis splits into one empty piece, as in PyTorch
         return List.copyOf(pieces);
     }
 
-    static List<Tensor> chunk(Tensor x, int chunks, int axis) {
+    public static List<Value> chunk(Value x, int chunks, int axis) {
         Ops.nonNull("chunk", x);
         if (chunks <= 0) throw SmeltException.of("chunk", "number of chunks must be positive, got %d", chunks);
         int length = x.dim(Builder.axis("chunk", axis, x.rank()));

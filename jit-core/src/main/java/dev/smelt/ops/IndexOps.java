@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.IndexBounds;
@@ -13,17 +13,17 @@ import java.util.List;
 /// Gather, index select, scatter and the functional updates: argument checks, then graph nodes
 /// whose `i32` indices carry an index check, so eager and compiled calls fail alike on an index out
 /// of range. Negative indices are out of range, as PyTorch's `gather` and `index_select` have them.
-final class IndexOps {
+public final class IndexOps {
     private IndexOps() {}
 
-    static Tensor gather(Tensor x, int axis, Tensor index) {
+    public static Value gather(Value x, int axis, Value index) {
         Ops.nonNull("gather", x, index);
         int a = indexed("gather", x, axis, index, index.shape());
         return Dispatch.apply("gather", List.of(x, index), (b, in) ->
                 b.gather(in.get(0), a, b.indexCheck(in.get(1), new IndexBounds("gather", "index", x.dim(a)))));
     }
 
-    static Tensor indexSelect(Tensor x, int axis, Tensor index) {
+    public static Value indexSelect(Value x, int axis, Value index) {
         Ops.nonNull("indexSelect", x, index);
         int a = axisOf("indexSelect", x, axis);
         requireIndices("indexSelect", index, index.rank() <= 1, "a 1-d");
@@ -34,7 +34,7 @@ final class IndexOps {
         });
     }
 
-    static Tensor scatter(String op, Tensor x, int axis, Tensor index, Tensor src, boolean add) {
+    public static Value scatter(String op, Value x, int axis, Value index, Value src, boolean add) {
         Ops.nonNull(op, x, index, src);
         int a = indexed(op, x, axis, index, src.shape());
         if (add && x.dtype() == DType.BOOL) throw SmeltException.of(op, "cannot add bool tensors; convert with to(DType.I32) first");
@@ -42,7 +42,7 @@ final class IndexOps {
                 b.indexCheck(in.get(1), new IndexBounds(op, "index", x.dim(a))), b.cast(in.get(2), x.dtype()), add));
     }
 
-    static Tensor indexPut(Tensor x, int axis, Tensor index, Tensor values) {
+    public static Value indexPut(Value x, int axis, Value index, Value values) {
         Ops.nonNull("indexPut", x, index, values);
         int a = axisOf("indexPut", x, axis);
         requireIndices("indexPut", index, index.rank() <= 1, "a 1-d");
@@ -56,7 +56,7 @@ final class IndexOps {
         });
     }
 
-    static Tensor sliceUpdate(Tensor x, int axis, int start, Tensor value) {
+    public static Value sliceUpdate(Value x, int axis, int start, Value value) {
         Ops.nonNull("sliceUpdate", x, value);
         int a = axisOf("sliceUpdate", x, axis);
         int from = start < 0 ? start + x.dim(a) : start;
@@ -67,7 +67,7 @@ final class IndexOps {
                 b.sliceUpdate(in.get(0), a, b.constant(from, Shape.SCALAR, DType.I32), b.cast(in.get(1), x.dtype())));
     }
 
-    static Tensor sliceUpdate(Tensor x, int axis, Tensor start, Tensor value) {
+    public static Value sliceUpdate(Value x, int axis, Value start, Value value) {
         Ops.nonNull("sliceUpdate", x, start, value);
         int a = axisOf("sliceUpdate", x, axis);
         requireIndices("sliceUpdate", start, start.rank() == 0, "a 0-d");
@@ -77,7 +77,7 @@ final class IndexOps {
     }
 
     // The axis, after checking an index of x's rank, no larger than `region` and x off the axis.
-    private static int indexed(String op, Tensor x, int axis, Tensor index, Shape region) {
+    private static int indexed(String op, Value x, int axis, Value index, Shape region) {
         int a = axisOf(op, x, axis);
         requireIndices(op, index, index.rank() == x.rank(), "an index of rank " + x.rank() + ", a");
         if (!index.shape().equals(region)) throw SmeltException.of(op, "index %s and source %s must have one shape", index.shape(), region);
@@ -87,18 +87,18 @@ final class IndexOps {
         return a;
     }
 
-    private static int axisOf(String op, Tensor x, int axis) {
+    private static int axisOf(String op, Value x, int axis) {
         if (x.rank() == 0) throw SmeltException.of(op, "needs at least one axis, got a 0-d tensor");
         return Builder.axis(op, axis, x.rank());
     }
 
-    private static void requireIndices(String op, Tensor index, boolean rankFits, String what) {
+    private static void requireIndices(String op, Value index, boolean rankFits, String what) {
         if (index.dtype() != DType.I32) throw SmeltException.of(op, "indices must be i32, not %s", index.dtype());
         if (!rankFits) throw SmeltException.of(op, "needs %s i32 tensor of indices, got %s", what, index.shape());
     }
 
     // The slice's length along `axis`, once value has x's rank and sizes off the axis.
-    private static int requireSlice(Tensor x, int axis, Tensor value) {
+    private static int requireSlice(Value x, int axis, Value value) {
         if (value.rank() != x.rank() || !value.shape().with(axis, 0).equals(x.shape().with(axis, 0)) || value.dim(axis) > x.dim(axis))
             throw SmeltException.of("sliceUpdate", "value %s does not fit a slice of %s along axis %d", value.shape(), x.shape(), axis);
         return value.dim(axis);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
+import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.SmeltException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -17,15 +19,15 @@ import java.util.TreeSet;
 /// and then the labels used once, in ASCII order. Operands are contracted left to right, each pair
 /// as one batched matmul `[batch, free, contracted] × [batch, contracted, free]`: labels that only
 /// one operand has and nothing later needs are summed out first.
-final class Einsum {
+public final class Einsum {
     private Einsum() {}
 
     private static final int ELLIPSIS = 52; // labels 0–51 are letters; 52 + k is the k-th broadcast axis
 
     /// An operand and the label of each of its axes.
-    private record Term(Tensor tensor, List<Integer> labels) {}
+    private record Term(Value tensor, List<Integer> labels) {}
 
-    static Tensor apply(String spec, Tensor... operands) {
+    public static Value apply(String spec, Value... operands) {
         Ops.nonNull("einsum", spec, operands);
         Ops.nonNull("einsum", (Object[]) operands);
         String compact = spec.replace(" ", "");
@@ -44,7 +46,7 @@ final class Einsum {
         List<Integer> output = arrow < 0 ? implicitOutput(terms, broadcast) : explicitOutput(spec, compact.substring(arrow + 2), terms, broadcast);
         int[] sizes = sizes(spec, terms, broadcast);
         DType dtype = operands[0].dtype();
-        for (Tensor operand : operands) dtype = DType.promote(dtype, operand.dtype());
+        for (Value operand : operands) dtype = DType.promote(dtype, operand.dtype());
         for (int i = 0; i < terms.size(); i++) terms.set(i, prepare(spec, terms.get(i), sizes, dtype));
         Term result = terms.getFirst();
         for (int i = 1; i < terms.size(); i++) {
@@ -55,7 +57,7 @@ final class Einsum {
         result = sumOut(result, Set.copyOf(output));
         int[] order = new int[output.size()];
         for (int i = 0; i < order.length; i++) order[i] = result.labels().indexOf(output.get(i));
-        return isIdentity(order) ? result.tensor() : result.tensor().permute(order);
+        return isIdentity(order) ? result.tensor() : Views.permute(result.tensor(), order);
     }
 
     // The labels of one subscript; -1 marks where `...` stands.
@@ -74,7 +76,7 @@ final class Einsum {
         return labels;
     }
 
-    private static int ellipsisRank(String spec, List<Integer> labels, Tensor operand, int index) {
+    private static int ellipsisRank(String spec, List<Integer> labels, Value operand, int index) {
         int named = labels.contains(-1) ? labels.size() - 1 : labels.size();
         if (labels.contains(-1) ? operand.rank() < named : operand.rank() != named)
             throw SmeltException.of("einsum", "\"%s\": operand %d has shape %s (%d axes) but its subscripts name %d%s", spec, index, operand.shape(),
@@ -134,7 +136,7 @@ final class Einsum {
 
     // An operand's diagonals taken, its axes broadcast to their labels' sizes, cast to the common dtype.
     private static Term prepare(String spec, Term term, int[] sizes, DType dtype) {
-        Tensor tensor = term.tensor().dtype() == dtype ? term.tensor() : term.tensor().to(dtype);
+        Value tensor = term.tensor().dtype() == dtype ? term.tensor() : Ops.cast(term.tensor(), dtype);
         var labels = new ArrayList<>(term.labels());
         for (int first = 0; first < labels.size(); first++) {
             int second = labels.subList(first + 1, labels.size()).indexOf(labels.get(first));
@@ -157,12 +159,12 @@ final class Einsum {
             target[axis] = sizes[labels.get(axis)];
             expand |= target[axis] != tensor.dim(axis);
         }
-        return new Term(expand ? tensor.expand(target) : tensor, labels);
+        return new Term(expand ? Views.expand(tensor, target) : tensor, labels);
     }
 
     // Axes `first` and `second` (equal size n) replaced by their diagonal, as the last axis: moved to
     // the end, flattened to n·n, and every (n+1)-th element taken.
-    private static Tensor diagonal(Tensor tensor, int first, int second) {
+    private static Value diagonal(Value tensor, int first, int second) {
         int rank = tensor.rank(), n = tensor.dim(first);
         int[] order = new int[rank];
         int[] shape = new int[rank - 1];
@@ -174,7 +176,7 @@ final class Einsum {
         order[rank - 2] = first;
         order[rank - 1] = second;
         shape[rank - 2] = n * n;
-        return tensor.permute(order).reshape(shape).slice(rank - 2, 0, n * n, n + 1);
+        return Views.slice(Views.reshape(Views.permute(tensor, order), shape), rank - 2, 0, n * n, n + 1);
     }
 
     // Labels of `term` that `keep` does not name, summed out.
@@ -186,7 +188,7 @@ final class Einsum {
             else axes.add(axis);
         }
         if (axes.isEmpty()) return term;
-        return new Term(term.tensor().sum(axes.stream().mapToInt(Integer::intValue).toArray()), labels);
+        return new Term(Reductions.reduce(ReduceOp.SUM, term.tensor(), axes.stream().mapToInt(Integer::intValue).toArray(), false), labels);
     }
 
     // `a` and `b` contracted over the labels they share and `needed` does not name: one batched matmul
@@ -207,41 +209,41 @@ final class Einsum {
         if (!a.tensor().dtype().isFloating()) {
             var all = new ArrayList<>(labels);
             all.addAll(contracted);
-            Tensor product = align(a, all, sizes).mul(align(b, all, sizes));
+            Value product = Ops.binary(BinaryOp.MUL, align(a, all, sizes), align(b, all, sizes));
             return sumOut(new Term(product, all), Set.copyOf(labels));
         }
-        Tensor left = arrange(a, batch, freeA, contracted, sizes), right = arrange(b, batch, contracted, freeB, sizes);
+        Value left = arrange(a, batch, freeA, contracted, sizes), right = arrange(b, batch, contracted, freeB, sizes);
         int[] shape = new int[labels.size()];
         for (int i = 0; i < shape.length; i++) shape[i] = sizes[labels.get(i)];
-        return new Term(left.matmul(right).reshape(shape), labels);
+        return new Term(Views.reshape(Ops.matmul(left, right), shape), labels);
     }
 
     // `term` permuted to `[outer…, rows…, columns…]` and reshaped to [outer, rows, columns].
-    private static Tensor arrange(Term term, List<Integer> outer, List<Integer> rows, List<Integer> columns, int[] sizes) {
+    private static Value arrange(Term term, List<Integer> outer, List<Integer> rows, List<Integer> columns, int[] sizes) {
         var order = new ArrayList<Integer>();
         for (List<Integer> group : List.of(outer, rows, columns)) for (int label : group) order.add(term.labels().indexOf(label));
         int[] permutation = order.stream().mapToInt(Integer::intValue).toArray();
-        Tensor permuted = isIdentity(permutation) ? term.tensor() : term.tensor().permute(permutation);
-        return permuted.reshape(product(outer, sizes), product(rows, sizes), product(columns, sizes));
+        Value permuted = isIdentity(permutation) ? term.tensor() : Views.permute(term.tensor(), permutation);
+        return Views.reshape(permuted, new int[] {product(outer, sizes), product(rows, sizes), product(columns, sizes)});
     }
 
     // `term` with an axis per label of `all`, in that order: size 1 where it lacks the label, then broadcast.
-    private static Tensor align(Term term, List<Integer> all, int[] sizes) {
+    private static Value align(Term term, List<Integer> all, int[] sizes) {
         var present = new ArrayList<Integer>();
         for (int label : all) if (term.labels().contains(label)) present.add(term.labels().indexOf(label));
-        Tensor tensor = term.tensor().permute(present.stream().mapToInt(Integer::intValue).toArray());
+        Value tensor = Views.permute(term.tensor(), present.stream().mapToInt(Integer::intValue).toArray());
         int[] shape = new int[all.size()], full = new int[all.size()];
         for (int i = 0; i < shape.length; i++) {
             full[i] = sizes[all.get(i)];
             shape[i] = term.labels().contains(all.get(i)) ? full[i] : 1;
         }
-        return tensor.reshape(shape).expand(full);
+        return Views.expand(Views.reshape(tensor, shape), full);
     }
 
     private static int product(List<Integer> labels, int[] sizes) {
         long product = 1;
         for (int label : labels) product *= sizes[label];
-        if (product > Tensor.MAX_SIZE) throw SmeltException.of("einsum", "an intermediate axis of %d elements is too large", product);
+        if (product > Value.MAX_SIZE) throw SmeltException.of("einsum", "an intermediate axis of %d elements is too large", product);
         return (int) product;
     }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Node;
@@ -9,27 +9,27 @@ import java.util.List;
 /// `argsort` and `topk` as graph nodes, eager and compiled alike: an argsort ([Node.ArgSort]),
 /// stable as `torch.sort(stable=True)`; `topk` is the descending argsort's first `k` positions and the
 /// values gathered there (so its values have a gradient, the gather's).
-final class Sorting {
+public final class Sorting {
     private Sorting() {}
 
-    static Tensor argsort(Tensor x, int axis, boolean descending) {
+    public static Value argsort(Value x, int axis, boolean descending) {
         int a = lineAxis("argsort", x, axis);
         return Dispatch.apply("argsort", List.of(x), (b, in) -> b.reshape(b.argsort(line(b, in.getFirst()), a, descending), x.shape()));
     }
 
     /// The `k` largest values along `axis` in descending order, and their `i32` indices.
-    static List<Tensor> topk(Tensor x, int k, int axis) {
+    public static List<Value> topk(Value x, int k, int axis) {
         int a = lineAxis("topk", x, axis);
         int n = x.rank() == 0 ? 1 : x.dim(a);
         if (k < 0 || k > n) throw SmeltException.of("topk", "k = %d is outside 0..%d, the size of axis %d of %s", k, n, axis, x.shape());
-        Tensor indices = Dispatch.apply("topk", List.of(x), (b, in) -> b.slice(b.argsort(line(b, in.getFirst()), a, true), a, 0, k, 1));
+        Value indices = Dispatch.apply("topk", List.of(x), (b, in) -> b.slice(b.argsort(line(b, in.getFirst()), a, true), a, 0, k, 1));
         // The positions come from the sort: in range by construction, so no index check.
-        Tensor values = Dispatch.apply("topk", List.of(x, indices), (b, in) -> b.gather(line(b, in.get(0)), a, in.get(1)));
-        if (x.rank() == 0 && k == 1) return List.of(values.reshape(), indices.reshape()); // torch keeps a 0-d tensor 0-d
+        Value values = Dispatch.apply("topk", List.of(x, indices), (b, in) -> b.gather(line(b, in.get(0)), a, in.get(1)));
+        if (x.rank() == 0 && k == 1) return List.of(Views.reshape(values, new int[0]), Views.reshape(indices, new int[0])); // torch keeps a 0-d tensor 0-d
         return List.of(values, indices);
     }
 
-    private static int lineAxis(String op, Tensor x, int axis) {
+    private static int lineAxis(String op, Value x, int axis) {
         Ops.nonNull(op, x);
         if (x.dtype() == DType.BOOL) throw SmeltException.of(op, "needs numbers, not bool; convert with to(DType.I32)");
         return x.rank() == 0 ? 0 : Builder.axis(op, axis, x.rank());

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
@@ -15,10 +15,10 @@ import java.util.List;
 
 /// Elementwise operations, `where`, `concat` and `matmul`: argument checks, promotion and
 /// broadcasting, then the graph nodes (recorded or evaluated by [Dispatch]).
-final class Ops {
+public final class Ops {
     private Ops() {}
 
-    static Tensor unary(UnaryOp op, Tensor x) {
+    public static Value unary(UnaryOp op, Value x) {
         return Dispatch.apply(op.toString(), List.of(x), (b, in) -> b.unary(op, operandFor(b, op, in.getFirst())));
     }
 
@@ -28,12 +28,12 @@ final class Ops {
         return op.acceptsIntegers() ? b.cast(x, DType.I32) : b.cast(x, DType.F32);
     }
 
-    static Tensor cast(Tensor x, DType dtype) {
+    public static Value cast(Value x, DType dtype) {
         if (dtype == null) throw SmeltException.of("to", "dtype is null");
         return Dispatch.apply("to", List.of(x), (b, in) -> b.cast(in.getFirst(), dtype));
     }
 
-    static Tensor binary(BinaryOp op, Tensor a, Tensor other) {
+    public static Value binary(BinaryOp op, Value a, Value other) {
         nonNull(op.toString(), a, other);
         return Dispatch.apply(op.toString(), List.of(a, other), (b, in) -> {
             Shape shape = Builder.broadcastShapes(op.toString(), in.get(0).shape(), in.get(1).shape());
@@ -42,7 +42,7 @@ final class Ops {
         });
     }
 
-    static Tensor binary(BinaryOp op, Tensor a, Number scalar) {
+    public static Value binary(BinaryOp op, Value a, Number scalar) {
         nonNull(op.toString(), a, scalar);
         return Dispatch.apply(op.toString(), List.of(a), (b, in) -> {
             Node x = in.getFirst();
@@ -59,12 +59,12 @@ final class Ops {
         return promoted == DType.BOOL ? DType.I32 : promoted;
     }
 
-    static Tensor where(Tensor condition, Tensor a, Tensor other) {
+    public static Value where(Value condition, Value a, Value other) {
         nonNull("where", condition, a, other);
         return Dispatch.apply("where", List.of(condition, a, other), (b, in) -> where(b, in.get(0), in.get(1), in.get(2)));
     }
 
-    static Tensor where(Tensor condition, Tensor a, Number other) {
+    public static Value where(Value condition, Value a, Number other) {
         nonNull("where", condition, a, other);
         return Dispatch.apply("where", List.of(condition, a), (b, in) -> {
             DType dtype = DType.promoteWithScalar(in.get(1).dtype(), kind("where", other));
@@ -72,7 +72,7 @@ final class Ops {
         });
     }
 
-    static Tensor where(Tensor condition, Number a, Tensor other) {
+    public static Value where(Value condition, Number a, Value other) {
         nonNull("where", condition, a, other);
         return Dispatch.apply("where", List.of(condition, other), (b, in) -> {
             DType dtype = DType.promoteWithScalar(in.get(1).dtype(), kind("where", a));
@@ -80,7 +80,7 @@ final class Ops {
         });
     }
 
-    static Node where(Builder b, Node condition, Node x, Node y) {
+    public static Node where(Builder b, Node condition, Node x, Node y) {
         if (condition.dtype() != DType.BOOL)
             throw SmeltException.of("where", "condition must be bool, not %s; compare first (for example x.gt(0))", condition.dtype());
         Shape shape = Builder.broadcastShapes("where", Builder.broadcastShapes("where", condition.shape(), x.shape()), y.shape());
@@ -88,11 +88,11 @@ final class Ops {
         return b.where(b.broadcast(condition, shape), b.broadcast(b.cast(x, dtype), shape), b.broadcast(b.cast(y, dtype), shape));
     }
 
-    static Tensor concat(Tensor[] tensors, int axis) {
+    public static Value concat(Value[] tensors, int axis) {
         return concat(tensors == null ? null : Arrays.asList(tensors), axis); // List.of would throw on a null element
     }
 
-    static Tensor concat(List<Tensor> tensors, int axis) {
+    public static Value concat(List<Value> tensors, int axis) {
         if (tensors == null) throw SmeltException.of("concat", "the list of tensors is null");
         if (tensors.isEmpty()) throw SmeltException.of("concat", "needs at least one tensor");
         nonNull("concat", tensors.toArray());
@@ -113,18 +113,18 @@ final class Ops {
             length += part.shape().dim(normalized);
             size += part.shape().count();
         }
-        if (length > Tensor.MAX_SIZE || size > Tensor.MAX_SIZE)
+        if (length > Value.MAX_SIZE || size > Value.MAX_SIZE)
             throw SmeltException.of("concat", "joining %s along axis %d gives %d elements, %d along the axis; a tensor holds at most Tensor.MAX_SIZE = %d",
-                    in.stream().map(Node::shape).toList(), axis, size, length, Tensor.MAX_SIZE);
+                    in.stream().map(Node::shape).toList(), axis, size, length, Value.MAX_SIZE);
         return b.concat(parts, normalized);
     }
 
-    static Tensor matmul(Tensor a, Tensor other) {
+    public static Value matmul(Value a, Value other) {
         nonNull("matmul", a, other);
         return Dispatch.apply("matmul", List.of(a, other), (b, in) -> MatMuls.build(b, in.get(0), in.get(1)));
     }
 
-    static void nonNull(String op, Object... arguments) {
+    public static void nonNull(String op, Object... arguments) {
         for (int i = 0; i < arguments.length; i++)
             if (arguments[i] == null) throw SmeltException.of(op, "argument %d is null", i);
     }

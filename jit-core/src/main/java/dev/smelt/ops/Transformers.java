@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
@@ -13,12 +13,12 @@ import java.util.stream.IntStream;
 
 /// The normalisation and position encoding of transformer blocks, written in the primitives so
 /// that they fuse into the matmuls around them.
-final class Transformers {
+public final class Transformers {
     private Transformers() {}
 
     /// x / √(mean(x²) + eps) · weight over the trailing `normalizedShape` axes, as
     /// `torch.nn.functional.rms_norm` (and llama2.c's rmsnorm).
-    static Tensor rmsNorm(Tensor x, int[] normalizedShape, Tensor weight, double eps) {
+    public static Value rmsNorm(Value x, int[] normalizedShape, Value weight, double eps) {
         Ops.nonNull("rmsNorm", x, normalizedShape);
         Shape normalized = Creation.shape("rmsNorm", normalizedShape);
         if (!(eps >= 0) || eps == Double.POSITIVE_INFINITY) throw SmeltException.of("rmsNorm", "eps must be finite and ≥ 0, got %s", eps);
@@ -28,7 +28,7 @@ final class Transformers {
         if (weight != null && !weight.shape().equals(normalized))
             throw SmeltException.of("rmsNorm", "weight must have the normalized shape %s, got %s", normalized, weight.shape());
         List<Integer> axes = IntStream.range(first, x.rank()).boxed().toList();
-        List<Tensor> operands = weight == null ? List.of(x) : List.of(x, weight);
+        List<Value> operands = weight == null ? List.of(x) : List.of(x, weight);
         return Dispatch.apply("rmsNorm", operands, (b, in) -> {
             Node value = b.toFloat(in.getFirst());
             Node meanSquare = Reductions.mean(b, b.unary(UnaryOp.SQUARE, value), axes, true);
@@ -44,14 +44,14 @@ final class Transformers {
     /// x₁·cos). `interleaved` pairs neighbours (2i, 2i+1), as llama2.c and Meta's Llama code do;
     /// otherwise i and i + d/2, as Hugging Face's `rotate_half`. `cos` and `sin` hold one angle per
     /// pair, broadcast against `x` with the last axis d/2.
-    static Tensor rope(Tensor x, Tensor cos, Tensor sin, boolean interleaved) {
+    public static Value rope(Value x, Value cos, Value sin, boolean interleaved) {
         Ops.nonNull("rope", x, cos, sin);
         if (x.rank() == 0 || x.dim(-1) % 2 != 0) throw SmeltException.of("rope", "the last axis of %s must have an even size (pairs rotate)", x.shape());
         int half = x.dim(-1) / 2;
         var pairShape = new ArrayList<>(x.shape().dims());
         pairShape.set(pairShape.size() - 1, half);
         Shape pairs = new Shape(pairShape);
-        for (Tensor angle : List.of(cos, sin)) {
+        for (Value angle : List.of(cos, sin)) {
             if (angle.rank() == 0 || angle.dim(-1) != half) throw SmeltException.of("rope", "cos and sin must end in an axis of %d (one angle per pair of %s), got %s", half, x.shape(), angle.shape());
             Builder.broadcastShapes("rope", angle.shape(), pairs);
         }

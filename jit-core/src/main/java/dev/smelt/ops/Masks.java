@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
@@ -13,12 +13,12 @@ import java.util.List;
 /// Masks made of index comparisons (iota), which fuse into whatever reads them, so that a causal
 /// mask or a one-hot matrix never reaches memory on its own: `tril` and `triu` over the last two
 /// axes, and `oneHot`.
-final class Masks {
+public final class Masks {
     private Masks() {}
 
     /// Keeps the elements on and below diagonal `k` (column − row ≤ k) when `lower`, on and above it
     /// (column − row ≥ k) otherwise; the rest become 0.
-    static Tensor keep(String op, Tensor x, int k, boolean lower) {
+    public static Value keep(String op, Value x, int k, boolean lower) {
         Ops.nonNull(op, x);
         if (x.rank() < 2) throw SmeltException.of(op, "needs at least 2 axes (a matrix or a batch of them), got %s", x.shape());
         return Dispatch.apply(op, List.of(x), (b, in) -> {
@@ -35,7 +35,7 @@ final class Masks {
 
     /// Row `[..., c]` is 1 where c is the index, checked to lie in `[0, classes)` before any kernel
     /// runs (an index check, as crossEntropy's labels).
-    static Tensor oneHot(Tensor indices, int classes) {
+    public static Value oneHot(Value indices, int classes) {
         Ops.nonNull("oneHot", indices);
         if (indices.dtype() != DType.I32) throw SmeltException.of("oneHot", "indices must be i32, not %s", indices.dtype());
         if (classes <= 0) throw SmeltException.of("oneHot", "the number of classes must be positive, got %d", classes);

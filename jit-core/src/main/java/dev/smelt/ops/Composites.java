@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.Distribution;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
@@ -14,11 +15,11 @@ import java.util.List;
 import java.util.stream.IntStream;
 
 /// Neural-network functions written in the primitives, so the compiler sees (and fuses) their parts.
-final class Composites {
+public final class Composites {
     private Composites() {}
 
     /// exp(x - max) / Σ exp(x - max): the maximum keeps exp from overflowing.
-    static Tensor softmax(Tensor x, int axis) {
+    public static Value softmax(Value x, int axis) {
         Ops.nonNull("softmax", x);
         int normalized = Builder.axis("softmax", axis, Math.max(1, x.rank()));
         return Dispatch.apply("softmax", List.of(x), (b, in) -> {
@@ -34,13 +35,13 @@ final class Composites {
     }
 
     /// (x - max) - log Σ exp(x - max).
-    static Tensor logSoftmax(Tensor x, int axis) {
+    public static Value logSoftmax(Value x, int axis) {
         Ops.nonNull("logSoftmax", x);
         int normalized = Builder.axis("logSoftmax", axis, Math.max(1, x.rank()));
         return Dispatch.apply("logSoftmax", List.of(x), (b, in) -> b.reshape(logSoftmax(b, atLeastVector(b, b.toFloat(in.getFirst())), normalized), x.shape()));
     }
 
-    static Node logSoftmax(Builder b, Node value, int axis) {
+    public static Node logSoftmax(Builder b, Node value, int axis) {
         List<Integer> axes = List.of(axis);
         Node centred = shifted(b, value, axes);
         Node logSum = b.unary(UnaryOp.LOG, b.reduce(ReduceOp.SUM, b.unary(UnaryOp.EXP, centred), axes));
@@ -62,7 +63,7 @@ final class Composites {
 
     /// (x - mean) / √(var + eps) · weight + bias over the trailing `normalizedShape` axes, with the
     /// biased variance, as PyTorch.
-    static Tensor layerNorm(Tensor x, int[] normalizedShape, Tensor weight, Tensor bias, double eps) {
+    public static Value layerNorm(Value x, int[] normalizedShape, Value weight, Value bias, double eps) {
         Ops.nonNull("layerNorm", x, normalizedShape);
         Shape normalized = Creation.shape("layerNorm", normalizedShape);
         if (!(eps >= 0) || eps == Double.POSITIVE_INFINITY) // a NaN, negative or infinite eps gives NaN or 0 everywhere
@@ -70,7 +71,7 @@ final class Composites {
         int first = x.rank() - normalized.rank();
         if (normalized.rank() == 0 || first < 0 || !x.shape().dims().subList(first, x.rank()).equals(normalized.dims()))
             throw SmeltException.of("layerNorm", "normalized shape %s must be the trailing axes of %s", normalized, x.shape());
-        for (Tensor affine : Arrays.asList(weight, bias))
+        for (Value affine : Arrays.asList(weight, bias))
             if (affine != null && !affine.shape().equals(normalized))
                 throw SmeltException.of("layerNorm", "weight and bias must have the normalized shape %s, got %s", normalized, affine.shape());
         var operands = new ArrayList<>(List.of(x));
@@ -95,14 +96,14 @@ final class Composites {
         return b.binary(op, b.cast(x, dtype), b.broadcast(b.cast(parameter, dtype), x.shape()));
     }
 
-    static Tensor crossEntropy(Tensor logits, Tensor targets) {
+    public static Value crossEntropy(Value logits, Value targets) {
         Ops.nonNull("crossEntropy", logits, targets);
         if (targets.dtype().isFloating()) return softTargets(logits, targets);
         return CrossEntropy.withIndices(logits, targets);
     }
 
     // -Σ p · log softmax(x) / N: PyTorch's class-probability form.
-    private static Tensor softTargets(Tensor logits, Tensor targets) {
+    private static Value softTargets(Value logits, Value targets) {
         if (!logits.shape().equals(targets.shape()) || logits.rank() < 1 || logits.rank() > 2)
             throw SmeltException.of("crossEntropy", "class probabilities %s must have the logits' shape %s ([N, C] or [C])", targets.shape(), logits.shape());
         return Dispatch.apply("crossEntropy", List.of(logits, targets), (b, in) -> {
@@ -116,7 +117,7 @@ final class Composites {
     }
 
     /// mean((x - target)²), over equal shapes (PyTorch broadcasts with a warning; we refuse).
-    static Tensor mseLoss(Tensor x, Tensor target) {
+    public static Value mseLoss(Value x, Value target) {
         Ops.nonNull("mseLoss", x, target);
         if (!x.shape().equals(target.shape()))
             throw SmeltException.of("mseLoss", "input %s and target %s must have the same shape", x.shape(), target.shape());
@@ -131,13 +132,13 @@ final class Composites {
     /// probability `1 - p` (where its draw is at least `p`) and scaled by `1 / (1 - p)`, so the
     /// expected value is unchanged. As in PyTorch, `p = 0` is `x` itself and `p = 1` is `x · 0` (NaN
     /// stays NaN), and neither draws.
-    static Tensor dropout(Tensor x, double p, Generator generator) {
+    public static Value dropout(Value x, double p, RandomStream generator) {
         Ops.nonNull("dropout", x, generator);
         if (!(p >= 0 && p <= 1)) throw SmeltException.of("dropout", "p is the probability of zeroing an element and must be in [0, 1], got %s", p);
         if (!x.dtype().isFloating()) throw SmeltException.of("dropout", "needs a float tensor, not %s; convert it with .to(DType.F32)", x.dtype());
         if (p == 0) return x;
-        if (p == 1) return x.mul(0);
-        Tensor keep = Tensor.rand(generator, x.dtype(), x.shape().toArray()).ge(p);
-        return x.mul(keep).mul(1 / (1 - p));
+        if (p == 1) return Ops.binary(BinaryOp.MUL, x, 0);
+        Value keep = Ops.binary(BinaryOp.GE, Creation.random(generator, Distribution.UNIFORM, x.dtype(), x.shape().toArray()), p);
+        return Ops.binary(BinaryOp.MUL, Ops.binary(BinaryOp.MUL, x, keep), 1 / (1 - p));
     }
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
 import dev.smelt.driver.Pipeline;
 import dev.smelt.ir.Node;
@@ -12,7 +12,7 @@ import java.util.List;
 /// Runs an operation either way: inside a trace (one is bound, or an operand is traced) it records
 /// the nodes; otherwise it records them into a one-op graph and evaluates that at once. So eager
 /// and traced code share every shape rule; eager ops run as generated kernels, one per op.
-final class Dispatch {
+public final class Dispatch {
     private Dispatch() {}
 
     /// Builds an operation's nodes over its operands' nodes.
@@ -21,12 +21,12 @@ final class Dispatch {
     }
 
     /// `op`, the operation named `name` in errors, over `operands`.
-    static Tensor apply(String name, List<Tensor> operands, Op op) {
+    static Value apply(String name, List<Value> operands, Op op) {
         Calls.requireVectorApi(name);
         Tracer tracer = recordingTracer(operands);
         if (tracer != null) {
             List<Node> inputs = nodes(tracer, operands);
-            return new Tensor(op.build(new Builder(tracer, name, inputs), inputs), tracer);
+            return new Value(op.build(new Builder(tracer, name, inputs), inputs), tracer);
         }
         var local = new Tracer();
         List<Node> inputs = nodes(local, operands);
@@ -35,23 +35,23 @@ final class Dispatch {
         if (same >= 0 && output instanceof Node.Input) return operands.get(same);
         var graph = local.finish(List.of(output));
         // No elements, nothing to compute: no kernel, whose loops a [0, 2^31-1] space would overflow.
-        if (output.shape().count() == 0) return new Tensor(Storage.allocate(output.dtype(), 0), output.shape(), output.shape().contiguousStrides(), 0);
+        if (output.shape().count() == 0) return new Value(Storage.allocate(output.dtype(), 0), output.shape(), output.shape().contiguousStrides(), 0);
         // A constant (full, zeros, scalar, a hyper-parameter) is filled in place: a kernel per value
         // would define a class per distinct learning rate or bias correction.
         if (output instanceof Node.Constant constant)
-            return new Tensor(Storage.filled(constant.dtype(), output.shape().size(), constant.value()), output.shape(), output.shape().contiguousStrides(), 0);
-        var storages = local.sources().stream().map(source -> dense((Tensor) source)).toList();
+            return new Value(Storage.filled(constant.dtype(), output.shape().size(), constant.value()), output.shape(), output.shape().contiguousStrides(), 0);
+        var storages = local.sources().stream().map(source -> dense((Value) source)).toList();
         Storage result = Calls.run(Pipeline.eager(graph), storages, null).getFirst();
-        return new Tensor(result, output.shape(), output.shape().contiguousStrides(), 0);
+        return new Value(result, output.shape(), output.shape().contiguousStrides(), 0);
     }
 
     /// True when operations should record rather than compute.
-    static boolean isRecording(List<Tensor> operands) { return recordingTracer(operands) != null; }
+    static boolean isRecording(List<Value> operands) { return recordingTracer(operands) != null; }
 
     /// The tracer to record into: the bound one, or that of a traced operand; null when eager.
-    private static Tracer recordingTracer(List<Tensor> operands) {
+    private static Tracer recordingTracer(List<Value> operands) {
         Tracer bound = Tracer.CURRENT.isBound() ? Tracer.CURRENT.get() : null;
-        for (Tensor operand : operands) {
+        for (Value operand : operands) {
             Tracer owner = operand.tracer();
             if (owner == null) continue;
             if (owner.isFinished())
@@ -64,16 +64,16 @@ final class Dispatch {
     }
 
     /// Each operand's node in `tracer`: its own if traced, else the input capturing it.
-    private static List<Node> nodes(Tracer tracer, List<Tensor> operands) {
+    private static List<Node> nodes(Tracer tracer, List<Value> operands) {
         var nodes = new ArrayList<Node>();
-        for (Tensor operand : operands)
+        for (Value operand : operands)
             nodes.add(operand.isTraced() ? operand.node() : tracer.capture(operand, operand.shape(), operand.dtype()));
         return nodes;
     }
 
     /// The tensor's elements as a dense row-major storage: its own storage when already so laid
     /// out, else a copy.
-    static Storage dense(Tensor tensor) {
+    public static Storage dense(Value tensor) {
         if (tensor.isTraced()) throw SmeltException.of("values", "cannot read the values of a traced tensor %s%s", tensor.dtype(), tensor.shape());
         Storage storage = tensor.storage();
         if (tensor.offset() == 0 && storage.size() == tensor.size() && Views.isContiguous(tensor)) return storage;

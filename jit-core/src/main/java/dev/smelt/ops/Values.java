@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Shape;
@@ -8,20 +8,20 @@ import dev.smelt.ir.Storage;
 
 /// Reading a concrete tensor's values back into Java. A traced tensor has no values: asking for
 /// them is the data-dependent control flow a trace cannot record, and is refused with that reason.
-final class Values {
+public final class Values {
     private Values() {}
 
-    static double get(Tensor x, int... index) { return x.storage().get(position("get", x, index)); }
+    public static double get(Value x, int... index) { return x.storage().get(position("get", x, index)); }
 
     /// Stores `value`, rounded to the dtype, in place: compiled functions that read `x` see it at
     /// their next call, as they see weights an optimizer updated.
-    static void set(Tensor x, double value, int... index) {
+    public static void set(Value x, double value, int... index) {
         Formats.requireWritable("set", x);
         x.storage().set(position("set", x, index), value);
     }
 
     // Where element `index` of `x` lives in its storage.
-    private static int position(String op, Tensor x, int[] index) {
+    private static int position(String op, Value x, int[] index) {
         if (index == null) throw SmeltException.of(op, "the index is null");
         requireConcrete(op, x);
         if (index.length != x.rank())
@@ -36,13 +36,13 @@ final class Values {
         return position;
     }
 
-    static double item(Tensor x) {
+    public static double item(Value x) {
         requireConcrete("item", x);
         if (x.size() != 1) throw SmeltException.of("item", "needs a tensor with one element, not %s", x.shape());
         return Dispatch.dense(x).get(0);
     }
 
-    static float[] floats(Tensor x) {
+    public static float[] floats(Value x) {
         Storage dense = dense("toFloatArray", x);
         if (dense.dtype() == DType.F32) return dense.floats().clone();
         float[] values = new float[dense.size()];
@@ -50,7 +50,7 @@ final class Values {
         return values;
     }
 
-    static double[] doubles(Tensor x) {
+    public static double[] doubles(Value x) {
         Storage dense = dense("toDoubleArray", x);
         double[] values = new double[dense.size()];
         for (int i = 0; i < values.length; i++) values[i] = dense.get(i);
@@ -58,7 +58,7 @@ final class Values {
     }
 
     /// Only from `i32` or `bool`: truncating floats silently is how wrong answers start.
-    static int[] ints(Tensor x) {
+    public static int[] ints(Value x) {
         Storage dense = dense("toIntArray", x);
         if (dense.dtype().isFloating()) throw SmeltException.of("toIntArray", "the tensor is %s; convert it with .to(DType.I32) first", dense.dtype());
         int[] values = new int[dense.size()];
@@ -66,7 +66,7 @@ final class Values {
         return values;
     }
 
-    static boolean[] booleans(Tensor x) {
+    public static boolean[] booleans(Value x) {
         Storage dense = dense("toBooleanArray", x);
         if (dense.dtype() != DType.BOOL) throw SmeltException.of("toBooleanArray", "the tensor is %s, not bool; compare it first (for example x.ne(0))", dense.dtype());
         boolean[] values = new boolean[dense.size()];
@@ -74,7 +74,7 @@ final class Values {
         return values;
     }
 
-    static boolean allClose(Tensor a, Tensor b, double rtol, double atol, boolean equalNan) {
+    public static boolean allClose(Value a, Value b, double rtol, double atol, boolean equalNan) {
         Ops.nonNull("allClose", a, b);
         if (!(rtol >= 0) || !(atol >= 0)) // NaN too: it would silently make only equal values close
             throw SmeltException.of("allClose", "tolerances must be ≥ 0, got rtol %s and atol %s", rtol, atol);
@@ -96,12 +96,12 @@ final class Values {
         return Double.isFinite(error) && error <= atol + rtol * Math.abs(b);
     }
 
-    private static Storage dense(String op, Tensor x) {
+    private static Storage dense(String op, Value x) {
         requireConcrete(op, x);
         return Dispatch.dense(x);
     }
 
-    static void requireConcrete(String op, Tensor x) {
+    public static void requireConcrete(String op, Value x) {
         if (x == null) throw SmeltException.of(op, "argument 0 is null"); // as Ops.nonNull words it, without a varargs array per call
         if (x.isTraced())
             throw SmeltException.of(op, "cannot read the values of a traced tensor %s%s: a trace records operations, not data, so Java control flow cannot depend on tensor values; use Tensor.where for data-dependent choices", x.dtype(), x.shape());

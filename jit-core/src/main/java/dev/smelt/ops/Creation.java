@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
@@ -15,23 +15,23 @@ import java.util.List;
 /// Tensor factories. `full`, `arange` and `linspace` are graph nodes, so inside a trace they are
 /// constants the compiler can fold; random tensors are graph nodes too, drawn afresh on each call;
 /// arrays are concrete data, captured as inputs.
-final class Creation {
+public final class Creation {
     private Creation() {}
 
-    static Tensor full(DType dtype, double value, int... dims) {
+    public static Value full(DType dtype, double value, int... dims) {
         Shape shape = shape("full", dims);
         if (dtype == null) throw SmeltException.of("full", "dtype is null");
         return Dispatch.apply("full", List.of(), (b, in) -> b.constant(value, shape, dtype));
     }
 
     /// `start + i·step` for `i < ⌈(end - start) / step⌉`, in `i32`.
-    static Tensor arange(int start, int end, int step) {
+    public static Value arange(int start, int end, int step) {
         long count = count("arange", start, end, step);
         return Dispatch.apply("arange", List.of(), (b, in) -> affine(b, Shape.of((int) count), DType.I32, start, step, DType.I32));
     }
 
     /// The same in `f32`, computed in double and rounded once, as PyTorch does.
-    static Tensor arange(double start, double end, double step) {
+    public static Value arange(double start, double end, double step) {
         long count = count("arange", start, end, step);
         return Dispatch.apply("arange", List.of(), (b, in) -> b.cast(affine(b, Shape.of((int) count), DType.F64, start, step, DType.F64), DType.F32));
     }
@@ -40,7 +40,7 @@ final class Creation {
         if (!Double.isFinite(start) || !Double.isFinite(end) || !Double.isFinite(step) || step == 0 || (end - start) * step < 0)
             throw SmeltException.of(op, "cannot step from %s to %s by %s; expected finite bounds and a non-zero step towards the end", start, end, step);
         double count = Math.ceil((end - start) / step);
-        if (count > Tensor.MAX_SIZE) throw SmeltException.of(op, "from %s to %s by %s gives %.0f elements; a tensor holds at most Tensor.MAX_SIZE = %d", start, end, step, count, Tensor.MAX_SIZE);
+        if (count > Value.MAX_SIZE) throw SmeltException.of(op, "from %s to %s by %s gives %.0f elements; a tensor holds at most Tensor.MAX_SIZE = %d", start, end, step, count, Value.MAX_SIZE);
         return (long) count;
     }
 
@@ -52,9 +52,9 @@ final class Creation {
 
     /// PyTorch's symmetric form: the first half counts up from `start`, the second down from `end`,
     /// so both end points are exact.
-    static Tensor linspace(double start, double end, int steps) {
-        if (steps < 0 || steps > Tensor.MAX_SIZE || !Double.isFinite(start) || !Double.isFinite(end))
-            throw SmeltException.of("linspace", "needs finite bounds and 0 ≤ steps ≤ Tensor.MAX_SIZE = %d, got %s, %s, %d", Tensor.MAX_SIZE, start, end, steps);
+    public static Value linspace(double start, double end, int steps) {
+        if (steps < 0 || steps > Value.MAX_SIZE || !Double.isFinite(start) || !Double.isFinite(end))
+            throw SmeltException.of("linspace", "needs finite bounds and 0 ≤ steps ≤ Tensor.MAX_SIZE = %d, got %s, %s, %d", Value.MAX_SIZE, start, end, steps);
         double step = steps > 1 ? (end - start) / (steps - 1) : 0;
         Shape shape = Shape.of(steps);
         return Dispatch.apply("linspace", List.of(), (b, in) -> {
@@ -68,20 +68,20 @@ final class Creation {
         });
     }
 
-    static Tensor of(Storage storage, int... dims) {
+    public static Value of(Storage storage, int... dims) {
         Shape shape = dims != null && dims.length == 0 ? Shape.of(storage.size()) : shape("of", dims);
         if (shape.size() != storage.size())
             throw SmeltException.of("of", "%d values cannot fill shape %s (%d elements)", storage.size(), shape, shape.size());
-        return new Tensor(storage, shape, shape.contiguousStrides(), 0);
+        return new Value(storage, shape, shape.contiguousStrides(), 0);
     }
 
     /// `data` itself, checked before [Tensor#of] copies it.
-    static <T> T data(T data) {
+    public static <T> T data(T data) {
         if (data == null) throw SmeltException.of("of", "data is null");
         return data;
     }
 
-    static Storage bools(boolean[] data) {
+    public static Storage bools(boolean[] data) {
         byte[] bytes = new byte[data.length];
         for (int i = 0; i < data.length; i++) bytes[i] = (byte) (data[i] ? 1 : 0);
         return Storage.wrapBool(bytes);
@@ -90,7 +90,7 @@ final class Creation {
     /// Eagerly, the next draws of `generator`. Inside a trace, a [Node.Random] whose key is a
     /// capture the compiled function fills in for each call ([Traced#callCaptures]), starting after
     /// the draws this trace took from `generator` before.
-    static Tensor random(Generator generator, Distribution distribution, DType dtype, int... dims) {
+    public static Value random(RandomStream generator, Distribution distribution, DType dtype, int... dims) {
         String op = distribution.toString();
         Ops.nonNull(op, generator, dtype);
         if (!dtype.isFloating()) throw SmeltException.of(op, "needs a float dtype, not %s", dtype);
@@ -98,22 +98,22 @@ final class Creation {
         if (Tracer.CURRENT.isBound()) {
             Tracer tracer = Tracer.CURRENT.get();
             Node key = tracer.capture(new Draw(generator, drawnBefore(tracer, generator), distribution.draws(shape.size())), Shape.of(2), DType.I32);
-            return new Tensor(tracer.record(new Node.Random(distribution, key, shape, dtype)), tracer);
+            return new Value(tracer.record(new Node.Random(distribution, key, shape, dtype)), tracer);
         }
         Storage storage = Storage.allocate(dtype, shape.size());
         double[] values = generator.sample(distribution, shape.size(), dtype);
         for (int i = 0; i < values.length; i++) storage.set(i, values[i]);
-        return new Tensor(storage, shape, shape.contiguousStrides(), 0);
+        return new Value(storage, shape, shape.contiguousStrides(), 0);
     }
 
     /// What a trace captures for a random tensor: [Jit#trace] turns it into a [Traced.Draw].
-    record Draw(Generator generator, long offset, long count) {}
+    public record Draw(RandomStream stream, long offset, long count) {}
 
     /// The draws this trace has taken from `generator` so far.
-    private static long drawnBefore(Tracer tracer, Generator generator) {
+    private static long drawnBefore(Tracer tracer, RandomStream generator) {
         long drawn = 0;
         for (Object source : tracer.sources())
-            if (source instanceof Draw draw && draw.generator() == generator) drawn += draw.count();
+            if (source instanceof Draw draw && draw.stream() == generator) drawn += draw.count();
         return drawn;
     }
 
@@ -122,7 +122,7 @@ final class Creation {
         for (int dim : dims)
             if (dim < 0) throw SmeltException.of(op, "shape %s has a negative size", Arrays.toString(dims));
         List<Integer> list = Arrays.stream(dims).boxed().toList();
-        if (Builder.count(list) > Tensor.MAX_SIZE) throw Builder.tooLarge(op, list, "");
+        if (Builder.count(list) > Value.MAX_SIZE) throw Builder.tooLarge(op, list, "");
         try {
             return new Shape(list);
         } catch (ArithmeticException overflow) { // a size 0 after sizes whose product passes 2^63

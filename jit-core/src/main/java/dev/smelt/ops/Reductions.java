@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-package dev.smelt;
+package dev.smelt.ops;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
@@ -12,16 +12,16 @@ import java.util.List;
 
 /// Reductions over axes. The IR's [Node.Reduce] keeps reduced axes with size 1; without keepDims a
 /// reshape then drops them. Mean, variance and logsumexp are composites of sums and maxima.
-final class Reductions {
+public final class Reductions {
     private Reductions() {}
 
-    static Tensor reduce(ReduceOp op, Tensor x, int[] axes, boolean keepDims) {
+    public static Value reduce(ReduceOp op, Value x, int[] axes, boolean keepDims) {
         Ops.nonNull(op.toString(), x, axes);
         return Dispatch.apply(op.toString(), List.of(x), (b, in) -> reduce(b, op, in.getFirst(), Builder.axes(op.toString(), axes, x.rank()), keepDims));
     }
 
     /// `op` over `axes` of `x`. Sums and products of bool count in `i32`; max and min of bool stay bool.
-    static Node reduce(Builder b, ReduceOp op, Node x, List<Integer> axes, boolean keepDims) {
+    public static Node reduce(Builder b, ReduceOp op, Node x, List<Integer> axes, boolean keepDims) {
         requireElements(op.toString(), op, x.shape(), axes);
         Node operand = x.dtype() == DType.BOOL ? b.cast(x, DType.I32) : x;
         Node reduced = b.reduce(op, operand, axes);
@@ -36,25 +36,25 @@ final class Reductions {
             if (shape.dim(axis) == 0) throw SmeltException.of(name, "cannot reduce axis %d of %s, which has no elements", axis, shape);
     }
 
-    static Tensor mean(Tensor x, int[] axes, boolean keepDims) {
+    public static Value mean(Value x, int[] axes, boolean keepDims) {
         Ops.nonNull("mean", x, axes);
         return Dispatch.apply("mean", List.of(x), (b, in) -> mean(b, in.getFirst(), Builder.axes("mean", axes, x.rank()), keepDims));
     }
 
     /// Σx / n in a float dtype; NaN over no elements, as in PyTorch.
-    static Node mean(Builder b, Node x, List<Integer> axes, boolean keepDims) {
+    public static Node mean(Builder b, Node x, List<Integer> axes, boolean keepDims) {
         Node sum = reduce(b, ReduceOp.SUM, b.toFloat(x), axes, keepDims);
         return b.binary(BinaryOp.DIV, sum, b.constant(count(x.shape(), axes), sum.shape(), sum.dtype()));
     }
 
-    static Tensor var(Tensor x, int[] axes, int correction, boolean keepDims) {
+    public static Value var(Value x, int[] axes, int correction, boolean keepDims) {
         Ops.nonNull("var", x, axes);
         if (correction < 0) throw SmeltException.of("var", "correction %d is negative", correction);
         return Dispatch.apply("var", List.of(x), (b, in) -> var(b, in.getFirst(), Builder.axes("var", axes, x.rank()), correction, keepDims));
     }
 
     /// Σ(x - mean)² / (n - correction), two-pass for accuracy.
-    static Node var(Builder b, Node x, List<Integer> axes, int correction, boolean keepDims) {
+    public static Node var(Builder b, Node x, List<Integer> axes, int correction, boolean keepDims) {
         Node value = b.toFloat(x);
         Node centred = b.binary(BinaryOp.SUB, value, b.broadcast(mean(b, value, axes, true), value.shape()));
         Node sum = reduce(b, ReduceOp.SUM, b.unary(UnaryOp.SQUARE, centred), axes, keepDims);
@@ -62,14 +62,14 @@ final class Reductions {
         return b.binary(BinaryOp.DIV, sum, b.constant(divisor, sum.shape(), sum.dtype()));
     }
 
-    static Tensor logsumexp(Tensor x, int[] axes, boolean keepDims) {
+    public static Value logsumexp(Value x, int[] axes, boolean keepDims) {
         Ops.nonNull("logsumexp", x, axes);
         return Dispatch.apply("logsumexp", List.of(x), (b, in) -> logsumexp(b, in.getFirst(), Builder.axes("logsumexp", axes, x.rank()), keepDims));
     }
 
     /// m + log Σ exp(x - m) with m the maximum, replaced by 0 where it is infinite (as PyTorch does),
     /// so all -inf gives -inf rather than NaN. Over no elements: log 0 = -inf.
-    static Node logsumexp(Builder b, Node x, List<Integer> axes, boolean keepDims) {
+    public static Node logsumexp(Builder b, Node x, List<Integer> axes, boolean keepDims) {
         Node value = b.toFloat(x);
         boolean empty = axes.stream().anyMatch(axis -> x.shape().dim(axis) == 0);
         Node max = empty ? b.constant(0, value.shape().reduced(axes), value.dtype()) : b.reduce(ReduceOp.MAX, value, axes);
@@ -80,7 +80,7 @@ final class Reductions {
         return keepDims ? result : b.reshape(result, Builder.drop(x.shape(), axes));
     }
 
-    static Tensor arg(ReduceOp op, Tensor x, int axis, boolean keepDims) {
+    public static Value arg(ReduceOp op, Value x, int axis, boolean keepDims) {
         Ops.nonNull(op.toString(), x);
         if (x.rank() == 0) { // the axis of a 0-d tensor is checked as a vector's, as in PyTorch
             Builder.axis(op.toString(), axis, 1);
@@ -90,7 +90,7 @@ final class Reductions {
     }
 
     /// The index into the flattened tensor, as a 0-d `i32` (PyTorch's `argmax()` without a dim).
-    static Tensor argFlat(ReduceOp op, Tensor x) {
+    public static Value argFlat(ReduceOp op, Value x) {
         Ops.nonNull(op.toString(), x);
         return Dispatch.apply(op.toString(), List.of(x), (b, in) -> reduce(b, op, b.reshape(in.getFirst(), Shape.of(x.size())), List.of(0), false));
     }
