@@ -16,5 +16,5 @@ module dev.smelt {
     exports dev.smelt.ir;
 
     exports dev.smelt.fusion to dev.smelt.autograd;  // the cost model, for saving or recomputing activations
-    exports dev.smelt.runtime to dev.smelt.autograd; // LruMap
+    exports dev.smelt.runtime to dev.smelt.autograd; // OnceMap
 }

@@ -14,6 +14,7 @@ import dev.smelt.ops.Values;
 import dev.smelt.ops.Views;
 import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Explain;
+import dev.smelt.runtime.OnceMap;
 import dev.smelt.runtime.Program;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -60,9 +61,18 @@ public final class Compiled {
         }
     }
 
-    /// A signature with dynamic dims: a program per concrete size, each traced and planned for its
-    /// size, their kernels shared through the kernel cache.
-    private record Sizes(SizeCache<Version> versions) implements Compilation {}
+    /// A signature with dynamic dims: a program per concrete size (the latest [#SIZES] kept), each
+    /// traced and planned for its size once, their kernels shared through the kernel cache. None of
+    /// them is a recompile.
+    private record Sizes(OnceMap<Signature, Version> versions) implements Compilation {
+        static final int SIZES = 32;
+
+        static Sizes of(Signature concrete, Version first) {
+            var versions = new OnceMap<Signature, Version>(SIZES);
+            versions.put(concrete, first);
+            return new Sizes(versions);
+        }
+    }
 
     /// The signature of the latest call and its program, with the results' shapes and strides: a
     /// call whose tensors have the same dtypes and shapes runs it without building a signature,
@@ -165,7 +175,7 @@ public final class Compiled {
         this.transform = transform;
         this.fusion = fusion;
         this.recompileLimit = recompileLimit;
-        this.cache = new SignatureCache<>(name, recompileLimit);
+        this.cache = new SignatureCache<>(name, recompileLimit, CAPACITY);
     }
 
     /// A graph built elsewhere (autograd's backward programs) compiled for its one signature: the
@@ -372,7 +382,7 @@ public final class Compiled {
             if (!(cache.cached(signature) instanceof Version fixed)) throw SmeltException.of(name, "compiled from a graph for arguments %s only, but called with %s", cache.signatures(), signature);
             return fixed;
         }
-        Version entry = switch (cache.get(signature, () -> signature.isDynamic() ? new Sizes(new SizeCache<>(concrete(arguments), compile(signature, arguments))) : compile(signature, arguments))) {
+        Version entry = switch (cache.get(signature, () -> signature.isDynamic() ? Sizes.of(concrete(arguments), compile(signature, arguments)) : compile(signature, arguments))) {
             case Version version -> version;
             case Sizes sizes -> sizes.versions().get(concrete(arguments), () -> compile(signature, arguments));
         };

@@ -2,83 +2,63 @@
 package dev.smelt;
 
 import dev.smelt.runtime.LruMap;
+import dev.smelt.runtime.OnceMap;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
-/// A compiled function's programs by [Signature]: bounded (least recently used dropped), compiling
-/// each signature once however many threads ask at once, and recording why each compilation after
-/// the first happened ([Recompile]); past the recompile limit it warns once. Logs to the
-/// `System.Logger` named `dev.smelt.Compiled`.
+/// A compiled function's programs by [Signature] (a [OnceMap]: bounded, each signature compiled
+/// once however many threads ask at once), recording why each compilation after the first happened
+/// ([Recompile]); past the recompile limit it warns once. Logs to the `System.Logger` named
+/// `dev.smelt.Compiled`.
 final class SignatureCache<V> {
     private static final int HISTORY = 256;
 
     /// The logger, initialised at the first recompile: `System.getLogger` starts `java.util.logging`,
     /// 10 ms of a fresh JVM's first call (ColdStart).
     private static final class Log {
-        static final System.Logger LOGGER = System.getLogger(Compiled.class.getName());
+        static final System.Logger LOGGER = System.getLogger("dev.smelt.Compiled");
     }
 
     private final String function;
     private final int recompileLimit;
-    private final Map<Signature, CompletableFuture<V>> entries = new LruMap<>(Compiled.CAPACITY);
+    private final OnceMap<Signature, V> entries;
     private final Map<Signature, Boolean> seen = new LruMap<>(HISTORY);
     private final Deque<Recompile> recompiles = new ArrayDeque<>();
     private int started, compilations;
 
-    SignatureCache(String function, int recompileLimit) {
+    SignatureCache(String function, int recompileLimit, int capacity) {
         this.function = function;
         this.recompileLimit = recompileLimit;
+        this.entries = new OnceMap<>(capacity);
     }
 
-    /// The value for `signature`, made by `compile` if it is not cached. The first caller compiles
-    /// while others with the same signature wait; if compiling fails, each of them gets the error
-    /// and the next call tries again.
+    /// The value for `signature`, made by `compile` if it is not cached (see [OnceMap#get]).
     V get(Signature signature, Supplier<V> compile) {
-        CompletableFuture<V> future, mine = new CompletableFuture<>();
-        Recompile recompile = null;
-        synchronized (this) {
-            future = entries.putIfAbsent(signature, mine);
-            if (future == null) recompile = reason(signature);
-        }
-        if (future != null) return await(future);
-        try {
-            mine.complete(compile.get());
-        } catch (RuntimeException | Error e) {
-            synchronized (this) {
-                entries.remove(signature);
-                started--;
+        return entries.get(signature, () -> {
+            Recompile recompile = reason(signature);
+            V value;
+            try {
+                value = compile.get();
+            } catch (RuntimeException | Error e) {
+                synchronized (this) {
+                    started--;
+                }
+                throw e;
             }
-            mine.completeExceptionally(e);
-            throw e;
-        }
-        record(signature, recompile);
-        return mine.join();
-    }
-
-    // The compiling thread's own exception, not a CompletionException around it.
-    static <V> V await(CompletableFuture<V> future) {
-        try {
-            return future.join();
-        } catch (java.util.concurrent.CompletionException e) {
-            if (e.getCause() instanceof RuntimeException cause) throw cause;
-            if (e.getCause() instanceof Error cause) throw cause;
-            throw e;
-        }
+            record(signature, recompile);
+            return value;
+        });
     }
 
     /// The value cached for `signature`, or null; compiles nothing.
-    synchronized V cached(Signature signature) {
-        var future = entries.get(signature);
-        return future == null || !future.isDone() || future.isCompletedExceptionally() ? null : future.join();
-    }
+    V cached(Signature signature) { return entries.cached(signature); }
 
-    synchronized List<Signature> signatures() { return List.copyOf(entries.keySet()); }
+    List<Signature> signatures() { return entries.keys(); }
 
-    synchronized int size() { return entries.size(); }
+    int size() { return entries.size(); }
 
     synchronized int compilations() { return compilations; }
 
@@ -86,14 +66,13 @@ final class SignatureCache<V> {
 
     /// Why `signature` needs compiling, against the closest signature compiled (or compiling)
     /// before, numbered in the order compilations start; none for the first compilation.
-    private Recompile reason(Signature signature) {
+    private synchronized Recompile reason(Signature signature) {
         if (started++ == 0) return null;
-        var closest = entries.keySet().stream().filter(s -> !s.equals(signature)) // least recently used first: ties go to the latest
+        var closest = entries.keys().stream().filter(s -> !s.equals(signature)) // least recently used first: ties go to the latest
                 .reduce((a, b) -> signature.changesFrom(b).size() <= signature.changesFrom(a).size() ? b : a);
         if (seen.containsKey(signature) || closest.isEmpty()) return new Recompile(function, started, signature, List.of(), true);
         return new Recompile(function, started, signature, signature.changesFrom(closest.get()), false);
     }
-
     /// Counts a successful compilation and logs its reason; once recompiles exceed the limit, warns.
     private void record(Signature signature, Recompile recompile) {
         synchronized (this) {

@@ -6,6 +6,7 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.Distribution;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
+import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
 import dev.smelt.ir.UnaryOp;
 import dev.smelt.ops.Attention;

@@ -38,11 +38,10 @@ class LayeringTest {
             Map.entry("ops", Set.of("ir", "trace", "driver", "runtime")),   // eager ops run one-op programs through the driver
             Map.entry("", Set.of("ops", "trace", "ir", "ref", "io")));  // Traced.interpret runs the reference interpreter
     /// The root package's files that run the pipeline: `Jit`, `Compiled` with its `SignatureCache`
-    /// and `SizeCache` (bounded by the runtime's `LruMap`), and the `@Compile` front end (its
+    /// (the runtime's `OnceMap` of programs), and the `@Compile` front end (its
     /// annotation names a `FusionMode`; its subclasses come from `codegen`). The rest of the API
     /// reaches the pipeline through `ops`.
-    static final List<String> TOP = List.of("Jit.java", "Compiled.java", "SignatureCache.java", "SizeCache.java",
-            "Compile.java", "CompiledMethods.java", "MethodClass.java");
+    static final List<String> TOP = List.of("Jit.java", "Compiled.java", "SignatureCache.java", "Compile.java", "CompiledMethods.java", "MethodClass.java");
     static final Pattern IMPORT = Pattern.compile("^import\\s+(?:static\\s+)?(dev\\.smelt\\.[\\w.]+|org\\.objectweb\\.asm[\\w.]*)", Pattern.MULTILINE);
 
     @Test

@@ -8,11 +8,10 @@ import dev.smelt.Traced;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.SmeltException;
-import dev.smelt.runtime.LruMap;
+import dev.smelt.runtime.OnceMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Collectors;
 
 /// A function and its gradients, from two programs per input signature: the forward computes the
@@ -25,7 +24,7 @@ public final class ValueAndGrad {
     private final Jit.FunctionN function;
     private final int arity;
     private final int[] wrt;
-    private final Map<String, Split> splits = new LruMap<>(Compiled.CAPACITY);
+    private final OnceMap<String, Split> splits = new OnceMap<>(Compiled.CAPACITY);
     private volatile Split last;
 
     /// One signature's two programs; `seed` is the cotangent `∂L/∂L = 1`. The forward takes the
@@ -64,7 +63,7 @@ public final class ValueAndGrad {
 
     /// The number of signatures compiled and still cached.
     public int compiledSignatures() {
-        synchronized (splits) { return splits.size(); }
+        return splits.size();
     }
 
     private Split split(Tensor[] arguments) {
@@ -73,8 +72,7 @@ public final class ValueAndGrad {
         for (int i = 0; i < arity; i++)
             if (arguments[i] == null) throw SmeltException.of("valueAndGrad", "argument %d is null", i);
         String key = Arrays.stream(arguments).map(a -> a.dtype() + a.shape().toString()).collect(Collectors.joining(","));
-        Split split;
-        synchronized (splits) { split = splits.computeIfAbsent(key, k -> compile(arguments)); }
+        Split split = splits.get(key, () -> compile(arguments));
         last = split;
         return split;
     }

@@ -15,10 +15,9 @@ import dev.smelt.plan.MemoryPlanner;
 import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Executor;
 import dev.smelt.runtime.Guard;
-import dev.smelt.runtime.LruMap;
+import dev.smelt.runtime.OnceMap;
 import dev.smelt.runtime.Program;
 import java.util.List;
-import java.util.Map;
 
 /// The compiler, stage by stage: a traced graph (after the caller's transform, such as autograd's)
 /// → passes → fusion plan → memory plan → kernels → [Program]. Each stage's output goes through
@@ -75,18 +74,11 @@ public final class Pipeline {
     }
 
     private static final int EAGER_PROGRAMS = 1024;
-    private static final Map<String, Program> EAGER = new LruMap<>(EAGER_PROGRAMS);
+    private static final OnceMap<String, Program> EAGER = new OnceMap<>(EAGER_PROGRAMS);
 
     /// The program of a one-op graph for an eager call, shared by every call of the same op on the
     /// same shapes. No passes: an eager op computes exactly the op it names, into a fresh buffer.
     public static Program eager(Graph graph) {
-        String key = graph.toString();
-        Program program;
-        synchronized (EAGER) { program = EAGER.get(key); }
-        if (program == null) {
-            program = compile(graph, FusionMode.COST_MODEL, false).program();
-            synchronized (EAGER) { EAGER.putIfAbsent(key, program); }
-        }
-        return program;
+        return EAGER.get(graph.toString(), () -> compile(graph, FusionMode.COST_MODEL, false).program());
     }
 }

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.runtime;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+
+/// A bounded cache (least recently used dropped) whose value for a key is made once however many
+/// threads ask at once: the first caller makes it while the others wait for it; if making it fails,
+/// each waiting caller gets that error and the next call tries again. The cache of compiled
+/// programs: a function's signatures, the sizes of a dynamic signature, eager ops.
+public final class OnceMap<K, V> {
+    private final Map<K, CompletableFuture<V>> entries;
+
+    public OnceMap(int capacity) { this.entries = new LruMap<>(capacity); }
+
+    /// The value for `key`, made by `make` if it is neither cached nor being made.
+    public V get(K key, Supplier<V> make) {
+        CompletableFuture<V> future;
+        synchronized (this) {
+            future = entries.get(key);
+        }
+        if (future != null) return await(future); // the common case allocates nothing
+        var mine = new CompletableFuture<V>();
+        synchronized (this) {
+            future = entries.putIfAbsent(key, mine);
+        }
+        if (future != null) return await(future);
+        try {
+            mine.complete(make.get());
+        } catch (RuntimeException | Error e) {
+            synchronized (this) {
+                entries.remove(key, mine);
+            }
+            mine.completeExceptionally(e);
+            throw e;
+        }
+        return mine.join();
+    }
+
+    /// Caches `value` for `key`, made elsewhere.
+    public synchronized void put(K key, V value) { entries.put(key, CompletableFuture.completedFuture(value)); }
+
+    /// The value made for `key`, or null when there is none (yet); makes nothing.
+    public synchronized V cached(K key) {
+        var future = entries.get(key);
+        return future == null || !future.isDone() || future.isCompletedExceptionally() ? null : future.join();
+    }
+
+    /// The keys cached or being made, least recently used first.
+    public synchronized List<K> keys() { return List.copyOf(entries.keySet()); }
+
+    public synchronized int size() { return entries.size(); }
+
+    // The making thread's own exception, not a CompletionException around it.
+    private static <V> V await(CompletableFuture<V> future) {
+        try {
+            return future.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException cause) throw cause;
+            if (e.getCause() instanceof Error cause) throw cause;
+            throw e;
+        }
+    }
+}
