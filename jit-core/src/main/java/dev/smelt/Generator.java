@@ -36,9 +36,6 @@ public final class Generator {
     /// Reserves the next `draws` draws and returns the position of the first.
     long advance(long draws) { return stream.advance(draws); }
 
-    /// The key of the stream starting at draw `start`, as a random node reads it: `i32[2]`.
-    Tensor key(long start) { return Tensor.wrap(stream.key(start)); }
-
     /// The stream of `generator`; null for null, which the op then reports as its argument.
     static RandomStream stream(Generator generator) { return generator == null ? null : generator.stream; }
 }

@@ -194,7 +194,7 @@ public final class Jit {
             if (source instanceof Creation.Draw draw) {
                 var generator = (Generator) draw.stream().owner();
                 draws.add(new Traced.Draw(captures.size(), generator, draw.offset(), draw.count()));
-                captures.add(generator.key(generator.position() + draw.offset()));
+                captures.add(Tensor.wrap(draw.stream().key(generator.position() + draw.offset())));
             } else captures.add(Tensor.wrap((Value) source));
         }
         return new Traced(graph, examples.size(), captures, draws);

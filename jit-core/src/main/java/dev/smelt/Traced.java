@@ -65,7 +65,7 @@ public record Traced(Graph graph, int arguments, List<Tensor> captures, List<Dra
         for (Draw draw : draws)
             starts.computeIfAbsent(draw.generator(), g -> g.advance(draws.stream().filter(d -> d.generator() == g).mapToLong(Draw::count).sum()));
         var fresh = new ArrayList<>(captures);
-        for (Draw draw : draws) fresh.set(draw.capture(), draw.generator().key(starts.get(draw.generator()) + draw.offset()));
+        for (Draw draw : draws) fresh.set(draw.capture(), Tensor.wrap(Generator.stream(draw.generator()).key(starts.get(draw.generator()) + draw.offset())));
         return fresh;
     }
 
