@@ -364,9 +364,9 @@ public final class Tensor implements TensorValues, TensorIndexing, TensorFormats
     static Tensor wrap(Value value) { return value.wrapper() instanceof Tensor tensor ? tensor : new Tensor(value); }
 
     static List<Tensor> wrap(List<Value> values) {
-        var tensors = new ArrayList<Tensor>(values.size());
-        for (Value value : values) tensors.add(wrap(value));
-        return tensors;
+        var tensors = new Tensor[values.size()];
+        for (int i = 0; i < tensors.length; i++) tensors[i] = wrap(values.get(i));
+        return List.of(tensors);
     }
 
     /// The value of `tensor`; null for null, which the op then reports as its argument.
