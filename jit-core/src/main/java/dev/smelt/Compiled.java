@@ -106,9 +106,11 @@ public final class Compiled {
         }
 
         private boolean matches(Tensor argument, int i) {
+            if (argument == null) return false;
+            Value value = argument.value();
             var type = types[i];
-            return argument != null && type != null && !argument.isTraced() && argument.dtype() == type.dtype()
-                    && (argument.shape() == type.shape() || argument.shape().equals(type.shape()));
+            return type != null && !value.isTraced() && value.dtype() == type.dtype()
+                    && (value.shape() == type.shape() || value.shape().equals(type.shape()));
         }
 
         /// The result of a one-result function, or null when `arguments` do not match: one pass
@@ -120,27 +122,27 @@ public final class Compiled {
             for (int i = 0; i < arguments.length; i++) {
                 Tensor argument = arguments[i];
                 if (!matches(argument, i)) return null;
-                buffers[program.inputBuffer(i)] = array(program, argument, i);
+                buffers[program.inputBuffer(i)] = array(program, argument.value(), i);
             }
             var captures = version.traced().callCaptures();
             for (int i = 0; i < captures.size(); i++) buffers[program.inputBuffer(arguments.length + i)] = program.inputArray(arguments.length + i, Dispatch.dense(captures.get(i).value()));
-            return Tensor.wrap(new Value(Storage.wrapArray(Calls.runOne(program, buffers)), shapes[0], strides[0], 0));
+            return new Tensor(new Value(Storage.wrapArray(Calls.runOne(program, buffers)), shapes[0], strides[0], 0));
         }
 
         /// The results of a function of several, whose `arguments` [#matches] has checked.
         List<Tensor> run(Tensor[] arguments) {
             var results = Calls.run(version.program(), inputs(version, arguments), null);
             var tensors = new ArrayList<Tensor>(results.size());
-            for (int i = 0; i < results.size(); i++) tensors.add(Tensor.wrap(new Value(results.get(i), shapes[i], strides[i], 0)));
+            for (int i = 0; i < results.size(); i++) tensors.add(new Tensor(new Value(results.get(i), shapes[i], strides[i], 0)));
             return tensors;
         }
 
         // An argument's array as kernels read it: its storage's when it is dense, else a dense copy
         // (views, and size-1 axes of other strides).
-        private Object array(Program program, Tensor argument, int i) {
-            Storage storage = argument.value().storage();
-            boolean dense = argument.value().offset() == 0 && storage.size() == sizes[i] && same(argument.value().strides(), denseStrides[i]);
-            return program.inputArray(i, dense ? storage : Dispatch.dense(argument.value()));
+        private Object array(Program program, Value argument, int i) {
+            Storage storage = argument.storage();
+            boolean dense = argument.offset() == 0 && storage.size() == sizes[i] && same(argument.strides(), denseStrides[i]);
+            return program.inputArray(i, dense ? storage : Dispatch.dense(argument));
         }
 
         // Arrays.equals, without its call into the vectorised mismatch stub: a few ints.
@@ -268,7 +270,7 @@ public final class Compiled {
         var tensors = new ArrayList<Tensor>(results.size());
         for (int i = 0; i < results.size(); i++) {
             var shape = entry.traced().graph().outputs().get(i).shape();
-            tensors.add(Tensor.wrap(new Value(results.get(i), shape, shape.contiguousStrides(), 0)));
+            tensors.add(new Tensor(Value.dense(results.get(i), shape)));
         }
         return tensors;
     }

@@ -180,7 +180,7 @@ public final class Jit {
         var arguments = new ArrayList<Tensor>();
         for (Tensor example : examples) {
             if (example == null) throw SmeltException.of("trace", "example %d is null; every argument needs an example tensor", arguments.size());
-            arguments.add(Tensor.wrap(new Value(tracer.argument(example.shape(), example.dtype(), new Object()), tracer)));
+            arguments.add(new Tensor(new Value(tracer.argument(example.shape(), example.dtype(), new Object()), tracer)));
         }
         List<Tensor> results = ScopedValue.where(Tracer.CURRENT, tracer).call(() -> function.apply(new Arguments(arguments)));
         requireResults(results);

@@ -42,7 +42,8 @@ public final class Tensor implements TensorValues, TensorIndexing, TensorFormats
 
     private final Value value;
 
-    private Tensor(Value value) {
+    /// The tensor of a value no tensor stands for yet (see [#wrap]).
+    Tensor(Value value) {
         this.value = value;
         value.wrapper(this);
     }
