@@ -65,7 +65,7 @@ final class ScheduleBuilder {
         var launches = new ArrayList<Schedule.Launch>();
         var demands = new ArrayList<Realize>();
         double cost = 0;
-        for (Group group : Groups.of(roots, realized, this::cone, this::signature, options.mode() != FusionMode.NONE, options.budget())) {
+        for (Group group : Groups.of(roots, realized, this::cone, this::signature, options.mode() != FusionMode.NONE, options.budget(), decisions, labels)) {
             if (group.roots().getFirst() instanceof Node.Attention) {
                 var launch = attention(group);
                 cost += options.costs().time(launch.kernel(), options.machine());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import dev.smelt.ir.Parser;
+import dev.smelt.kernel.Decision;
 import dev.smelt.kernel.MatMulKernel;
 import dev.smelt.kernel.Schedule;
 import org.junit.jupiter.api.Test;
@@ -64,5 +65,21 @@ class MatMulLaunchTest {
                 """));
         assertInstanceOf(MatMulKernel.class, schedule.launches().getFirst().kernel(), schedule::toString);
         assertEquals(2, schedule.launches().size(), schedule::toString);
+    }
+
+    @Test
+    void twoProductsOfOneLoopNestRunApartAndSayWhy() {
+        Schedule schedule = FusionPlanner.plan(Parser.parse("""
+                graph(%0: f32[4,3], %1: f32[3,5], %2: f32[3,5]) {
+                  %3 = matmul %0 %1 : f32[4,5]
+                  %4 = matmul %0 %2 : f32[4,5]
+                  return %3, %4
+                }
+                """));
+        assertEquals(2, schedule.launches().size(), schedule::toString);
+        schedule.launches().forEach(launch -> assertInstanceOf(MatMulKernel.class, launch.kernel(), schedule::toString));
+        var kept = schedule.decisions().stream().filter(d -> d.choice() == Decision.Choice.OWN_KERNEL).toList();
+        assertEquals(1, kept.size(), schedule.decisions()::toString);
+        assertEquals("%4 matmul: compute in a kernel of its own: " + FusionRules.OTHER_PRODUCT.reason(), kept.getFirst().toString());
     }
 }
