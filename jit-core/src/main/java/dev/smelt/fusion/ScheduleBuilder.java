@@ -152,7 +152,7 @@ final class ScheduleBuilder {
         var fused = lowering.fused().stream().map(node -> labels.get(node).toString()).distinct().toList();
         var matmul = lowering.fused().stream().filter(n -> n instanceof Node.MatMul).map(n -> (Node.MatMul) n).findFirst();
         int demanded = demands.size();
-        var converted = matmul.isEmpty() ? null : MatMulLaunch.of(kernel, matmul.get(), lowering.products(), realized.contains(matmul.get()), outputBuffers, demands);
+        var converted = matmul.isEmpty() ? null : MatMulLaunch.of(kernel, matmul.get(), lowering.products(), outputBuffers, demands);
         if (demands.size() > demanded) return null;
         var layouts = converted == null ? List.<Decision>of() : Relayout.choose(number, matmul.get(), converted.kernel(), realized, demands, options.costs());
         if (demands.size() > demanded) return null;
