@@ -51,7 +51,8 @@ final class FusionRules {
     static final Rule<Boolean> CLAIMED = new Rule<>(foldedElsewhere -> foldedElsewhere, "two kernels would each compute it");
 
     // A matmul kernel computes one product, into a dense buffer of the product's dtype.
-    static final Rule<Loop> ONE_PRODUCT = new Rule<>(l -> l.products() > 1 && l.products() == l.reductions(), "another matmul shares its loop; apart, each runs as a matmul");
+    static final Rule<Loop> ONE_PRODUCT = new Rule<>(l -> l.products() > 0 && l.reductions() > 1, "another matmul or reduction shares its loop; apart, the product runs as a matmul");
+    static final Rule<Boolean> OTHER_PRODUCT = new Rule<>(otherProduct -> otherProduct, "a matmul kernel computes one product and its epilogue: a sibling folding another product (or none) runs apart");
     static final Rule<Integer> ACCUMULATOR = new Rule<>(output -> output < 0, "its epilogue writes no dense %s buffer to accumulate the product in");
 
     // The planner prices pointwise nodes only: a reduction or a product is folded by one kernel, never recomputed.

@@ -2,6 +2,7 @@
 package dev.smelt.fusion;
 
 import dev.smelt.ir.Node;
+import dev.smelt.kernel.Decision;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -22,7 +23,9 @@ final class Groups {
     /// no more roots once their operations would exceed `budget`. A root is offered only the
     /// kernels of its loop nest that run no earlier than the last kernel writing a buffer it reads,
     /// so grouping stays near linear in the roots however many kernels there are.
-    static List<ScheduleBuilder.Group> of(List<Node> roots, Set<Node> realized, Function<Node, Cones.Cone> coneOf, Function<Node, Signature> signatureOf, boolean multiOutput, int budget) {
+    /// A root kept out of a kernel it could otherwise join, by a fixed rule, goes to `decisions`.
+    static List<ScheduleBuilder.Group> of(List<Node> roots, Set<Node> realized, Function<Node, Cones.Cone> coneOf, Function<Node, Signature> signatureOf, boolean multiOutput, int budget,
+                                          List<Decision> decisions, Map<Node, Decision.Subject.GraphNode> labels) {
         var groups = new ArrayList<ScheduleBuilder.Group>();
         var sizes = new ArrayList<Integer>();
         var matmuls = new ArrayList<Node>();
@@ -57,12 +60,18 @@ final class Groups {
             Node matmul = matmulOf(root, cone);
             int last = lastWriter(buffers, groupOf);
             int joined = -1;
+            boolean kept = false;
             for (int g : multiOutput ? from(byLoop.getOrDefault(loop, List.of()), last) : List.<Integer>of())
-                if (sizes.get(g) + size <= budget && matmuls.get(g) == matmul && (g > last || readsAtItsPoint(g, root, realized, buffers, groupOf))) {
+                if (sizes.get(g) + size <= budget && (g > last || readsAtItsPoint(g, root, realized, buffers, groupOf))) {
+                    if (FusionRules.OTHER_PRODUCT.test(matmuls.get(g) != matmul)) {
+                        kept = true;
+                        continue;
+                    }
                     joined = g;
                     break;
                 }
             if (joined < 0) {
+                if (kept) decisions.add(Decision.rule(labels.get(root), Decision.Choice.OWN_KERNEL, FusionRules.OTHER_PRODUCT.reason()));
                 groups.add(new ScheduleBuilder.Group(signature, new ArrayList<>(List.of(root)), null, 0));
                 sizes.add(size);
                 matmuls.add(matmul);

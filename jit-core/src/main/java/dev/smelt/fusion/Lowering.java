@@ -7,6 +7,7 @@ import dev.smelt.ir.ReduceOp;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.IndexMap;
 import dev.smelt.kernel.Kernel;
+import dev.smelt.kernel.MatMulKernel;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -242,9 +243,12 @@ final class Lowering {
             case Node.Reduce r -> new Kernel.Reduction(r.op(), lower(r.x(), operand));
             case Node.MatMul m -> {
                 Expr a = lower(m.a(), MatMuls.left(m, signature)), b = lower(m.b(), MatMuls.right(m, signature));
-                if (a instanceof Expr.Load left && b instanceof Expr.Load right) products.put(m, new Product(left.input(), right.input()));
-                // The loop form, which a kernel that also folds another reduction of this loop runs.
-                yield new Kernel.Reduction(ReduceOp.SUM, new Expr.Binary(BinaryOp.MUL, a, b));
+                // An operand read other than from a buffer was demanded one: this kernel is not built.
+                if (!(a instanceof Expr.Load left && b instanceof Expr.Load right)) yield new Kernel.Reduction(ReduceOp.SUM, new Expr.Constant(0, m.dtype()));
+                products.put(m, new Product(left.input(), right.input()));
+                // r0 as [MatMulKernel] defines it, over which ElementReuse and Sharing weigh the
+                // epilogue; no kernel runs it as a loop ([MatMulLaunch] makes it a MatMulKernel).
+                yield MatMulKernel.product(left.input(), right.input(), m.dtype());
             }
             default -> throw new IllegalStateException("not a reduction: " + reduction);
         };

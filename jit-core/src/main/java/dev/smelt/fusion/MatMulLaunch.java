@@ -38,30 +38,33 @@ final class MatMulLaunch {
                 "the epilogue runs on each block of results while it is in cache, instead of writing the product and reading it back").withDetail(String.join(", ", epilogue));
     }
 
-    /// The matmul form of `kernel`, which lowering built around `matmul` and its `products`, or
-    /// null when it is not one product read from buffers (a row kernel that also folds another
-    /// reduction of the same loop keeps the loop form). When its epilogue writes no dense buffer
-    /// of its dtype to accumulate in, `matmul` is demanded a buffer of its own (and null returned).
-    /// Two products in one loop (llama's gate `silu(x·W1ᵀ) · (x·W3ᵀ)`) demand `matmul` a buffer of
-    /// its own, so that each runs as a matmul (a GEMV for a few rows, streaming its weight, which
-    /// may be bf16 or int8) and the other's epilogue reads it.
-    static Converted of(Kernel kernel, Node.MatMul matmul, Map<Node.MatMul, Lowering.Product> products, boolean matmulRealized, List<Integer> outputBuffers, List<Realize> demands) {
-        if (FusionRules.ONE_PRODUCT.test(new FusionRules.Loop(kernel.reductions().size(), products.size()))) {
-            if (!matmulRealized) demands.add(new Realize(matmul, Realize.Kind.LOOP, FusionRules.ONE_PRODUCT.reason()));
-            return null;
-        }
-        var product = products.get(matmul);
-        if (kernel.reductions().size() != 1 || product == null) return null;
+    /// The matmul form of `kernel`, which lowering built around `matmul` and its `products`; null
+    /// after demanding `matmul` a buffer of its own when the kernel cannot be one: when its loop
+    /// folds another product or reduction, or when its epilogue writes no dense buffer of its dtype
+    /// to accumulate in. So no product runs as a loop: two products in one loop (llama's gate
+    /// `silu(x·W1ᵀ) · (x·W3ᵀ)`) each run as a matmul (a GEMV for a few rows, streaming its weight,
+    /// which may be bf16 or int8), and the other's epilogue reads `matmul`'s buffer; so does a
+    /// reduction that shares the product's loop. (A realized `matmul` is a root whose cone ends at
+    /// its operands' buffers, and [Groups] gives it no sibling folding anything else: it never needs
+    /// a buffer here.)
+    static Converted of(Kernel kernel, Node.MatMul matmul, Map<Node.MatMul, Lowering.Product> products, List<Integer> outputBuffers, List<Realize> demands) {
+        if (FusionRules.ONE_PRODUCT.test(new FusionRules.Loop(kernel.reductions().size(), products.size())))
+            return demand(matmul, FusionRules.ONE_PRODUCT.reason(), demands);
         int accumulator = accumulatorOutput(kernel, matmul);
-        if (FusionRules.ACCUMULATOR.test(accumulator)) {
-            if (!matmulRealized) demands.add(new Realize(matmul, Realize.Kind.LOOP, FusionRules.ACCUMULATOR.reason(matmul.dtype())));
-            return null;
-        }
+        if (FusionRules.ACCUMULATOR.test(accumulator)) return demand(matmul, FusionRules.ACCUMULATOR.reason(matmul.dtype()), demands);
+        var product = products.get(matmul);
+        if (product == null) throw new IllegalStateException("the operands of " + matmul + " are not read from buffers: " + kernel);
         var outputs = new ArrayList<>(kernel.outputs());
         var buffers = new ArrayList<>(outputBuffers);
         outputs.add(outputs.remove(accumulator));
         buffers.add(buffers.remove(accumulator));
         return new Converted(new MatMulKernel(kernel.space(), kernel.inputs(), product.left(), product.right(), outputs), buffers);
+    }
+
+    // A realized matmul demanded again fails the planner's convergence check: that would be a bug.
+    private static Converted demand(Node.MatMul matmul, String reason, List<Realize> demands) {
+        demands.add(new Realize(matmul, Realize.Kind.LOOP, reason));
+        return null;
     }
 
     // The last output that is dense [batch…, M, N] in the matmul's dtype: writing the product there

@@ -65,7 +65,7 @@ final class ScheduleBuilder {
         var launches = new ArrayList<Schedule.Launch>();
         var demands = new ArrayList<Realize>();
         double cost = 0;
-        for (Group group : Groups.of(roots, realized, this::cone, this::signature, options.mode() != FusionMode.NONE, options.budget())) {
+        for (Group group : Groups.of(roots, realized, this::cone, this::signature, options.mode() != FusionMode.NONE, options.budget(), decisions, labels)) {
             if (group.roots().getFirst() instanceof Node.Attention) {
                 var launch = attention(group);
                 cost += options.costs().time(launch.kernel(), options.machine());
@@ -152,7 +152,7 @@ final class ScheduleBuilder {
         var fused = lowering.fused().stream().map(node -> labels.get(node).toString()).distinct().toList();
         var matmul = lowering.fused().stream().filter(n -> n instanceof Node.MatMul).map(n -> (Node.MatMul) n).findFirst();
         int demanded = demands.size();
-        var converted = matmul.isEmpty() ? null : MatMulLaunch.of(kernel, matmul.get(), lowering.products(), realized.contains(matmul.get()), outputBuffers, demands);
+        var converted = matmul.isEmpty() ? null : MatMulLaunch.of(kernel, matmul.get(), lowering.products(), outputBuffers, demands);
         if (demands.size() > demanded) return null;
         var layouts = converted == null ? List.<Decision>of() : Relayout.choose(number, matmul.get(), converted.kernel(), realized, demands, options.costs());
         if (demands.size() > demanded) return null;

@@ -57,6 +57,8 @@ public record Decision(Subject subject, Choice choice, String detail, double cos
         RELAYOUT("relayout"),
         /// Compute a node inside each kernel that reads it.
         RECOMPUTE("recompute"),
+        /// Compute a root in a kernel of its own rather than as a sibling in another of its loop nest.
+        OWN_KERNEL("compute in a kernel of its own"),
         /// Compute a value a loop body reads more than once once per point, in a register.
         KEEP_IN_REGISTER("keep in a register"),
         /// Pack a strided matmul operand straight from its buffer.

@@ -83,9 +83,12 @@ public record MatMulKernel(Shape space, List<Kernel.Input> inputs, int left, int
     public Kernel asLoops() { return asLoops(space, inputs, left, right, outputs); }
 
     private static Kernel asLoops(Shape space, List<Kernel.Input> inputs, int left, int right, List<Kernel.Output> outputs) {
-        var dtype = inputs.get(left).dtype();
-        var product = new Expr.Binary(BinaryOp.MUL, new Expr.Load(left, dtype), new Expr.Load(right, dtype));
-        return new Kernel(space, 1, inputs, List.of(new Kernel.Reduction(ReduceOp.SUM, product)), outputs);
+        return new Kernel(space, 1, inputs, List.of(product(left, right, inputs.get(left).dtype())), outputs);
+    }
+
+    /// `r0 = Σ_k in<left> · in<right>`: the product as a loop reduces it, the meaning of `r0`.
+    public static Kernel.Reduction product(int left, int right, DType dtype) {
+        return new Kernel.Reduction(ReduceOp.SUM, new Expr.Binary(BinaryOp.MUL, new Expr.Load(left, dtype), new Expr.Load(right, dtype)));
     }
 
     /// Whether the outputs are just the product (`out0 = r0`): then there is no epilogue to run.

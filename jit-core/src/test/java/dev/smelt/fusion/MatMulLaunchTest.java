@@ -4,9 +4,16 @@ package dev.smelt.fusion;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
+import dev.smelt.ir.Graph;
 import dev.smelt.ir.Parser;
+import dev.smelt.kernel.Decision;
+import dev.smelt.kernel.KernelInterpreter;
 import dev.smelt.kernel.MatMulKernel;
 import dev.smelt.kernel.Schedule;
+import dev.smelt.ref.Interpreter;
+import dev.smelt.runtime.Executor;
+import dev.smelt.testing.Programs;
+import dev.smelt.testing.RandomGraphs;
 import org.junit.jupiter.api.Test;
 
 /// The planner's matmul launches: one generated matmul per product, its pointwise consumers in the
@@ -64,5 +71,43 @@ class MatMulLaunchTest {
                 """));
         assertInstanceOf(MatMulKernel.class, schedule.launches().getFirst().kernel(), schedule::toString);
         assertEquals(2, schedule.launches().size(), schedule::toString);
+    }
+
+    @Test
+    void twoProductsOfOneLoopNestRunApartAndSayWhy() {
+        Schedule schedule = FusionPlanner.plan(Parser.parse("""
+                graph(%0: f32[4,3], %1: f32[3,5], %2: f32[3,5]) {
+                  %3 = matmul %0 %1 : f32[4,5]
+                  %4 = matmul %0 %2 : f32[4,5]
+                  return %3, %4
+                }
+                """));
+        assertEquals(2, schedule.launches().size(), schedule::toString);
+        schedule.launches().forEach(launch -> assertInstanceOf(MatMulKernel.class, launch.kernel(), schedule::toString));
+        var kept = schedule.decisions().stream().filter(d -> d.choice() == Decision.Choice.OWN_KERNEL).toList();
+        assertEquals(1, kept.size(), schedule.decisions()::toString);
+        assertEquals("%4 matmul: compute in a kernel of its own: " + FusionRules.OTHER_PRODUCT.reason(), kept.getFirst().toString());
+    }
+
+    @Test
+    void aReductionSharingTheProductsLoopRunsApartFromTheMatMul() {
+        Graph graph = Parser.parse("""
+                graph(%0: f32[4,3], %1: f32[3,5], %2: f32[4,5,3]) {
+                  %3 = matmul %0 %1 : f32[4,5]
+                  %4 = sum %2 axes=[2] : f32[4,5,1]
+                  %5 = reshape %4 : f32[4,5]
+                  %6 = add %3 %5 : f32[4,5]
+                  return %6
+                }
+                """);
+        Schedule schedule = FusionPlanner.plan(graph);
+        assertEquals(2, schedule.launches().size(), schedule::toString);
+        assertInstanceOf(MatMulKernel.class, schedule.launches().getFirst().kernel(), schedule::toString);
+        assertEquals("%3 matmul: materialise: " + FusionRules.ONE_PRODUCT.reason(), schedule.decisions().getFirst().toString());
+        var inputs = RandomGraphs.inputs(3, graph);
+        for (var input : inputs) for (int i = 0; i < input.size(); i++) input.set(i, (i * 5 % 11 - 5) * 0.25); // finite, so the sums compare
+        var expected = Interpreter.run(graph, inputs).getFirst();
+        var actual = Programs.of(schedule, KernelInterpreter::of, Executor.sequential()).run(inputs).getFirst();
+        for (int i = 0; i < expected.size(); i++) assertEquals(expected.get(i), actual.get(i), 1e-5 * Math.max(1, Math.abs(expected.get(i))), "element " + i);
     }
 }

@@ -129,6 +129,10 @@ final class FloatBlocks {
     /// are): SVML's is a call, around which C2 spills the live vectors. Past ±86.9 and for NaN,
     /// `Math.exp` lane by lane (-inf gives 0): the Vector API's `EXP` is SVML's once C2 has
     /// compiled the caller and the JDK's before, so its last bits could change between calls.
+    /// Written out, not emitted from the rewrite's tree: that tree becomes code only through
+    /// codegen's emitters, inside a generated kernel class, so hand-written code could reach it only
+    /// through a class generated and loaded for this one method. `FloatBlocksExpTest` checks that
+    /// these are the rewrite's bits.
     private static FloatVector exp(FloatVector x) {
         var t = x.fma(Transcendentals.LOG2E, Transcendentals.SHIFT);
         var n = t.sub(Transcendentals.SHIFT);
