@@ -6,8 +6,9 @@ import dev.smelt.kernel.AttentionKernel;
 import dev.smelt.kernel.KernelFunction;
 import java.util.Arrays;
 
-/// Runs an f32 [AttentionKernel] (FlashAttention-2), work item by work item. `DoubleAttention` is
-/// this file for f64.
+/// Runs an [AttentionKernel] (FlashAttention-2), work item by work item. The build writes the f64
+/// twin, `DoubleAttention`, from `FloatAttention.java` by replacing the element type's names (jit-core's
+/// pom): edit `FloatAttention.java` only.
 ///
 /// Forward, for queries `t0…t0+QB` of one head:
 /// ```

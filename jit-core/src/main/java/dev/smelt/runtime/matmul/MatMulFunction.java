@@ -184,7 +184,7 @@ public final class MatMulFunction implements KernelFunction {
         } else if (tinyWarm || (tinyWarm = tiny.getAsBoolean())) {
             int cAt = cBase + first;
             if (a instanceof float[] af) TinyProduct.run(af, aBase, left, (float[]) b, bBase, right, (float[]) c, cAt, columns, rows, depth, first, last, SCRATCH);
-            else TinyProduct.run((double[]) a, aBase, left, (double[]) b, bBase, right, (double[]) c, cAt, columns, rows, depth, first, last, SCRATCH);
+            else DoubleTinyProduct.run((double[]) a, aBase, left, (double[]) b, bBase, right, (double[]) c, cAt, columns, rows, depth, first, last, SCRATCH);
             epilogue(epilogueBuffers, batch, 0, rows, first, last);
         } else packed(batch, first, last, a, aBase, b, bBase, c, cBase, epilogueBuffers);
     }

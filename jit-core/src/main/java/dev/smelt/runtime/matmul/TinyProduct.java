@@ -2,7 +2,6 @@
 package dev.smelt.runtime.matmul;
 
 import dev.smelt.ir.DType;
-import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -38,12 +37,13 @@ import jdk.incubator.vector.VectorSpecies;
 /// packed both operands, ran the 12×32 register tile into a scratch edge tile and copied an 8×8
 /// corner out: about 0.3 µs.
 ///
-/// The f64 half is the f32 half with its types replaced, which `TinyProductTwinsTest` checks. Written
-/// once over an element-type abstraction, the code is compiled by C2 once for both types: as soon as
-/// f64 also runs it, the species is no constant there and every vector is boxed.
+/// The build writes the f64 twin, `DoubleTinyProduct`, from `TinyProduct.java` by replacing the
+/// element type's names (jit-core's pom), as the JDK generates its Vector API classes from
+/// templates: edit `TinyProduct.java` only. One body over an element-type abstraction is no option:
+/// C2 compiles it once for both types, and once f64 runs it too the species is no constant and every
+/// vector is boxed (8³: 0.84 µs against 0.072 µs typed).
 final class TinyProduct {
     static final VectorSpecies<Float> F32 = FloatVector.SPECIES_256;
-    static final VectorSpecies<Double> F64 = DoubleVector.SPECIES_256;
     /// Rows of C computed together: four accumulators and one vector of B per step.
     static final int ROWS = 4;
     /// Rows of C computed together when there are at least as many: eight chains of FMAs.
@@ -193,144 +193,6 @@ final class TinyProduct {
             int r0 = aAt + m * lda;
             var c0 = FloatVector.zero(F32);
             for (int p = 0; p < depth; p++) c0 = FloatVector.broadcast(F32, a[r0 + p]).fma(FloatVector.fromArray(F32, b, bAt + p * ldb, mask), c0);
-            c0.intoArray(c, cAt + m * ldc, mask);
-        }
-    }
-
-    static void run(double[] a, int aAt, Operand left, double[] b, int bAt, Operand right, double[] c, int cAt, int ldc,
-                    int rows, int depth, int first, int last, ThreadLocal<Scratch> scratch) {
-        if (left.inner() != 1 || right.inner() != 1) copied(a, aAt, left, b, bAt, right, c, cAt, ldc, rows, depth, first, last, scratch);
-        else product(a, aAt, left.outer(), b, bAt + first, right.outer(), c, cAt, ldc, rows, depth, last - first);
-    }
-
-    // As the f32 ones above.
-    private static void copied(double[] a, int aAt, Operand left, double[] b, int bAt, Operand right, double[] c, int cAt, int ldc,
-                               int rows, int depth, int first, int last, ThreadLocal<Scratch> scratch) {
-        int count = last - first, from = bAt + first * right.inner(), ldb = right.outer(), lda = left.outer();
-        var buffers = scratch.get();
-        if (left.inner() != 1) {
-            double[] packed = (double[]) buffers.packedLeft(DType.F64, rows * depth);
-            for (int m = 0; m < rows; m++)
-                for (int p = 0; p < depth; p++) packed[m * depth + p] = a[aAt + m * lda + p * left.inner()];
-            a = packed;
-            aAt = 0;
-            lda = depth;
-        }
-        if (right.inner() != 1) {
-            double[] packed = (double[]) buffers.packedRight(DType.F64, depth * count);
-            for (int p = 0; p < depth; p++)
-                for (int j = 0; j < count; j++) packed[p * count + j] = b[from + p * ldb + j * right.inner()];
-            b = packed;
-            from = 0;
-            ldb = count;
-        }
-        product(a, aAt, lda, b, from, ldb, c, cAt, ldc, rows, depth, count);
-    }
-
-    private static void product(double[] a, int aAt, int lda, double[] b, int bAt, int ldb,
-                                double[] c, int cAt, int ldc, int rows, int depth, int count) {
-        int whole = count - count % F64.length();
-        if (rows < EIGHT) narrow(a, aAt, lda, b, bAt, ldb, c, cAt, ldc, rows, depth, whole);
-        else
-            for (int j = 0; j < whole; j += F64.length()) {
-                for (int m = 0; m + EIGHT <= rows; m += EIGHT) eight(a, aAt + m * lda, lda, b, bAt + j, ldb, c, cAt + m * ldc + j, ldc, depth);
-                if (rows % EIGHT != 0) eight(a, aAt + (rows - EIGHT) * lda, lda, b, bAt + j, ldb, c, cAt + (rows - EIGHT) * ldc + j, ldc, depth);
-            }
-        if (whole < count) tail(a, aAt, lda, b, bAt + whole, ldb, c, cAt + whole, ldc, rows, depth, count - whole);
-    }
-
-    private static void narrow(double[] a, int aAt, int lda, double[] b, int bAt, int ldb,
-                               double[] c, int cAt, int ldc, int rows, int depth, int whole) {
-        for (int j = 0; j < whole; j += F64.length()) {
-            int m = 0;
-            for (; m + ROWS <= rows; m += ROWS) {
-                int r0 = aAt + m * lda, r1 = r0 + lda, r2 = r1 + lda, r3 = r2 + lda;
-                var c0 = DoubleVector.zero(F64);
-                var c1 = c0;
-                var c2 = c0;
-                var c3 = c0;
-                for (int p = 0; p < depth; p++) {
-                    var bp = DoubleVector.fromArray(F64, b, bAt + j + p * ldb);
-                    c0 = DoubleVector.broadcast(F64, a[r0 + p]).fma(bp, c0);
-                    c1 = DoubleVector.broadcast(F64, a[r1 + p]).fma(bp, c1);
-                    c2 = DoubleVector.broadcast(F64, a[r2 + p]).fma(bp, c2);
-                    c3 = DoubleVector.broadcast(F64, a[r3 + p]).fma(bp, c3);
-                }
-                int at = cAt + m * ldc + j;
-                c0.intoArray(c, at);
-                c1.intoArray(c, at + ldc);
-                c2.intoArray(c, at + 2 * ldc);
-                c3.intoArray(c, at + 3 * ldc);
-            }
-            for (; m < rows; m++) {
-                int r0 = aAt + m * lda;
-                var c0 = DoubleVector.zero(F64);
-                for (int p = 0; p < depth; p++) c0 = DoubleVector.broadcast(F64, a[r0 + p]).fma(DoubleVector.fromArray(F64, b, bAt + j + p * ldb), c0);
-                c0.intoArray(c, cAt + m * ldc + j);
-            }
-        }
-    }
-
-    // As the f32 eight above.
-    private static void eight(double[] a, int aAt, int lda, double[] b, int bAt, int ldb, double[] c, int cAt, int ldc, int depth) {
-        int r0 = aAt, r1 = r0 + lda, r2 = r1 + lda, r3 = r2 + lda, r4 = r3 + lda, r5 = r4 + lda, r6 = r5 + lda, r7 = r6 + lda;
-        var c0 = DoubleVector.zero(F64);
-        var c1 = c0;
-        var c2 = c0;
-        var c3 = c0;
-        var c4 = c0;
-        var c5 = c0;
-        var c6 = c0;
-        var c7 = c0;
-        for (int p = 0; p < depth; p++) {
-            var bp = DoubleVector.fromArray(F64, b, bAt + p * ldb);
-            c0 = DoubleVector.broadcast(F64, a[r0 + p]).fma(bp, c0);
-            c1 = DoubleVector.broadcast(F64, a[r1 + p]).fma(bp, c1);
-            c2 = DoubleVector.broadcast(F64, a[r2 + p]).fma(bp, c2);
-            c3 = DoubleVector.broadcast(F64, a[r3 + p]).fma(bp, c3);
-            c4 = DoubleVector.broadcast(F64, a[r4 + p]).fma(bp, c4);
-            c5 = DoubleVector.broadcast(F64, a[r5 + p]).fma(bp, c5);
-            c6 = DoubleVector.broadcast(F64, a[r6 + p]).fma(bp, c6);
-            c7 = DoubleVector.broadcast(F64, a[r7 + p]).fma(bp, c7);
-        }
-        c0.intoArray(c, cAt);
-        c1.intoArray(c, cAt + ldc);
-        c2.intoArray(c, cAt + 2 * ldc);
-        c3.intoArray(c, cAt + 3 * ldc);
-        c4.intoArray(c, cAt + 4 * ldc);
-        c5.intoArray(c, cAt + 5 * ldc);
-        c6.intoArray(c, cAt + 6 * ldc);
-        c7.intoArray(c, cAt + 7 * ldc);
-    }
-
-    // As the f32 tail above.
-    private static void tail(double[] a, int aAt, int lda, double[] b, int bAt, int ldb,
-                             double[] c, int cAt, int ldc, int rows, int depth, int width) {
-        var mask = F64.indexInRange(0, width); // made here, not by the caller: passed in, C2 boxed it on every call
-        int m = 0;
-        for (; m + ROWS <= rows; m += ROWS) {
-            int r0 = aAt + m * lda, r1 = r0 + lda, r2 = r1 + lda, r3 = r2 + lda;
-            var c0 = DoubleVector.zero(F64);
-            var c1 = c0;
-            var c2 = c0;
-            var c3 = c0;
-            for (int p = 0; p < depth; p++) {
-                var bp = DoubleVector.fromArray(F64, b, bAt + p * ldb, mask);
-                c0 = DoubleVector.broadcast(F64, a[r0 + p]).fma(bp, c0);
-                c1 = DoubleVector.broadcast(F64, a[r1 + p]).fma(bp, c1);
-                c2 = DoubleVector.broadcast(F64, a[r2 + p]).fma(bp, c2);
-                c3 = DoubleVector.broadcast(F64, a[r3 + p]).fma(bp, c3);
-            }
-            int at = cAt + m * ldc;
-            c0.intoArray(c, at, mask);
-            c1.intoArray(c, at + ldc, mask);
-            c2.intoArray(c, at + 2 * ldc, mask);
-            c3.intoArray(c, at + 3 * ldc, mask);
-        }
-        for (; m < rows; m++) {
-            int r0 = aAt + m * lda;
-            var c0 = DoubleVector.zero(F64);
-            for (int p = 0; p < depth; p++) c0 = DoubleVector.broadcast(F64, a[r0 + p]).fma(DoubleVector.fromArray(F64, b, bAt + p * ldb, mask), c0);
             c0.intoArray(c, cAt + m * ldc, mask);
         }
     }

@@ -63,7 +63,7 @@ final class TinyWarmUp {
             return c;
         }
         double[] c = new double[rows * columns];
-        TinyProduct.run(new double[rows * depth], 0, left, new double[depth * columns], 0, right, c, 0, columns, rows, depth, 0, columns, scratch);
+        DoubleTinyProduct.run(new double[rows * depth], 0, left, new double[depth * columns], 0, right, c, 0, columns, rows, depth, 0, columns, scratch);
         return c;
     }
 
