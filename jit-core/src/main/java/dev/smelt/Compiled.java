@@ -11,7 +11,6 @@ import dev.smelt.ops.Dispatch;
 import dev.smelt.ops.Formats;
 import dev.smelt.ops.Value;
 import dev.smelt.ops.Values;
-import dev.smelt.ops.Views;
 import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Explain;
 import dev.smelt.runtime.OnceMap;
@@ -299,23 +298,10 @@ public final class Compiled {
             throw SmeltException.of(op, "the function has %d results, but %d outputs were given", graph.outputs().size(), outputs.size());
         var inputs = inputs(entry, arguments);
         var targets = new ArrayList<Storage>(outputs.size());
-        for (int o = 0; o < outputs.size(); o++) targets.add(target(op, o, outputs.get(o), graph.outputs().get(o), updating ? List.of() : inputs, targets));
+        for (int o = 0; o < outputs.size(); o++)
+            targets.add(Calls.output(op, o, Tensor.value(outputs.get(o)), graph.outputs().get(o), updating ? List.of() : inputs, targets));
         Calls.run(entry.program(), inputs, targets);
         return outputs;
-    }
-
-    private static Storage target(String op, int index, Tensor output, dev.smelt.ir.Node result, List<Storage> inputs, List<Storage> earlier) {
-        if (output == null) throw SmeltException.of(op, "output %d is null", index);
-        Values.requireConcrete(op, output.value());
-        if (!output.shape().equals(result.shape()) || output.dtype() != result.dtype())
-            throw SmeltException.of(op, "output %d is %s%s but the result is %s%s", index, output.dtype(), output.shape(), result.dtype(), result.shape());
-        if (output.value().offset() != 0 || output.value().storage().size() != output.size() || !Views.isContiguous(output.value()))
-            throw SmeltException.of(op, "output %d must be a dense tensor, not a view; use contiguous() or a new tensor", index);
-        Storage storage = output.value().storage();
-        Formats.requireWritable(op, output.value());
-        if (Program.indexOfArray(inputs, storage.array()) >= 0 || Program.indexOfArray(earlier, storage.array()) >= 0)
-            throw SmeltException.of(op, "output %d shares memory with an argument, a captured tensor or another output", index);
-        return storage;
     }
 
     private static List<Storage> inputs(Version entry, Tensor[] arguments) {
@@ -349,14 +335,10 @@ public final class Compiled {
     }
 
     /// How the signature of `arguments` is compiled (compiling it if need be).
-    public String explain(Tensor... arguments) {
-        return explain(entry("explain", arguments));
-    }
+    public String explain(Tensor... arguments) { return explain(entry("explain", arguments)); }
 
     /// The number of signatures compiled and still cached.
-    public int compiledSignatures() {
-        return cache.size();
-    }
+    public int compiledSignatures() { return cache.size(); }
 
     /// The program for `arguments` of a call to `op` (`apply`, `applyInto`, …), checked first.
     private Version entry(String op, Tensor[] arguments) {

@@ -2,6 +2,7 @@
 package dev.smelt.ops;
 
 import dev.smelt.ir.IndexOutOfRange;
+import dev.smelt.ir.Node;
 import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
 import dev.smelt.runtime.Program;
@@ -32,6 +33,23 @@ public final class Calls {
         } catch (IndexOutOfRange failure) {
             throw SmeltException.of(failure);
         }
+    }
+
+    /// The storage that result `index` (`result` in the graph) of a call to `op` is written into:
+    /// `output`'s, which must be a dense, writable tensor of the result's type sharing no memory with
+    /// `inputs` or the `earlier` outputs.
+    public static Storage output(String op, int index, Value output, Node result, List<Storage> inputs, List<Storage> earlier) {
+        if (output == null) throw SmeltException.of(op, "output %d is null", index);
+        Values.requireConcrete(op, output);
+        if (!output.shape().equals(result.shape()) || output.dtype() != result.dtype())
+            throw SmeltException.of(op, "output %d is %s%s but the result is %s%s", index, output.dtype(), output.shape(), result.dtype(), result.shape());
+        if (output.offset() != 0 || output.storage().size() != output.size() || !Views.isContiguous(output))
+            throw SmeltException.of(op, "output %d must be a dense tensor, not a view; use contiguous() or a new tensor", index);
+        Storage storage = output.storage();
+        Formats.requireWritable(op, output);
+        if (Program.indexOfArray(inputs, storage.array()) >= 0 || Program.indexOfArray(earlier, storage.array()) >= 0)
+            throw SmeltException.of(op, "output %d shares memory with an argument, a captured tensor or another output", index);
+        return storage;
     }
 
     /// [Program#runOne], with a failed index check reported as for [#run].
