@@ -55,9 +55,8 @@ public final class RowExtent {
     /// How far past its map each input is read: a gather reaches `(limit - 1)·stride` further.
     private static long[] gatherReach(Kernel kernel) {
         long[] reach = new long[kernel.inputs().size()];
-        kernel.expressions().forEach(expr -> Expr.walk(expr, node -> {
+        for (Expr node : Expr.nodes(kernel.expressions()))
             if (node instanceof Expr.Gather g) reach[g.input()] = Math.max(reach[g.input()], (long) Math.max(0, g.limit() - 1) * g.stride());
-        }));
         return reach;
     }
 

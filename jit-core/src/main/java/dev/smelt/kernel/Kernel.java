@@ -58,19 +58,22 @@ public record Kernel(Shape space, int reducedRank, List<Input> inputs, List<Redu
     }
 
     /// Every expression of the kernel: the reductions' values, then the outputs'.
-    public java.util.stream.Stream<Expr> expressions() {
-        return java.util.stream.Stream.concat(reductions.stream().map(Reduction::value), outputs.stream().map(Output::value));
+    public List<Expr> expressions() {
+        var expressions = new java.util.ArrayList<Expr>(reductions.size() + outputs.size());
+        for (Reduction reduction : reductions) expressions.add(reduction.value());
+        for (Output output : outputs) expressions.add(output.value());
+        return expressions;
     }
 
     /// The bytes of the element that sizes a vector of this kernel: its widest dtype, or 8 when it
     /// draws random numbers (hashed in 64-bit lanes). Generated code uses as many lanes for every dtype.
     public int laneBytes() {
-        int[] bytes = {1};
-        inputs.forEach(input -> bytes[0] = Math.max(bytes[0], input.dtype().bytes()));
-        reductions.forEach(reduction -> bytes[0] = Math.max(bytes[0], reduction.dtype().bytes()));
-        expressions().forEach(expr -> Expr.walk(expr, node -> bytes[0] = Math.max(bytes[0], node instanceof Expr.Random ? Long.BYTES
-                : node instanceof Expr.Index ? Math.max(node.dtype().bytes(), DType.I32.bytes()) : node.dtype().bytes())));
-        return bytes[0];
+        int bytes = 1;
+        for (Input input : inputs) bytes = Math.max(bytes, input.dtype().bytes());
+        for (Reduction reduction : reductions) bytes = Math.max(bytes, reduction.dtype().bytes());
+        for (Expr node : Expr.nodes(expressions()))
+            bytes = Math.max(bytes, node instanceof Expr.Random ? Long.BYTES : node instanceof Expr.Index ? Math.max(node.dtype().bytes(), DType.I32.bytes()) : node.dtype().bytes());
+        return bytes;
     }
 
     /// Every point of every row.

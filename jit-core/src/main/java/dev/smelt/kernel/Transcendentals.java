@@ -87,7 +87,7 @@ public final class Transcendentals {
 
         Expansion(Kernel kernel) {
             if (kernel != null)
-                kernel.expressions().forEach(expr -> Expr.walk(expr, node -> { if (node instanceof Expr.Var v) variables = Math.max(variables, v.id() + 1); }));
+                for (Expr node : Expr.nodes(kernel.expressions())) if (node instanceof Expr.Var v) variables = Math.max(variables, v.id() + 1);
         }
 
         /// `unary`, whose operand is already expanded.
