@@ -41,7 +41,8 @@ public final class RowExtent {
                 var in = kernel.inputs().get(i);
                 inputs.add(new Kernel.Input(in.dtype(), Math.toIntExact(reach(in.map(), shared) + gathered[i]), in.map()));
             }
-            var outputs = kernel.outputs().stream().map(out -> new Kernel.Output(out.value(), reach(out.map(), shared), out.map(), out.perRow())).toList();
+            var outputs = new ArrayList<Kernel.Output>();
+            for (var out : kernel.outputs()) outputs.add(new Kernel.Output(out.value(), reach(out.map(), shared), out.map(), out.perRow()));
             return new Kernel(shared, kernel.reducedRank(), inputs, kernel.reductions(), outputs);
         } catch (IllegalArgumentException | ArithmeticException beforeStartOrPastAnInt) {
             return kernel;

@@ -87,9 +87,7 @@ final class Sharing {
         }
         if (inOrder) return kernel;
         var renumber = Rewrite.bottomUp((original, rebuilt) -> rebuilt instanceof Expr.Shared s ? new Expr.Shared(dense.get(s.id()), s.value()) : rebuilt);
-        var reductions = kernel.reductions().stream().map(r -> new Kernel.Reduction(r.op(), renumber.apply(r.value()))).toList();
-        var outputs = kernel.outputs().stream().map(o -> new Kernel.Output(renumber.apply(o.value()), o.size(), o.map(), o.perRow())).toList();
-        return new Kernel(kernel.space(), kernel.reducedRank(), kernel.inputs(), reductions, outputs);
+        return kernel.withValues(renumber);
     }
 
     /// A body with its repeated values shared, the spill cost per point it still pays, and its

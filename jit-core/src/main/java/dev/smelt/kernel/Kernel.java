@@ -57,6 +57,15 @@ public record Kernel(Shape space, int reducedRank, List<Input> inputs, List<Redu
         return points;
     }
 
+    /// This kernel with each reduction's and output's value replaced by `rewrite` of it.
+    public Kernel withValues(java.util.function.Function<Expr, Expr> rewrite) {
+        var rewrittenReductions = new java.util.ArrayList<Reduction>(reductions.size());
+        for (Reduction r : reductions) rewrittenReductions.add(new Reduction(r.op(), rewrite.apply(r.value())));
+        var rewrittenOutputs = new java.util.ArrayList<Output>(outputs.size());
+        for (Output o : outputs) rewrittenOutputs.add(new Output(rewrite.apply(o.value()), o.size(), o.map(), o.perRow()));
+        return new Kernel(space, reducedRank, inputs, rewrittenReductions, rewrittenOutputs);
+    }
+
     /// Every expression of the kernel: the reductions' values, then the outputs'.
     public List<Expr> expressions() {
         var expressions = new java.util.ArrayList<Expr>(reductions.size() + outputs.size());
