@@ -99,7 +99,7 @@ final class Groups {
         public boolean equals(Object o) {
             return o instanceof Loop l && reducedRank == l.reducedRank && space.equals(l.space) && java.util.Objects.equals(operand, l.operand) && kernelAxisOf.equals(l.kernelAxisOf);
         }
-        public int hashCode() { return java.util.Objects.hash(space, reducedRank, operand, kernelAxisOf); }
+        public int hashCode() { return ((31 * space.hashCode() + reducedRank) * 31 + java.util.Objects.hashCode(operand)) * 31 + kernelAxisOf.hashCode(); }
     }
 
     /// The kernels of `ascending` from `first` on.

@@ -265,7 +265,11 @@ public sealed interface Expr {
     }
 
     /// The value a [Let] binds; ids are unique within a kernel.
-    record Var(int id, DType dtype) implements Expr {}
+    record Var(int id, DType dtype) implements Expr {
+        // the record's own, written out: generated ones are bootstrapped on first use, in a fresh JVM's first compile
+        public boolean equals(Object o) { return o instanceof Var v && id == v.id && dtype == v.dtype; }
+        public int hashCode() { return 31 * id + dtype.hashCode(); }
+    }
 
     /// `value` where `inRange` holds, else `op`'s definition of `x` (in double, rounded once: the
     /// interpreter's): the arguments past a polynomial's range, and NaN. Vector code tests whether

@@ -27,6 +27,14 @@ public record IndexMap(int offset, List<Integer> strides) {
         return Math.toIntExact(position);
     }
 
+    // the record's own equals and hashCode, written out: generated ones are bootstrapped on first
+    // use, which a fresh JVM's first compile pays for
+    @Override
+    public boolean equals(Object o) { return o instanceof IndexMap m && offset == m.offset && strides.equals(m.strides); }
+
+    @Override
+    public int hashCode() { return 31 * offset + strides.hashCode(); }
+
     /// `@3[1,0]`: offset 3, strides 1 and 0.
     @Override
     public String toString() {

@@ -20,7 +20,14 @@ import java.util.List;
 /// ([#workItems]): `run(buffers, start, end)` computes rows `start` until `end`.
 public record Kernel(Shape space, int reducedRank, List<Input> inputs, List<Reduction> reductions, List<Output> outputs) implements KernelForm {
     /// A buffer the kernel reads: its dtype, its length, and where each point of the space is in it.
-    public record Input(DType dtype, int size, IndexMap map) {}
+    public record Input(DType dtype, int size, IndexMap map) {
+        // the record's own, written out: generated ones are bootstrapped on first use, in a fresh JVM's first compile
+        @Override
+        public boolean equals(Object o) { return o instanceof Input i && dtype == i.dtype && size == i.size && map.equals(i.map); }
+
+        @Override
+        public int hashCode() { return (31 * dtype.hashCode() + size) * 31 + map.hashCode(); }
+    }
 
     /// `op` folded over a row of `value`. `argmax`/`argmin` need exactly one reduced axis and give
     /// the `i32` index along it of the first extreme (NaN counting as the extreme).
