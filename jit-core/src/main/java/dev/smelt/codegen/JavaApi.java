@@ -50,16 +50,20 @@ final class JavaApi {
     /// vector, the key vector's methods (`IntVector` for `f32`), and the value of a reduced key.
     record OrderKeyRefs(MethodRef keys, VectorApi.Methods keyVector, MethodRef value) {}
 
-    private static final OrderKeyRefs MAX_F32 = orderKeyRefs("max", FloatVector.class, VectorApi.INT, int.class),
-            MIN_F32 = orderKeyRefs("min", FloatVector.class, VectorApi.INT, int.class),
-            MAX_F64 = orderKeyRefs("max", DoubleVector.class, VectorApi.LONG, long.class),
-            MIN_F64 = orderKeyRefs("min", DoubleVector.class, VectorApi.LONG, long.class);
+    /// A holder: vector code alone asks for order keys, and building them loads the Vector API's
+    /// classes (VectorApi), which cost a fresh JVM's first scalar kernel 6-9 ms.
+    private static final class OrderKeyTable {
+        static final OrderKeyRefs MAX_F32 = orderKeyRefs("max", FloatVector.class, VectorApi.INT, int.class),
+                MIN_F32 = orderKeyRefs("min", FloatVector.class, VectorApi.INT, int.class),
+                MAX_F64 = orderKeyRefs("max", DoubleVector.class, VectorApi.LONG, long.class),
+                MIN_F64 = orderKeyRefs("min", DoubleVector.class, VectorApi.LONG, long.class);
+    }
 
     static OrderKeyRefs orderKeys(ReduceOp op, DType dtype) {
         boolean max = op == ReduceOp.MAX;
         return switch (dtype) {
-            case F32 -> max ? MAX_F32 : MIN_F32;
-            case F64 -> max ? MAX_F64 : MIN_F64;
+            case F32 -> max ? OrderKeyTable.MAX_F32 : OrderKeyTable.MIN_F32;
+            case F64 -> max ? OrderKeyTable.MAX_F64 : OrderKeyTable.MIN_F64;
             case I32, BOOL -> throw new IllegalArgumentException(op + " over " + dtype + " folds its values");
         };
     }

@@ -237,11 +237,13 @@ final class KernelClass {
         return buffers;
     }
 
-    private List<Integer> fullOutputs() {
-        return IntStream.range(0, kernel.outputs().size()).filter(i -> !kernel.outputs().get(i).perRow()).boxed().toList();
-    }
+    private List<Integer> fullOutputs() { return outputs(false); }
 
-    private List<Integer> rowOutputs() {
-        return IntStream.range(0, kernel.outputs().size()).filter(i -> kernel.outputs().get(i).perRow()).boxed().toList();
+    private List<Integer> rowOutputs() { return outputs(true); }
+
+    private List<Integer> outputs(boolean perRow) {
+        var outputs = new ArrayList<Integer>();
+        for (int i = 0; i < kernel.outputs().size(); i++) if (kernel.outputs().get(i).perRow() == perRow) outputs.add(i);
+        return outputs;
     }
 }

@@ -70,7 +70,7 @@ record KernelLayout(int buffers, int start, int end, List<Integer> elements, int
 
     private static int sharedCount(Kernel kernel) {
         int count = 0;
-        for (var shared : Expr.sharedValues(kernel.expressions().toList())) count = Math.max(count, shared.id() + 1);
+        for (var shared : Expr.sharedValues(kernel.expressions())) count = Math.max(count, shared.id() + 1);
         return count;
     }
 

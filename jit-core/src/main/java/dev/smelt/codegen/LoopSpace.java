@@ -8,8 +8,6 @@ import dev.smelt.kernel.Kernel;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
-import java.util.stream.IntStream;
-import java.util.stream.Stream;
 
 /// The loops a kernel runs: its iteration space with axes of size 1 dropped and neighbouring axes
 /// merged wherever every buffer walks them as one (`stride[a] == stride[a+1] · dim[a+1]`), so a
@@ -30,14 +28,21 @@ record LoopSpace(List<Integer> dims, int outerRank, List<Integer> offsets, List<
     static LoopSpace of(Kernel kernel) {
         int rank = kernel.space().rank();
         boolean pointwise = kernel.reducedRank() == 0;
-        var maps = Stream.concat(kernel.inputs().stream().map(Kernel.Input::map), kernel.outputs().stream().map(Kernel.Output::map)).toList();
+        var maps = new ArrayList<IndexMap>();
+        for (var input : kernel.inputs()) maps.add(input.map());
+        for (var output : kernel.outputs()) maps.add(output.map());
         BitSet used = usedBuffers(kernel), indexed = indexedAxes(kernel);
         var builder = new Builder(kernel, maps, used, indexed);
         builder.group(0, pointwise ? rank : kernel.outerRank(), pointwise);
         int outerRank = builder.dims.size();
         if (!pointwise) builder.group(kernel.outerRank(), rank, true);
-        return new LoopSpace(List.copyOf(builder.dims), outerRank, maps.stream().map(IndexMap::offset).toList(),
-                builder.strides.stream().map(List::copyOf).toList(), IntStream.of(builder.axisOf).boxed().toList());
+        var offsets = new ArrayList<Integer>();
+        for (IndexMap map : maps) offsets.add(map.offset());
+        var strides = new ArrayList<List<Integer>>();
+        for (var buffer : builder.strides) strides.add(List.copyOf(buffer));
+        var axisOf = new ArrayList<Integer>();
+        for (int axis : builder.axisOf) axisOf.add(axis);
+        return new LoopSpace(List.copyOf(builder.dims), outerRank, List.copyOf(offsets), List.copyOf(strides), List.copyOf(axisOf));
     }
 
     int rank() { return dims.size(); }
@@ -109,7 +114,7 @@ record LoopSpace(List<Integer> dims, int outerRank, List<Integer> offsets, List<
     /// The buffers the kernel touches: every output, and the inputs some expression loads.
     private static BitSet usedBuffers(Kernel kernel) {
         var used = new BitSet();
-        kernel.expressions().forEach(expr -> used.or(loads(expr)));
+        for (Expr expr : kernel.expressions()) used.or(loads(expr));
         used.set(kernel.inputs().size(), kernel.bufferCount());
         return used;
     }
@@ -118,8 +123,8 @@ record LoopSpace(List<Integer> dims, int outerRank, List<Integer> offsets, List<
     /// and whose values no output keeps ([ElementHome]).
     static BitSet elements(Kernel kernel) {
         var reductions = new BitSet();
-        kernel.expressions().forEach(expr -> Expr.walk(expr, node -> { if (node instanceof Expr.Element element) reductions.set(element.reduction()); }));
-        reductions.stream().filter(k -> ElementHome.of(kernel, k) >= 0).forEach(reductions::clear);
+        for (Expr node : Expr.nodes(kernel.expressions())) if (node instanceof Expr.Element element) reductions.set(element.reduction());
+        for (int k = reductions.nextSetBit(0); k >= 0; k = reductions.nextSetBit(k + 1)) if (ElementHome.of(kernel, k) >= 0) reductions.clear(k);
         return reductions;
     }
 
@@ -149,16 +154,16 @@ record LoopSpace(List<Integer> dims, int outerRank, List<Integer> offsets, List<
     /// The inputs `expr` loads.
     static BitSet loads(Expr expr) {
         var inputs = new BitSet();
-        Expr.walk(expr, node -> {
+        for (Expr node : Expr.nodes(List.of(expr))) {
             if (node instanceof Expr.Load load) inputs.set(load.input());
             if (node instanceof Expr.Gather gather) inputs.set(gather.input());
-        });
+        }
         return inputs;
     }
 
     private static BitSet indexedAxes(Kernel kernel) {
         var axes = new BitSet();
-        kernel.expressions().forEach(expr -> Expr.walk(expr, node -> { if (node instanceof Expr.Index index) axes.set(index.axis()); }));
+        for (Expr node : Expr.nodes(kernel.expressions())) if (node instanceof Expr.Index index) axes.set(index.axis());
         return axes;
     }
 }

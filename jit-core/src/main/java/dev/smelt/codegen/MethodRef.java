@@ -55,7 +55,7 @@ final class MethodRef {
         if (known != null) return known;
         Method method;
         try {
-            method = owner.getMethod(name, parameterTypes.toArray(Class<?>[]::new));
+            method = owner.getMethod(name, parameterTypes.toArray(new Class<?>[0]));
         } catch (NoSuchMethodException e) {
             throw new IllegalStateException("generated code calls a missing method " + owner.getName() + "." + name, e);
         }

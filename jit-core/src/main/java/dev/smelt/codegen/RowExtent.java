@@ -41,7 +41,8 @@ public final class RowExtent {
                 var in = kernel.inputs().get(i);
                 inputs.add(new Kernel.Input(in.dtype(), Math.toIntExact(reach(in.map(), shared) + gathered[i]), in.map()));
             }
-            var outputs = kernel.outputs().stream().map(out -> new Kernel.Output(out.value(), reach(out.map(), shared), out.map(), out.perRow())).toList();
+            var outputs = new ArrayList<Kernel.Output>();
+            for (var out : kernel.outputs()) outputs.add(new Kernel.Output(out.value(), reach(out.map(), shared), out.map(), out.perRow()));
             return new Kernel(shared, kernel.reducedRank(), inputs, kernel.reductions(), outputs);
         } catch (IllegalArgumentException | ArithmeticException beforeStartOrPastAnInt) {
             return kernel;
@@ -55,9 +56,8 @@ public final class RowExtent {
     /// How far past its map each input is read: a gather reaches `(limit - 1)·stride` further.
     private static long[] gatherReach(Kernel kernel) {
         long[] reach = new long[kernel.inputs().size()];
-        kernel.expressions().forEach(expr -> Expr.walk(expr, node -> {
+        for (Expr node : Expr.nodes(kernel.expressions()))
             if (node instanceof Expr.Gather g) reach[g.input()] = Math.max(reach[g.input()], (long) Math.max(0, g.limit() - 1) * g.stride());
-        }));
         return reach;
     }
 

@@ -22,7 +22,9 @@ import org.objectweb.asm.Type;
 record SumOrder(VectorPlan lanes, boolean columns) {
     /// Whether `kernel` has a floating-point sum, whose order this fixes.
     static boolean matters(Kernel kernel) {
-        return kernel.reductions().stream().anyMatch(reduction -> reduction.op() == ReduceOp.SUM && reduction.dtype().isFloating());
+        for (var reduction : kernel.reductions())
+            if (reduction.op() == ReduceOp.SUM && reduction.dtype().isFloating()) return true;
+        return false;
     }
 
     static SumOrder of(VectorPlan twin, ColumnPlan columnPlan) {

@@ -37,13 +37,15 @@ record VectorPlan(int lanes, DType maskType) {
 
     static VectorPlan of(Kernel kernel) {
         var dtypes = EnumSet.noneOf(DType.class);
-        kernel.inputs().forEach(input -> dtypes.add(input.dtype()));
-        kernel.reductions().forEach(reduction -> dtypes.add(reduction.dtype()));
-        kernel.expressions().forEach(expr -> Expr.walk(expr, node -> {
+        for (var input : kernel.inputs()) dtypes.add(input.dtype());
+        for (var reduction : kernel.reductions()) dtypes.add(reduction.dtype());
+        for (Expr node : Expr.nodes(kernel.expressions())) {
             dtypes.add(node.dtype());
             if (node instanceof Expr.Index || node instanceof Expr.Random) dtypes.add(DType.I32);
-        }));
-        DType widest = dtypes.stream().max((a, b) -> Integer.compare(a.bytes(), b.bytes())).orElse(DType.F32);
+        }
+        DType widest = null; // the first of the widest, in dtype order
+        for (DType dtype : dtypes) if (widest == null || dtype.bytes() > widest.bytes()) widest = dtype;
+        if (widest == null) widest = DType.F32;
         // Kernel.laneBytes: a random draw hashes in 64-bit lanes (Randoms), as many as the kernel has: 16 of
         // them would need two LongVectors and conversions across shapes that C2 does not keep intrinsic.
         // FloatVector.SPECIES_PREFERRED.length() and the others, without initialising the vector

@@ -38,7 +38,9 @@ public final class Kernels {
 
     /// One function per launch, in the schedule's order.
     static List<KernelFunction> compile(Schedule schedule) {
-        return schedule.launches().stream().map(launch -> compile(launch.kernel())).toList();
+        var functions = new java.util.ArrayList<KernelFunction>();
+        for (var launch : schedule.launches()) functions.add(compile(launch.kernel()));
+        return functions;
     }
 
     static KernelFunction compile(KernelForm kernel) {

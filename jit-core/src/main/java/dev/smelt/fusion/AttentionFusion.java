@@ -39,9 +39,16 @@ public final class AttentionFusion {
 
     /// `graph` with every attention it recognises replaced by a [Node.Attention] output node.
     public static Graph recognise(Graph graph) {
+        if (!hasMatMul(graph)) return graph; // most graphs: a fresh JVM's first trace then bootstraps none of the lambdas below
         var uses = uses(graph);
         return rebuild(graph, (original, rebuilt) -> original instanceof Node.MatMul m && match(m, uses) instanceof Node.Attention a
                 ? a.withInputs(a.operands().stream().map(rebuilt::get).toList()) : original.withInputs(original.inputs().stream().map(rebuilt::get).toList()));
+    }
+
+    private static boolean hasMatMul(Graph graph) {
+        for (Node node : graph.nodes())
+            if (node instanceof Node.MatMul) return true;
+        return false;
     }
 
     /// Whether one kernel computes both: the same direction over the same operands.

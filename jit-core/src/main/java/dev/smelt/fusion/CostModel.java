@@ -61,8 +61,8 @@ public interface CostModel {
     /// The arithmetic of one loop body at one point: each distinct operation once. (Sharing keeps
     /// every value read twice in a register, so that is what generated code computes.)
     default double arithmetic(List<Expr> values) {
-        double[] total = {0};
-        Expr.walk(values, expr -> total[0] += operation(expr));
-        return total[0];
+        double total = 0;
+        for (Expr expr : Expr.nodes(values)) total += operation(expr);
+        return total;
     }
 }

@@ -25,6 +25,7 @@ final class ElementReuse {
         var rewritten = new ArrayList<Kernel.Reduction>();
         var reusable = new java.util.BitSet();
         for (int k = 0; k < reductions.size(); k++) if (reusable(reductions.get(k), kernel.rowLength(), costs)) reusable.set(k);
+        if (reusable.isEmpty()) return kernel; // a pointwise kernel: nothing to compare, nothing for a fresh JVM to bootstrap
         var hashes = dev.smelt.kernel.Structure.hashes();
         for (int k = 0; k < reductions.size(); k++)
             rewritten.add(new Kernel.Reduction(reductions.get(k).op(), reuse(reductions, reusable, k, hashes).apply(reductions.get(k).value())));

@@ -139,7 +139,7 @@ public final class FusionPlanner {
             for (Node node : attempt.fused().get(l))
                 if (!realized.contains(node) && !FusionRules.FOLDED_ONCE.test(node) && seen.add(node)) candidates.add(node);
         }
-        return candidates.stream().limit(CANDIDATES).toList();
+        return candidates.size() <= CANDIDATES ? candidates : candidates.subList(0, CANDIDATES);
     }
 
     /// A node some kernel computes, and how many kernels compute it.
@@ -153,10 +153,13 @@ public final class FusionPlanner {
             Set<Node> once = Collections.newSetFromMap(new IdentityHashMap<>());
             for (Node node : fused) {
                 if (!once.add(node)) continue;
-                if (kernels.merge(node, 1, Integer::sum) == 1) order.add(node);
+                Integer before = kernels.put(node, kernels.getOrDefault(node, 0) + 1);
+                if (before == null) order.add(node);
             }
         }
-        return order.stream().map(node -> new Computed(node, kernels.get(node))).toList();
+        var computed = new ArrayList<Computed>(); // loops, not streams: the planner runs on a fresh JVM's first call
+        for (Node node : order) computed.add(new Computed(node, kernels.get(node)));
+        return computed;
     }
 
     /// Materialising `node`, which `attempt` leaves fused, estimated at `cost`: a node several kernels

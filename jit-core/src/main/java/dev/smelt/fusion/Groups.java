@@ -104,6 +104,11 @@ final class Groups {
     /// The loop nest of a kernel: roots join only kernels of an equal one.
     record Loop(dev.smelt.ir.Shape space, int reducedRank, dev.smelt.ir.Shape operand, List<Integer> kernelAxisOf) {
         static Loop of(Signature s) { return new Loop(s.space(), s.reducedRank(), s.operand(), java.util.Arrays.stream(s.kernelAxisOf()).boxed().toList()); }
+        // written out: a record's own are bootstrapped on first use, which a fresh JVM's first compile pays for
+        public boolean equals(Object o) {
+            return o instanceof Loop l && reducedRank == l.reducedRank && space.equals(l.space) && java.util.Objects.equals(operand, l.operand) && kernelAxisOf.equals(l.kernelAxisOf);
+        }
+        public int hashCode() { return ((31 * space.hashCode() + reducedRank) * 31 + java.util.Objects.hashCode(operand)) * 31 + kernelAxisOf.hashCode(); }
     }
 
     /// The kernels of `ascending` from `first` on.

@@ -27,20 +27,24 @@ final class KernelBudget {
     static void cut(Graph graph, int budget, Set<Node> realized, List<Decision> decisions, Map<Node, Decision.Subject.GraphNode> labels) {
         List<Node> nodes = graph.nodes();
         Map<Node, Integer> usersLeft = new IdentityHashMap<>();
-        for (Node node : nodes) for (Node operand : distinct(node.inputs())) usersLeft.merge(operand, 1, Integer::sum);
+        for (Node node : nodes) for (Node operand : distinct(node.inputs())) usersLeft.put(operand, usersLeft.getOrDefault(operand, 0) + 1);
         Map<Node, Set<Node>> cones = new IdentityHashMap<>();
         for (Node node : nodes) {
             if (node instanceof Node.Input) continue;
             var inline = new ArrayList<Node>();
             for (Node operand : distinct(node.inputs())) if (cones.containsKey(operand) && !realized.contains(operand)) inline.add(operand);
             Set<Node> cone = union(node, inline, cones);
-            inline.sort(Comparator.comparingInt((Node operand) -> cones.get(operand).size()).reversed());
+            if (inline.size() > 1) inline.sort(Comparator.comparingInt((Node operand) -> cones.get(operand).size()).reversed());
             for (int i = 0; FusionRules.BUDGET.test(cone.size() - budget) && i < inline.size(); i++) {
                 Realization.decide(inline.get(i), FusionRules.BUDGET.reason(budget), realized, decisions, labels);
                 cone = union(node, inline.subList(i + 1, inline.size()), cones);
             }
             cones.put(node, cone);
-            for (Node operand : distinct(node.inputs())) if (usersLeft.merge(operand, -1, Integer::sum) == 0) cones.remove(operand);
+            for (Node operand : distinct(node.inputs())) {
+                int left = usersLeft.get(operand) - 1;
+                usersLeft.put(operand, left);
+                if (left == 0) cones.remove(operand);
+            }
         }
     }
 
@@ -55,7 +59,13 @@ final class KernelBudget {
     private static List<Node> distinct(List<Node> operands) {
         if (operands.size() < 2) return operands;
         var distinct = new ArrayList<Node>();
-        for (Node operand : operands) if (distinct.stream().noneMatch(d -> d == operand)) distinct.add(operand);
+        for (Node operand : operands) if (!holds(distinct, operand)) distinct.add(operand);
         return distinct;
+    }
+
+    // Loops and counts by hand here: each lambda or method reference costs a fresh JVM's first compile a bootstrap.
+    private static boolean holds(List<Node> nodes, Node node) {
+        for (Node held : nodes) if (held == node) return true;
+        return false;
     }
 }

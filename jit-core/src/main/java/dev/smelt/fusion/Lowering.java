@@ -67,7 +67,12 @@ final class Lowering {
     List<Kernel.Input> inputs() { return List.copyOf(inputs); }
 
     /// One distinct read: a buffer through an index map. Reads of one buffer by one map are shared.
-    private record Read(int buffer, Kernel.Input input) {}
+    private record Read(int buffer, Kernel.Input input) {
+        // this record's and Computed's own equals and hashCode, written out: generated ones are
+        // bootstrapped on first use, which a fresh JVM's first compile pays for
+        public boolean equals(Object o) { return o instanceof Read r && buffer == r.buffer && input.equals(r.input); }
+        public int hashCode() { return 31 * buffer + input.hashCode(); }
+    }
 
     List<Kernel.Reduction> reductions() { return reductions; }
 
@@ -81,7 +86,10 @@ final class Lowering {
     /// The nodes this kernel computes, each once, in the order lowering reached them.
     List<Node> fused() { return List.copyOf(fused); }
 
-    private record Computed(Node node, Mapping mapping) {}
+    private record Computed(Node node, Mapping mapping) {
+        public boolean equals(Object o) { return o instanceof Computed c && node.equals(c.node) && mapping.equals(c.mapping); }
+        public int hashCode() { return 31 * node.hashCode() + mapping.hashCode(); }
+    }
 
     /// `root`'s value at each kernel point mapped by `mapping`, computing `root` itself even if it has a buffer.
     Expr root(Node root, Mapping mapping) { return compute(root, mapping); }

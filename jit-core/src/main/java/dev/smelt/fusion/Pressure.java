@@ -88,7 +88,7 @@ final class Pressure {
         while (!pending.isEmpty()) {
             Expr node = pending.pop();
             if (shared.test(node)) found.accept(node);
-            else if (seen.add(node)) Expr.operands(node).forEach(pending::push);
+            else if (seen.add(node)) for (Expr operand : Expr.operands(node)) pending.push(operand);
         }
     }
 

@@ -89,8 +89,10 @@ final class ScheduleBuilder {
         }
         if (!demands.isEmpty()) return new Attempt(null, fusedNodes, spills, Double.NaN, decisions, demands);
         if (prices != null) return new Attempt(null, fusedNodes, spills, cost, decisions, List.of());
-        var inputs = graph.inputs().stream().map(buffers::get).toList();
-        var outputs = graph.outputs().stream().map(n -> new Schedule.Output(buffers.get(n), n.shape())).toList();
+        var inputs = new ArrayList<Integer>();
+        for (Node input : graph.inputs()) inputs.add(buffers.get(input));
+        var outputs = new ArrayList<Schedule.Output>();
+        for (Node output : graph.outputs()) outputs.add(new Schedule.Output(buffers.get(output), output.shape()));
         return new Attempt(new Schedule(bufferList, launches, inputs, outputs, List.of()), fusedNodes, spills, cost, decisions, List.of());
     }
 
@@ -149,12 +151,14 @@ final class ScheduleBuilder {
         spills.add(sharing.spillsLeft());
         var bound = new ArrayList<>(lowering.inputBuffers());
         bound.addAll(outputBuffers);
-        var fused = lowering.fused().stream().map(node -> labels.get(node).toString()).distinct().toList();
-        var matmul = lowering.fused().stream().filter(n -> n instanceof Node.MatMul).map(n -> (Node.MatMul) n).findFirst();
+        var labelled = new java.util.LinkedHashSet<String>();
+        for (Node node : lowering.fused()) labelled.add(labels.get(node).toString());
+        var fused = List.copyOf(labelled);
+        Node.MatMul matmul = matmul(lowering);
         int demanded = demands.size();
-        var converted = matmul.isEmpty() ? null : MatMulLaunch.of(kernel, matmul.get(), lowering.products(), outputBuffers, demands);
+        var converted = matmul == null ? null : MatMulLaunch.of(kernel, matmul, lowering.products(), outputBuffers, demands);
         if (demands.size() > demanded) return null;
-        var layouts = converted == null ? List.<Decision>of() : Relayout.choose(number, matmul.get(), converted.kernel(), realized, demands, options.costs());
+        var layouts = converted == null ? List.<Decision>of() : Relayout.choose(number, matmul, converted.kernel(), realized, demands, options.costs());
         if (demands.size() > demanded) return null;
         if (converted == null) {
             double time = options.mode() == FusionMode.NONE ? options.costs().time(kernel, options.machine()) : options.costs().kernelTime(kernel, options.machine(), sharing.computeTime());
@@ -163,7 +167,7 @@ final class ScheduleBuilder {
         bound = new ArrayList<>(lowering.inputBuffers());
         bound.addAll(converted.outputBuffers());
         if (prices == null) {
-            decisions.add(MatMulLaunch.decision(number, labels.get(matmul.get()), fused, converted.kernel(), options.machine(), options.costs()));
+            decisions.add(MatMulLaunch.decision(number, labels.get(matmul), fused, converted.kernel(), options.machine(), options.costs()));
             decisions.addAll(layouts);
         }
         var launch = new Schedule.Launch(converted.kernel(), bound, fused, category(group, lowering));
@@ -219,11 +223,17 @@ final class ScheduleBuilder {
         return mapping.into(strides, start * strides[group.concat().axis()]);
     }
 
+    /// The first matmul the kernel computes, or null.
+    private static Node.MatMul matmul(Lowering lowering) {
+        for (Node node : lowering.fused())
+            if (node instanceof Node.MatMul m) return m;
+        return null;
+    }
+
     /// XLA's fusion categories: loop (elementwise), input (a reduction with fused producers),
     /// output (a matmul with a fused epilogue).
     private static String category(Group group, Lowering lowering) {
-        boolean matmul = lowering.fused().stream().anyMatch(n -> n instanceof Node.MatMul);
-        if (matmul) return lowering.fused().size() > 1 ? "output fusion (matmul + epilogue)" : "matmul";
+        if (matmul(lowering) != null) return lowering.fused().size() > 1 ? "output fusion (matmul + epilogue)" : "matmul";
         if (!lowering.reductions().isEmpty()) return "input fusion (reduction)";
         return group.concat() != null ? "loop fusion (concat part)" : "loop fusion (elementwise)";
     }

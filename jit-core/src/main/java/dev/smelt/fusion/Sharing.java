@@ -63,7 +63,9 @@ final class Sharing {
             var indices = new ArrayList<Integer>();
             for (int i = 0; i < outputs.size(); i++) if (outputs.get(i).perRow() == perRow) indices.add(i);
             if (indices.isEmpty()) continue;
-            var decided = decide(kernel, new Bodies.Body(indices.stream().map(i -> outputs.get(i).value()).toList(), perRow, 0));
+            var values = new ArrayList<Expr>();
+            for (int i : indices) values.add(outputs.get(i).value());
+            var decided = decide(kernel, new Bodies.Body(values, perRow, 0));
             for (int j = 0; j < indices.size(); j++) {
                 var old = outputs.get(indices.get(j));
                 outputs.set(indices.get(j), new Kernel.Output(decided.body().values().get(j), old.size(), old.map(), old.perRow()));
@@ -79,15 +81,13 @@ final class Sharing {
     private static Kernel renumber(Kernel kernel) {
         Map<Integer, Integer> dense = new HashMap<>();
         boolean inOrder = true;
-        for (var shared : Expr.sharedValues(kernel.expressions().toList())) {
+        for (var shared : Expr.sharedValues(kernel.expressions())) {
             inOrder &= shared.id() == dense.size();
             dense.putIfAbsent(shared.id(), dense.size());
         }
         if (inOrder) return kernel;
         var renumber = Rewrite.bottomUp((original, rebuilt) -> rebuilt instanceof Expr.Shared s ? new Expr.Shared(dense.get(s.id()), s.value()) : rebuilt);
-        var reductions = kernel.reductions().stream().map(r -> new Kernel.Reduction(r.op(), renumber.apply(r.value()))).toList();
-        var outputs = kernel.outputs().stream().map(o -> new Kernel.Output(renumber.apply(o.value()), o.size(), o.map(), o.perRow())).toList();
-        return new Kernel(kernel.space(), kernel.reducedRank(), kernel.inputs(), reductions, outputs);
+        return kernel.withValues(renumber);
     }
 
     /// A body with its repeated values shared, the spill cost per point it still pays, and its
@@ -106,7 +106,8 @@ final class Sharing {
     private Decided decide(Bodies.Body body) {
         var order = new ArrayList<Expr>();
         Map<Expr, Integer> uses = uses(body.values(), order);
-        List<Expr> chosen = order.stream().filter(node -> uses.get(node) > 1 && !Expr.isLeaf(node)).toList();
+        List<Expr> chosen = new ArrayList<>();
+        for (Expr node : order) if (uses.get(node) > 1 && !Expr.isLeaf(node)) chosen.add(node);
         var chosenSet = java.util.Collections.<Expr>newSetFromMap(new IdentityHashMap<>());
         chosenSet.addAll(chosen);
         var measure = Pressure.measure(body.values(), body.accumulators(), chosenSet::contains, costs::operation);
@@ -137,11 +138,11 @@ final class Sharing {
     /// each node that reads it. Adds the nodes to `order`, parents before their operands.
     private static Map<Expr, Integer> uses(List<Expr> values, List<Expr> order) {
         Map<Expr, Integer> counts = new IdentityHashMap<>();
-        values.forEach(value -> counts.merge(value, 1, Integer::sum));
-        Expr.walk(values, node -> {
+        for (Expr value : values) counts.merge(value, 1, Integer::sum);
+        for (Expr node : Expr.nodes(values)) {
             order.add(node);
-            Expr.operands(node).forEach(operand -> counts.merge(operand, 1, Integer::sum));
-        });
+            for (Expr operand : Expr.operands(node)) counts.merge(operand, 1, Integer::sum);
+        }
         return counts;
     }
 

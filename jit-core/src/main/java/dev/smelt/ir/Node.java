@@ -13,7 +13,8 @@ import java.util.List;
 /// Equality is shallow: same operator and attributes over *identical* operand nodes. The tracer
 /// hash-conses as it records, so equal subgraphs are one instance and shallow equality is structural
 /// equality at constant cost (records' generated deep `equals`, `hashCode` and `toString` are
-/// exponential on a DAG that shares operands). The constructors enforce each operator's typing
+/// exponential on a DAG that shares operands; the leaves write out the generated ones, which are
+/// bootstrapped on first use, which a fresh JVM's first compile pays for). The constructors enforce each operator's typing
 /// rule; the API layer has already broadcast shapes and cast dtypes, and reports user errors.
 public sealed interface Node {
     Shape shape();
@@ -63,12 +64,16 @@ public sealed interface Node {
     /// Graph input number `slot`.
     record Input(int slot, Shape shape, DType dtype) implements Node {
         public List<Node> inputs() { return List.of(); }
+        public boolean equals(Object o) { return o instanceof Input i && slot == i.slot && dtype == i.dtype && shape.equals(i.shape); }
+        public int hashCode() { return (31 * Integer.hashCode(slot) + shape.hashCode()) * 31 + dtype.hashCode(); }
     }
 
     /// `value` in every element.
     record Constant(double value, Shape shape, DType dtype) implements Node {
         public Constant { value = dtype.round(value); }
         public List<Node> inputs() { return List.of(); }
+        public boolean equals(Object o) { return o instanceof Constant c && Double.compare(value, c.value) == 0 && dtype == c.dtype && shape.equals(c.shape); }
+        public int hashCode() { return (31 * Double.hashCode(value) + shape.hashCode()) * 31 + dtype.hashCode(); }
     }
 
     /// Each element's index along `axis` (XLA's iota): one-hot masks and position ids without an input.
@@ -78,6 +83,8 @@ public sealed interface Node {
             Check.that(dtype != DType.BOOL, "iota needs a numeric dtype, not bool");
         }
         public List<Node> inputs() { return List.of(); }
+        public boolean equals(Object o) { return o instanceof Iota i && axis == i.axis && dtype == i.dtype && shape.equals(i.shape); }
+        public int hashCode() { return (31 * Integer.hashCode(axis) + shape.hashCode()) * 31 + dtype.hashCode(); }
     }
 
     /// A tensor of `distribution` drawn from the stream whose 64-bit key is `key`, an `i32[2]` of its

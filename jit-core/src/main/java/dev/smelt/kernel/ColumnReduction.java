@@ -34,14 +34,14 @@ public final class ColumnReduction {
             if (reduction.op() == ReduceOp.PROD && reduction.dtype().isFloating()) return false;
         for (var output : kernel.outputs()) if (output.map().stride(column) != 1) return false;
         var loaded = new BitSet();
-        boolean[] gathers = {false};
+        boolean gathers = false;
         var kept = new BitSet();
-        kernel.expressions().forEach(expr -> Expr.walk(expr, node -> {
+        for (Expr node : Expr.nodes(kernel.expressions())) {
             if (node instanceof Expr.Load load) loaded.set(load.input());
             if (node instanceof Expr.Element element && ElementHome.of(kernel, element.reduction()) < 0) kept.set(element.reduction());
-            gathers[0] |= node instanceof Expr.Gather;
-        }));
-        if (gathers[0] || !kept.isEmpty() && (long) kernel.rowLength() * lanes > MAX_ELEMENTS) return false;
+            gathers |= node instanceof Expr.Gather;
+        }
+        if (gathers || !kept.isEmpty() && (long) kernel.rowLength() * lanes > MAX_ELEMENTS) return false;
         boolean stridedRows = false;
         for (int i = loaded.nextSetBit(0); i >= 0; i = loaded.nextSetBit(i + 1)) {
             var map = kernel.inputs().get(i).map();

@@ -2,7 +2,6 @@
 package dev.smelt.kernel;
 
 import java.util.List;
-import java.util.stream.Collectors;
 
 /// Where a point of the iteration space lives in a flat buffer: `offset + Σ index[axis]·strides[axis]`.
 /// Every view (permute, slice, expand, reshape of contiguous data) is an index map; a stride of 0
@@ -28,9 +27,19 @@ public record IndexMap(int offset, List<Integer> strides) {
         return Math.toIntExact(position);
     }
 
+    // the record's own equals and hashCode, written out: generated ones are bootstrapped on first
+    // use, which a fresh JVM's first compile pays for
+    @Override
+    public boolean equals(Object o) { return o instanceof IndexMap m && offset == m.offset && strides.equals(m.strides); }
+
+    @Override
+    public int hashCode() { return 31 * offset + strides.hashCode(); }
+
     /// `@3[1,0]`: offset 3, strides 1 and 0.
     @Override
     public String toString() {
-        return "@" + offset + strides.stream().map(String::valueOf).collect(Collectors.joining(",", "[", "]"));
+        var text = new StringBuilder("@").append(offset).append('['); // a loop: kernel texts are cache keys, printed on a fresh JVM's first call
+        for (int axis = 0; axis < strides.size(); axis++) text.append(axis == 0 ? "" : ",").append(strides.get(axis));
+        return text.append(']').toString();
     }
 }

@@ -20,7 +20,14 @@ import java.util.List;
 /// ([#workItems]): `run(buffers, start, end)` computes rows `start` until `end`.
 public record Kernel(Shape space, int reducedRank, List<Input> inputs, List<Reduction> reductions, List<Output> outputs) implements KernelForm {
     /// A buffer the kernel reads: its dtype, its length, and where each point of the space is in it.
-    public record Input(DType dtype, int size, IndexMap map) {}
+    public record Input(DType dtype, int size, IndexMap map) {
+        // the record's own, written out: generated ones are bootstrapped on first use, in a fresh JVM's first compile
+        @Override
+        public boolean equals(Object o) { return o instanceof Input i && dtype == i.dtype && size == i.size && map.equals(i.map); }
+
+        @Override
+        public int hashCode() { return (31 * dtype.hashCode() + size) * 31 + map.hashCode(); }
+    }
 
     /// `op` folded over a row of `value`. `argmax`/`argmin` need exactly one reduced axis and give
     /// the `i32` index along it of the first extreme (NaN counting as the extreme).
@@ -57,20 +64,32 @@ public record Kernel(Shape space, int reducedRank, List<Input> inputs, List<Redu
         return points;
     }
 
+    /// This kernel with each reduction's and output's value replaced by `rewrite` of it.
+    public Kernel withValues(java.util.function.Function<Expr, Expr> rewrite) {
+        var rewrittenReductions = new java.util.ArrayList<Reduction>(reductions.size());
+        for (Reduction r : reductions) rewrittenReductions.add(new Reduction(r.op(), rewrite.apply(r.value())));
+        var rewrittenOutputs = new java.util.ArrayList<Output>(outputs.size());
+        for (Output o : outputs) rewrittenOutputs.add(new Output(rewrite.apply(o.value()), o.size(), o.map(), o.perRow()));
+        return new Kernel(space, reducedRank, inputs, rewrittenReductions, rewrittenOutputs);
+    }
+
     /// Every expression of the kernel: the reductions' values, then the outputs'.
-    public java.util.stream.Stream<Expr> expressions() {
-        return java.util.stream.Stream.concat(reductions.stream().map(Reduction::value), outputs.stream().map(Output::value));
+    public List<Expr> expressions() {
+        var expressions = new java.util.ArrayList<Expr>(reductions.size() + outputs.size());
+        for (Reduction reduction : reductions) expressions.add(reduction.value());
+        for (Output output : outputs) expressions.add(output.value());
+        return expressions;
     }
 
     /// The bytes of the element that sizes a vector of this kernel: its widest dtype, or 8 when it
     /// draws random numbers (hashed in 64-bit lanes). Generated code uses as many lanes for every dtype.
     public int laneBytes() {
-        int[] bytes = {1};
-        inputs.forEach(input -> bytes[0] = Math.max(bytes[0], input.dtype().bytes()));
-        reductions.forEach(reduction -> bytes[0] = Math.max(bytes[0], reduction.dtype().bytes()));
-        expressions().forEach(expr -> Expr.walk(expr, node -> bytes[0] = Math.max(bytes[0], node instanceof Expr.Random ? Long.BYTES
-                : node instanceof Expr.Index ? Math.max(node.dtype().bytes(), DType.I32.bytes()) : node.dtype().bytes())));
-        return bytes[0];
+        int bytes = 1;
+        for (Input input : inputs) bytes = Math.max(bytes, input.dtype().bytes());
+        for (Reduction reduction : reductions) bytes = Math.max(bytes, reduction.dtype().bytes());
+        for (Expr node : Expr.nodes(expressions()))
+            bytes = Math.max(bytes, node instanceof Expr.Random ? Long.BYTES : node instanceof Expr.Index ? Math.max(node.dtype().bytes(), DType.I32.bytes()) : node.dtype().bytes());
+        return bytes;
     }
 
     /// Every point of every row.

@@ -4,7 +4,7 @@ package dev.smelt.kernel;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Shape;
 import java.util.List;
-import java.util.stream.Stream;
+import java.util.ArrayList;
 
 /// The invariants of a [Kernel], checked once when it is built so that generated code can trust
 /// them: every load and store stays inside its buffer, dtypes agree, operators get the dtypes the
@@ -21,12 +21,15 @@ final class KernelCheck {
         require(!outputs.isEmpty(), "a kernel writes at least one output");
         for (var input : inputs) inBounds("input", input.map(), input.size(), space);
         // A gather reaches its map's positions moved by up to (limit - 1)·stride.
-        Stream.concat(reductions.stream().map(Kernel.Reduction::value), outputs.stream().map(Kernel.Output::value)).forEach(expr -> Expr.walk(expr, node -> {
+        var values = new ArrayList<Expr>();
+        for (var reduction : reductions) values.add(reduction.value());
+        for (var output : outputs) values.add(output.value());
+        for (Expr node : Expr.nodes(values)) {
             if (node instanceof Expr.Gather g && g.input() >= 0 && g.input() < inputs.size() && g.stride() >= 0 && g.limit() > 0) {
                 var map = inputs.get(g.input()).map();
                 inBounds("gather", new IndexMap(Math.toIntExact(map.offset() + (long) (g.limit() - 1) * g.stride()), map.strides()), inputs.get(g.input()).size(), space);
             }
-        }));
+        }
         // One id, one value: generated code computes a shared value once and reads it wherever the id occurs.
         var shared = new java.util.HashMap<Integer, Expr>();
         int firstReduced = space.rank() - reducedRank;
@@ -44,8 +47,9 @@ final class KernelCheck {
                     require(output.map().stride(axis) == 0, "row output %s moves along reduced axis %d", output.map(), axis);
         }
         for (boolean perRow : new boolean[] {false, true}) {
-            var values = outputs.stream().filter(output -> output.perRow() == perRow).map(Kernel.Output::value).toList();
-            new Scope(inputs, reductions, reductions.size(), perRow, firstReduced, space.rank(), shared).check(values);
+            var outputValues = new ArrayList<Expr>();
+            for (var output : outputs) if (output.perRow() == perRow) outputValues.add(output.value());
+            new Scope(inputs, reductions, reductions.size(), perRow, firstReduced, space.rank(), shared).check(outputValues);
         }
     }
 
@@ -65,7 +69,9 @@ final class KernelCheck {
     private record Scope(List<Kernel.Input> inputs, List<Kernel.Reduction> reductions, int defined, boolean perRow, int firstReduced, int rank,
                          java.util.Map<Integer, Expr> shared) {
         /// Checks every node of `exprs`, each distinct node once.
-        void check(List<Expr> exprs) { Expr.walk(exprs, this::checkNode); }
+        void check(List<Expr> exprs) {
+            for (Expr node : Expr.nodes(exprs)) checkNode(node);
+        }
 
         private void checkNode(Expr expr) {
             switch (expr) {

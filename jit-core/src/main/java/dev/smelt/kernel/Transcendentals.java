@@ -70,9 +70,7 @@ public final class Transcendentals {
     public static Kernel expand(Kernel kernel) {
         var expansion = new Expansion(kernel);
         var rewrite = Rewrite.bottomUp((original, rebuilt) -> rebuilt instanceof Expr.Unary unary && rewrites(unary.op(), unary.dtype()) ? expansion.of(unary) : rebuilt);
-        var reductions = kernel.reductions().stream().map(r -> new Kernel.Reduction(r.op(), rewrite.apply(r.value()))).toList();
-        var outputs = kernel.outputs().stream().map(o -> new Kernel.Output(rewrite.apply(o.value()), o.size(), o.map(), o.perRow())).toList();
-        return new Kernel(kernel.space(), kernel.reducedRank(), kernel.inputs(), reductions, outputs);
+        return kernel.withValues(rewrite);
     }
 
     /// The implementation of `op` applied to `x`, for pricing one operation: variables from 0.
@@ -87,7 +85,7 @@ public final class Transcendentals {
 
         Expansion(Kernel kernel) {
             if (kernel != null)
-                kernel.expressions().forEach(expr -> Expr.walk(expr, node -> { if (node instanceof Expr.Var v) variables = Math.max(variables, v.id() + 1); }));
+                for (Expr node : Expr.nodes(kernel.expressions())) if (node instanceof Expr.Var v) variables = Math.max(variables, v.id() + 1);
         }
 
         /// `unary`, whose operand is already expanded.

@@ -5,6 +5,7 @@ import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Node.Binary;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -26,12 +27,16 @@ public final class CommonSubexpressions {
     public static Graph apply(Graph graph) {
         var cse = new CommonSubexpressions();
         for (Node node : graph.nodes()) cse.visit(node);
-        return new Graph(graph.inputs(), graph.outputs().stream().map(cse.merged::get).toList());
+        var outputs = new ArrayList<Node>();
+        for (Node output : graph.outputs()) outputs.add(cse.merged.get(output));
+        return new Graph(graph.inputs(), outputs);
     }
 
     // Operands come first in nodes(), so they are merged already.
     private void visit(Node node) {
-        Node rebuilt = node.withInputs(node.inputs().stream().map(merged::get).toList());
+        var inputs = new ArrayList<Node>();
+        for (Node input : node.inputs()) inputs.add(merged.get(input));
+        Node rebuilt = node.withInputs(inputs);
         Node equal = known.get(rebuilt);
         if (equal == null && rebuilt instanceof Binary(var op, var a, var b, var _, var _) && mirror(op) != null)
             equal = known.get(new Binary(mirror(op), b, a));

@@ -5,6 +5,7 @@ import dev.smelt.ir.Graph;
 import dev.smelt.ir.Interner;
 import dev.smelt.ir.Node;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
@@ -34,7 +35,9 @@ public final class Rewriter {
         var rewriter = new Rewriter(rule);
         for (Node input : graph.inputs()) rewriter.settle(input, input);
         for (Node node : graph.nodes()) rewriter.rewrite(node);
-        return new Graph(graph.inputs(), graph.outputs().stream().map(rewriter.rewritten::get).toList());
+        var outputs = new java.util.ArrayList<Node>();
+        for (Node output : graph.outputs()) outputs.add(rewriter.rewritten.get(output));
+        return new Graph(graph.inputs(), outputs);
     }
 
     private Node rewrite(Node node) {
@@ -51,7 +54,7 @@ public final class Rewriter {
 
     // Operands first (in nodes() order they are done already; a rule's new nodes are not), then the rule.
     private Node simplify(Node node) {
-        Node current = intern(node.withInputs(node.inputs().stream().map(this::rewrite).toList()));
+        Node current = intern(node.withInputs(rewriteAll(node.inputs())));
         for (int step = 0; ; step++) {
             Node next = rule.apply(current);
             if (next == current) break;
@@ -60,9 +63,15 @@ public final class Rewriter {
             if (!next.shape().equals(node.shape()) || next.dtype() != node.dtype())
                 throw new IllegalStateException("a rule changed the type of " + current + " to " + next);
             current = rewritten.containsKey(next) ? rewritten.get(next)
-                    : intern(next.withInputs(next.inputs().stream().map(this::rewrite).toList()));
+                    : intern(next.withInputs(rewriteAll(next.inputs())));
         }
         return current;
+    }
+
+    private List<Node> rewriteAll(List<Node> nodes) {
+        var rewrittenNodes = new java.util.ArrayList<Node>(nodes.size());
+        for (Node node : nodes) rewrittenNodes.add(rewrite(node));
+        return rewrittenNodes;
     }
 
     private Node settle(Node node, Node result) {

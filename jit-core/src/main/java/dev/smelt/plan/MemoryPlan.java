@@ -56,7 +56,9 @@ public record MemoryPlan(List<Slot> slots, List<Integer> slotOf, long unplannedB
 
     /// A fresh array for each arena slot, indexed by slot; returned slots are null.
     public Object[] newArena() {
-        return slots.stream().map(s -> s.returned() ? null : Storage.newArray(s.dtype(), s.size())).toArray();
+        Object[] arena = new Object[slots.size()]; // a loop: a fresh JVM's first call builds one
+        for (int s = 0; s < arena.length; s++) if (!slots.get(s).returned()) arena[s] = Storage.newArray(slots.get(s).dtype(), slots.get(s).size());
+        return arena;
     }
 
     /// ```

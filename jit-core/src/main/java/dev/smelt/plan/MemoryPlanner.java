@@ -63,7 +63,7 @@ public final class MemoryPlanner {
     public static MemoryPlan plan(Schedule schedule, Map<Integer, Integer> donations) {
         var planner = new MemoryPlanner(schedule);
         planner.openReturnedSlots();
-        donations.forEach(planner::donate);
+        for (var donation : donations.entrySet()) planner.donate(donation.getKey(), donation.getValue());
         for (int l = 0; l < schedule.launches().size(); l++) {
             var writes = Lifetime.writes(schedule.launches().get(l));
             for (int output = 0; output < writes.size(); output++) planner.place(l, output, writes.get(output));
@@ -145,7 +145,8 @@ public final class MemoryPlanner {
     private MemoryPlan build() {
         var drafts = new ArrayList<>(arena);
         drafts.addAll(returned);
-        var slots = drafts.stream().map(d -> new MemoryPlan.Slot(d.dtype, d.size, d.output, d.donor, d.tenants)).toList();
+        var slots = new ArrayList<MemoryPlan.Slot>();
+        for (var d : drafts) slots.add(new MemoryPlan.Slot(d.dtype, d.size, d.output, d.donor, d.tenants));
         var slotOf = new ArrayList<Integer>();
         long unplanned = 0;
         for (int b = 0; b < home.length; b++) {

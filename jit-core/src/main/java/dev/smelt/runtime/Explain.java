@@ -49,7 +49,7 @@ public final class Explain {
     /// back to `Math.sin` or `Math.cos` past the polynomial's range.
     static boolean inlineTrigonometry(Kernel kernel) {
         var found = new boolean[1];
-        Expr.walk(Transcendentals.expand(kernel).expressions().toList(),
+        Expr.walk(Transcendentals.expand(kernel).expressions(),
                 expr -> found[0] |= expr instanceof Expr.Fallback fallback && (fallback.op() == UnaryOp.SIN || fallback.op() == UnaryOp.COS));
         return found[0];
     }

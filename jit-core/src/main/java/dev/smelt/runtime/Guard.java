@@ -23,10 +23,11 @@ public final class Guard {
     /// Input `slots.get(i)` checked against `onInputs.get(i)`; output `j` of `computed` (null when
     /// there is none) against `computedBounds.get(j)`.
     public Guard(List<Integer> slots, List<IndexBounds> onInputs, Program computed, List<IndexBounds> computedBounds) {
-        this.slots = slots.stream().mapToInt(Integer::intValue).toArray();
-        this.onInputs = onInputs.toArray(IndexBounds[]::new);
+        this.slots = new int[slots.size()]; // loops, not streams: every program builds a guard, a fresh JVM's first one too
+        for (int i = 0; i < this.slots.length; i++) this.slots[i] = slots.get(i);
+        this.onInputs = onInputs.toArray(new IndexBounds[0]);
         this.computed = computed;
-        this.computedBounds = computedBounds.toArray(IndexBounds[]::new);
+        this.computedBounds = computedBounds.toArray(new IndexBounds[0]);
     }
 
     /// Whether there is nothing to check.

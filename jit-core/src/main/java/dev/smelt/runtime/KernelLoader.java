@@ -33,7 +33,8 @@ public final class KernelLoader {
 
     /// An instance of the generated class, which implements `type` (a matmul's micro-kernel, …).
     public static <T> T load(GeneratedKernel kernel, Class<T> type) {
-        Dump.classDirectory().ifPresent(directory -> dump(kernel, directory));
+        Path directory = Dump.classDirectory().orElse(null);
+        if (directory != null) dump(kernel, directory);
         if (kernel.variant() == Variant.VECTOR && type == KernelFunction.class) VectorCodeDirective.addOnce(); // not for a matmul's tile: see VectorCodeDirective
         try {
             var lookup = MethodHandles.lookup().defineHiddenClass(kernel.bytes(), true);

@@ -38,7 +38,9 @@ final class Layout {
             slotOf[b] = memory.slot(b);
             if (slotOf[b] >= 0 && firstBuffer[slotOf[b]] < 0) firstBuffer[slotOf[b]] = b;
         }
-        this.noIntermediates = memory.slots().stream().allMatch(MemoryPlan.Slot::returned);
+        boolean noIntermediates = true;
+        for (var slot : memory.slots()) noIntermediates &= slot.returned();
+        this.noIntermediates = noIntermediates;
         this.launchBuffers = launchBuffers;
         this.donorOf = donorOf;
     }

@@ -44,8 +44,14 @@ public final class Program {
     /// kernels (MatMulBench.Tiny's `overhead`).
     private record Call(KernelFunction function, int[] buffers, int rows, long work, int granule, boolean identity) {
         Call(KernelFunction function, int[] buffers, KernelForm kernel, int allBuffers) {
-            this(function, buffers, kernel.workItems(), kernel.work(), kernel.splitGranule(),
-                    buffers.length == allBuffers && java.util.stream.IntStream.range(0, allBuffers).allMatch(b -> buffers[b] == b));
+            this(function, buffers, kernel.workItems(), kernel.work(), kernel.splitGranule(), inOrder(buffers, allBuffers));
+        }
+
+        private static boolean inOrder(int[] buffers, int allBuffers) {
+            if (buffers.length != allBuffers) return false;
+            for (int b = 0; b < allBuffers; b++)
+                if (buffers[b] != b) return false;
+            return true;
         }
 
         /// The launch's buffers out of the program's, in `bound` (its frame's table): the program's
@@ -75,16 +81,24 @@ public final class Program {
         this.profile = Profile.ON ? new Profile(calls.length) : null;
         for (int l = 0; l < calls.length; l++) {
             var launch = schedule.launches().get(l);
-            int[] buffers = launch.buffers().stream().mapToInt(Integer::intValue).toArray();
+            int[] buffers = ints(launch.buffers());
             calls[l] = new Call(functions.get(l), buffers, launch.kernel(), schedule.buffers().size());
         }
-        this.launchBuffers = Arrays.stream(calls).mapToInt(call -> call.identity() ? 0 : call.buffers().length).toArray();
+        this.launchBuffers = new int[calls.length];
+        for (int l = 0; l < calls.length; l++) launchBuffers[l] = calls[l].identity() ? 0 : calls[l].buffers().length;
         this.plain = layout(memory, null);
-        this.inputBuffers = schedule.inputs().stream().mapToInt(Integer::intValue).toArray();
+        this.inputBuffers = ints(schedule.inputs());
         this.packedReads = packedReads(schedule, this.functions, inputBuffers);
         this.singleOutput = schedule.outputs().size() == 1 ? schedule.outputs().getFirst().buffer() : -1;
         this.loneOutput = singleOutput >= 0 && calls.length == 1 && calls[0].identity() && plain.slotOf.length == inputBuffers.length + 1
                 && plain.memory.slots().size() == 1 && plain.slotOf[singleOutput] == 0 && plain.noIntermediates ? plain.memory.slots().getFirst() : null;
+    }
+
+    // Loops, not streams, here and in the constructor: each lambda costs a fresh JVM's first call a bootstrap.
+    private static int[] ints(List<Integer> list) {
+        int[] ints = new int[list.size()];
+        for (int i = 0; i < ints.length; i++) ints[i] = list.get(i);
+        return ints;
     }
 
     private Layout layout(MemoryPlan memory, int[] donorOf) {

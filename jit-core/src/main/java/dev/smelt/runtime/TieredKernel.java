@@ -51,11 +51,15 @@ public final class TieredKernel implements KernelFunction {
     static final int CALLS_TO_COMPILE = 6_000;
     static final String FORCED = System.getProperty("smelt.tier", "auto");
 
-    private static final ThreadPoolExecutor WARMER = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUE), runnable -> {
-        var thread = new Thread(runnable, "smelt-kernel-warm-up");
-        thread.setDaemon(true);
-        return thread;
-    });
+    /// The warming thread, in a holder: a program's first call starts no warm-up, so it need not
+    /// load the pool's classes either.
+    private static final class Warmer {
+        static final ThreadPoolExecutor POOL = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUE), runnable -> {
+            var thread = new Thread(runnable, "smelt-kernel-warm-up");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
 
     private final Kernel kernel;
     private final KernelFunction scalar;
@@ -67,6 +71,7 @@ public final class TieredKernel implements KernelFunction {
     private volatile KernelFunction candidate;
     private volatile long nextTry = System.nanoTime();
     private volatile int lost;
+    private volatile boolean calledBefore;
     private int vectorCalls; // by the warming thread only
     private volatile String tier;
 
@@ -100,10 +105,20 @@ public final class TieredKernel implements KernelFunction {
     @Override
     public String tier() { return tier; }
 
+    /// Starts the warm-up from the kernel's second call on, after the block from row 0 (one per
+    /// call). Not from the first: that is usually its program's first call, which the compile has
+    /// just kept waiting, and the warm-up (generating, loading and running the vector class) takes
+    /// a core from it (`ColdStart FirstCall` on 2 cores: about 30 ms more); a kernel called once
+    /// never needs the vector variant.
     @Override
     public void run(Object[] buffers, int start, int end) {
         KernelFunction current = active;
         current.run(buffers, start, end);
+        if (start != 0) return;
+        if (!calledBefore) {
+            calledBefore = true;
+            return;
+        }
         if (current == scalar && !warming.get() && System.nanoTime() - nextTry >= 0 && warming.compareAndSet(false, true)) startWarmUp(buffers, end);
     }
 
@@ -115,7 +130,7 @@ public final class TieredKernel implements KernelFunction {
         int[] outputLengths = new int[buffers.length - inputs];
         for (int i = 0; i < outputLengths.length; i++) outputLengths[i] = Array.getLength(buffers[inputs + i]);
         try {
-            WARMER.execute(() -> warmUp(held, outputLengths, end));
+            Warmer.POOL.execute(() -> warmUp(held, outputLengths, end));
         } catch (RejectedExecutionException full) {
             nextTry = System.nanoTime() + firstBackOff / 10;
             warming.set(false);
@@ -154,7 +169,7 @@ public final class TieredKernel implements KernelFunction {
         }
     }
 
-    // The first call's inputs, if the program still holds them, and fresh outputs of its sizes.
+    // The inputs of the call that started the warm-up, if the program still holds them, and fresh outputs of its sizes.
     private Object[] buffers(WeakReference<?>[] held, int[] outputLengths) {
         Object[] buffers = new Object[held.length + outputLengths.length];
         for (int i = 0; i < held.length; i++)
