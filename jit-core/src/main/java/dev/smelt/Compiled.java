@@ -20,7 +20,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
-import java.util.stream.IntStream;
 
 /// A function compiled by [Jit#compile] or a [Compile] method. Its first call with a new
 /// [Signature] (tensor shapes and dtypes, non-tensor argument values) traces the function, fuses it
@@ -90,11 +89,23 @@ public final class Compiled {
         Recent(Signature signature, Version version) {
             this.signature = signature;
             this.version = version;
-            this.shapes = version.traced().graph().outputs().stream().map(dev.smelt.ir.Node::shape).toArray(Shape[]::new);
-            this.strides = Arrays.stream(shapes).map(Shape::contiguousStrides).toArray(int[][]::new);
-            this.types = signature.arguments().stream().map(t -> t instanceof Signature.TensorType type ? type : null).toArray(Signature.TensorType[]::new);
-            this.sizes = Arrays.stream(types).mapToInt(t -> t == null ? -1 : t.shape().size()).toArray();
-            this.denseStrides = Arrays.stream(types).map(t -> t == null ? null : t.shape().contiguousStrides()).toArray(int[][]::new);
+            // Loops, not streams: each lambda is a bootstrap on a fresh JVM's first call.
+            var outputs = version.traced().graph().outputs();
+            this.shapes = new Shape[outputs.size()];
+            this.strides = new int[shapes.length][];
+            for (int i = 0; i < shapes.length; i++) {
+                shapes[i] = outputs.get(i).shape();
+                strides[i] = shapes[i].contiguousStrides();
+            }
+            int count = signature.arguments().size();
+            this.types = new Signature.TensorType[count];
+            this.sizes = new int[count];
+            this.denseStrides = new int[count][];
+            for (int i = 0; i < count; i++) {
+                types[i] = signature.arguments().get(i) instanceof Signature.TensorType type ? type : null;
+                sizes[i] = types[i] == null ? -1 : types[i].shape().size();
+                denseStrides[i] = types[i] == null ? null : types[i].shape().contiguousStrides();
+            }
         }
 
         boolean matches(Tensor[] arguments) {
@@ -121,7 +132,7 @@ public final class Compiled {
             for (int i = 0; i < arguments.length; i++) {
                 Tensor argument = arguments[i];
                 if (!matches(argument, i)) return null;
-                buffers[program.inputBuffer(i)] = array(program, argument.value(), i);
+                buffers[program.inputBuffer(i)] = Calls.inputArray(program, i, argument.value(), sizes[i], denseStrides[i]);
             }
             var captures = version.traced().callCaptures();
             for (int i = 0; i < captures.size(); i++) buffers[program.inputBuffer(arguments.length + i)] = program.inputArray(arguments.length + i, Dispatch.dense(captures.get(i).value()));
@@ -136,28 +147,13 @@ public final class Compiled {
             return tensors;
         }
 
-        // An argument's array as kernels read it: its storage's when it is dense, else a dense copy
-        // (views, and size-1 axes of other strides).
-        private Object array(Program program, Value argument, int i) {
-            Storage storage = argument.storage();
-            boolean dense = argument.offset() == 0 && storage.size() == sizes[i] && same(argument.strides(), denseStrides[i]);
-            return program.inputArray(i, dense ? storage : Dispatch.dense(argument));
-        }
-
-        // Arrays.equals, without its call into the vectorised mismatch stub: a few ints.
-        private static boolean same(int[] strides, int[] dense) {
-            if (strides.length != dense.length) return false;
-            for (int axis = 0; axis < strides.length; axis++)
-                if (strides[axis] != dense[axis]) return false;
-            return true;
-        }
     }
 
     /// `function` of `arity` tensors, with `transform` applied to each signature's trace before the
     /// pipeline runs (autograd's hook; identity otherwise).
     Compiled(Jit.FunctionN function, int arity, UnaryOperator<Traced> transform) {
-        this(arguments -> function.apply(new Jit.Arguments(arguments.stream().map(Tensor.class::cast).toList())), "compiled function",
-                IntStream.range(0, arity).mapToObj(i -> "argument " + i).toList(), transform, FusionMode.COST_MODEL, DEFAULT_RECOMPILE_LIMIT);
+        this(arguments -> function.apply(new Jit.Arguments(tensors(arguments))), "compiled function", names(arity), transform,
+                FusionMode.COST_MODEL, DEFAULT_RECOMPILE_LIMIT);
     }
 
     /// A function of tensors and non-tensor values (a [Compile] method): `name` and `parameters`
@@ -183,7 +179,7 @@ public final class Compiled {
     /// inputs that are arguments, the rest filled from its captures. There is no function to trace
     /// again, so other shapes are refused.
     Compiled(Traced traced) {
-        this(null, "compiled graph", IntStream.range(0, traced.arguments()).mapToObj(i -> "argument " + i).toList(), UnaryOperator.identity(),
+        this(null, "compiled graph", names(traced.arguments()), UnaryOperator.identity(),
                 FusionMode.COST_MODEL, DEFAULT_RECOMPILE_LIMIT);
         var types = traced.graph().inputs().subList(0, traced.arguments()).stream()
                 .<Signature.Argument>map(in -> new Signature.TensorType("argument " + in.slot(), in.dtype(), in.shape())).toList();
@@ -260,8 +256,7 @@ public final class Compiled {
     /// Runs a [Compile] method: `arguments` are its parameters in order, tensors and values.
     List<Tensor> call(List<Object> arguments) {
         for (Object argument : arguments) if (argument instanceof Tensor tensor) Values.requireConcrete(name, tensor.value());
-        var tensors = arguments.stream().filter(Tensor.class::isInstance).toArray(Tensor[]::new);
-        return run(entry(arguments), tensors);
+        return run(entry(arguments), tensors(arguments).toArray(new Tensor[0]));
     }
 
     private static List<Tensor> run(Version entry, Tensor[] arguments) {
@@ -320,17 +315,13 @@ public final class Compiled {
     }
 
     private String explain(Version entry) {
-        return (entry.signature().isDynamic() ? "signature %s: planned for the sizes below, each size of ? reuses the kernels%n".formatted(entry.signature()) : "")
-                + explainPlan(entry);
-    }
-
-    private String explainPlan(Version entry) {
         String strategy = switch (fusion) {
             case COST_MODEL -> "cost model";
             case GREEDY -> "greedy (every producer fused into every consumer)";
             case NONE -> "none (one kernel per operation)";
         };
-        return "fusion: " + strategy + "\n" + Explain.of(entry.optimised(), entry.program())
+        return (entry.signature().isDynamic() ? "signature %s: planned for the sizes below, each size of ? reuses the kernels%n".formatted(entry.signature()) : "")
+                + "fusion: " + strategy + "\n" + Explain.of(entry.optimised(), entry.program())
                 + Formats.explain(Tensor.value(entry.traced().captures()), entry.traced().arguments(), entry.program()::readsPacked);
     }
 
@@ -383,12 +374,26 @@ public final class Compiled {
 
     /// Traces with the non-tensor arguments fixed: each tensor argument becomes a graph input.
     private Traced trace(List<Object> arguments) {
-        var tensors = arguments.stream().filter(Tensor.class::isInstance).map(Tensor.class::cast).toList();
+        var tensors = tensors(arguments);
         return Jit.trace(symbolic -> {
             var merged = new ArrayList<>(arguments);
             int next = 0;
             for (int i = 0; i < merged.size(); i++) if (merged.get(i) instanceof Tensor) merged.set(i, symbolic.get(next++));
             return function.apply(merged);
         }, tensors);
+    }
+
+    // `argument 0`, `argument 1`, …: the parameters of a function of tensors.
+    private static List<String> names(int arity) {
+        var names = new ArrayList<String>(arity);
+        for (int i = 0; i < arity; i++) names.add("argument " + i);
+        return names;
+    }
+
+    /// The tensors among `arguments`, in order.
+    private static List<Tensor> tensors(List<Object> arguments) {
+        var tensors = new ArrayList<Tensor>(arguments.size());
+        for (Object argument : arguments) if (argument instanceof Tensor tensor) tensors.add(tensor);
+        return tensors;
     }
 }

@@ -46,6 +46,16 @@ public record Signature(List<Argument> arguments) {
             return "[" + String.join(",", dims) + "]";
         }
 
+        // The record's equals and hashCode, written out: generated ones are bootstrapped on first
+        // use, which a fresh JVM's first call pays for (a signature is hashed on every first call).
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof TensorType t && name.equals(t.name) && dtype == t.dtype && shape.equals(t.shape) && dynamicAxes.equals(t.dynamicAxes);
+        }
+
+        @Override
+        public int hashCode() { return ((name.hashCode() * 31 + dtype.hashCode()) * 31 + shape.hashCode()) * 31 + dynamicAxes.hashCode(); }
+
         @Override
         public String toString() { return name + ": " + dtype + dims(); }
     }
@@ -81,7 +91,8 @@ public record Signature(List<Argument> arguments) {
     /// Whether some tensor has dynamic axes: then each concrete size gets its own program, under
     /// this one signature.
     boolean isDynamic() {
-        return arguments.stream().anyMatch(argument -> argument instanceof TensorType type && !type.dynamicAxes().isEmpty());
+        for (Argument argument : arguments) if (argument instanceof TensorType type && !type.dynamicAxes().isEmpty()) return true;
+        return false;
     }
 
     /// Every part of every argument that differs from `earlier`, in argument order.
@@ -112,6 +123,13 @@ public record Signature(List<Argument> arguments) {
     private static String describe(Object value) {
         return value instanceof String text ? '"' + text + '"' : String.valueOf(value);
     }
+
+    // Written out, as TensorType's.
+    @Override
+    public boolean equals(Object o) { return o instanceof Signature s && arguments.equals(s.arguments); }
+
+    @Override
+    public int hashCode() { return arguments.hashCode(); }
 
     @Override
     public String toString() { return arguments.toString(); }

@@ -35,6 +35,23 @@ public final class Calls {
         }
     }
 
+    /// Input `i` of `program` as its kernels read it from `argument`, a tensor of `size` elements whose
+    /// dense strides are `dense`: its storage's array when it is dense, else a dense copy (views, and
+    /// size-1 axes of other strides).
+    public static Object inputArray(Program program, int i, Value argument, int size, int[] dense) {
+        Storage storage = argument.storage();
+        boolean isDense = argument.offset() == 0 && storage.size() == size && same(argument.strides(), dense);
+        return program.inputArray(i, isDense ? storage : Dispatch.dense(argument));
+    }
+
+    // Arrays.equals, without its call into the vectorised mismatch stub: a few ints.
+    private static boolean same(int[] strides, int[] dense) {
+        if (strides.length != dense.length) return false;
+        for (int axis = 0; axis < strides.length; axis++)
+            if (strides[axis] != dense[axis]) return false;
+        return true;
+    }
+
     /// The storage that result `index` (`result` in the graph) of a call to `op` is written into:
     /// `output`'s, which must be a dense, writable tensor of the result's type sharing no memory with
     /// `inputs` or the `earlier` outputs.
