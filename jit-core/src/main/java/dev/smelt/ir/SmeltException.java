@@ -10,7 +10,7 @@ import java.util.Set;
 /// It lives here, beside [DType] and [Shape], rather than in `dev.smelt`: every layer below the API
 /// (the ops, the driver, autograd) raises it, and the API package sits above them all.
 public final class SmeltException extends IllegalArgumentException {
-    private static final Set<String> INTERNAL = Set.of("dev.smelt", "dev.smelt.ir", "dev.smelt.trace", "dev.smelt.ops", "dev.smelt.call",
+    private static final Set<String> INTERNAL = Set.of("dev.smelt", "dev.smelt.ir", "dev.smelt.trace", "dev.smelt.ops",
             "dev.smelt.ref", "dev.smelt.pass", "dev.smelt.kernel", "dev.smelt.fusion", "dev.smelt.plan", "dev.smelt.codegen",
             "dev.smelt.runtime", "dev.smelt.runtime.matmul", "dev.smelt.runtime.attention", "dev.smelt.driver", "dev.smelt.io",
             "dev.smelt.autograd", "dev.smelt.nn", "dev.smelt.optim", "dev.smelt.data");
