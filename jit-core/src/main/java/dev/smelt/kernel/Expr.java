@@ -19,14 +19,11 @@ public sealed interface Expr {
     DType dtype();
 
     /// Calls `visit` on `expr` and on each distinct node below it (by identity) once, parents first.
-    static void walk(Expr expr, java.util.function.Consumer<Expr> visit) {
-        walk(expr, visit, visited());
-    }
+    static void walk(Expr expr, java.util.function.Consumer<Expr> visit) { walk(List.of(expr), visit); }
 
     /// [#walk] over several roots, each node once in all.
     static void walk(List<Expr> exprs, java.util.function.Consumer<Expr> visit) {
-        var seen = visited();
-        for (Expr expr : exprs) walk(expr, visit, seen);
+        for (Expr node : nodes(exprs)) visit.accept(node);
     }
 
     /// The nodes [#walk] visits, in its order, to loop over: a walk's visitor is a lambda, and each
@@ -46,12 +43,6 @@ public sealed interface Expr {
 
     /// A set of nodes by identity.
     static java.util.Set<Expr> visited() { return java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>(64)); }
-
-    private static void walk(Expr expr, java.util.function.Consumer<Expr> visit, java.util.Set<Expr> seen) {
-        if (!seen.add(expr)) return;
-        visit.accept(expr);
-        for (Expr operand : operands(expr)) walk(operand, visit, seen);
-    }
 
     /// The direct operands of `expr`, in order; none for a leaf.
     static List<Expr> operands(Expr expr) {

@@ -72,7 +72,7 @@ public final class Creation {
         Shape shape = dims != null && dims.length == 0 ? Shape.of(storage.size()) : shape("of", dims);
         if (shape.size() != storage.size())
             throw SmeltException.of("of", "%d values cannot fill shape %s (%d elements)", storage.size(), shape, shape.size());
-        return new Value(storage, shape, shape.contiguousStrides(), 0);
+        return Value.dense(storage, shape);
     }
 
     /// `data` itself, checked before [Tensor#of] copies it.
@@ -103,7 +103,7 @@ public final class Creation {
         Storage storage = Storage.allocate(dtype, shape.size());
         double[] values = generator.sample(distribution, shape.size(), dtype);
         for (int i = 0; i < values.length; i++) storage.set(i, values[i]);
-        return new Value(storage, shape, shape.contiguousStrides(), 0);
+        return Value.dense(storage, shape);
     }
 
     /// What a trace captures for a random tensor: [Jit#trace] turns it into a [Traced.Draw].

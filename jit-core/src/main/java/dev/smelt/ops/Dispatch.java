@@ -35,14 +35,14 @@ public final class Dispatch {
         if (same >= 0 && output instanceof Node.Input) return operands.get(same);
         var graph = local.finish(List.of(output));
         // No elements, nothing to compute: no kernel, whose loops a [0, 2^31-1] space would overflow.
-        if (output.shape().count() == 0) return new Value(Storage.allocate(output.dtype(), 0), output.shape(), output.shape().contiguousStrides(), 0);
+        if (output.shape().count() == 0) return Value.dense(Storage.allocate(output.dtype(), 0), output.shape());
         // A constant (full, zeros, scalar, a hyper-parameter) is filled in place: a kernel per value
         // would define a class per distinct learning rate or bias correction.
         if (output instanceof Node.Constant constant)
-            return new Value(Storage.filled(constant.dtype(), output.shape().size(), constant.value()), output.shape(), output.shape().contiguousStrides(), 0);
+            return Value.dense(Storage.filled(constant.dtype(), output.shape().size(), constant.value()), output.shape());
         var storages = local.sources().stream().map(source -> dense((Value) source)).toList();
         Storage result = Calls.run(Pipeline.eager(graph), storages, null).getFirst();
-        return new Value(result, output.shape(), output.shape().contiguousStrides(), 0);
+        return Value.dense(result, output.shape());
     }
 
     /// True when operations should record rather than compute.

@@ -159,7 +159,7 @@ public final class Views {
 
     public static Value contiguous(Value x) {
         if (x.isTraced() || isContiguous(x)) return x;
-        return new Value(Dispatch.dense(x), x.shape(), x.shape().contiguousStrides(), 0);
+        return Value.dense(Dispatch.dense(x), x.shape());
     }
 
     /// Whether the elements are dense and in row-major order (size-1 axes may have any stride).
