@@ -92,6 +92,30 @@ class MatMulTest {
         assertClose(a.matmul(b), DType.F32, shape(17, 13), bound(31), naive(a, b));
     }
 
+    /// A batch of matrices times one matrix is one product of all the rows, as in PyTorch: checked on
+    /// random shapes (size-1 and odd axes, a permuted left operand, a 1-D right one), eagerly and
+    /// compiled, and the compiled program's product has the folded `[b·m, n, k]` loop.
+    @Test
+    void aBatchTimesOneMatrixIsOneProductOfAllTheRows() {
+        var generator = new Generator(21);
+        var random = new java.util.Random(21);
+        for (int trial = 0; trial < 12; trial++) {
+            int b1 = 1 + random.nextInt(3), b2 = 1 + random.nextInt(4), m = 1 + random.nextInt(9), k = 1 + random.nextInt(40), n = 1 + random.nextInt(37);
+            boolean permuted = trial % 3 == 0, vector = trial % 4 == 1;
+            Tensor a = permuted ? Tensor.randn(generator, b2, b1, m, k).transpose(0, 1) : Tensor.randn(generator, b1, b2, m, k);
+            Tensor w = vector ? Tensor.randn(generator, k) : Tensor.randn(generator, k, n);
+            Tensor wide = vector ? w.reshape(k, 1) : w;
+            double[] expected = naive(a.contiguous(), wide.reshape(1, 1, k, wide.dim(1)).expand(b1, b2, k, wide.dim(1)));
+            int[] dims = vector ? shape(b1, b2, m) : shape(b1, b2, m, n);
+            String what = "[%d,%d,%d,%d] · %s".formatted(b1, b2, m, k, vector ? "[" + k + "]" : "[" + k + "," + n + "]");
+            assertClose(a.matmul(w), DType.F32, dims, bound(k), expected);
+            var compiled = Jit.compile((Tensor x, Tensor y) -> x.matmul(y));
+            for (int call = 0; call < 2; call++) assertClose(compiled.apply(a, w), DType.F32, dims, bound(k), expected);
+            String explained = compiled.explain(a, w);
+            org.junit.jupiter.api.Assertions.assertTrue(explained.contains("matmul [%d,%d,%d]".formatted(b1 * b2 * m, wide.dim(1), k)), what + ":\n" + explained);
+        }
+    }
+
     /// The numerics contract for a product over `k` terms: the naive loop sums exact double
     /// products, kernels round in f32 (or fuse multiply-adds) in another order, so the difference
     /// grows with K: relative to `max(1, |value|)`, at most `k` roundings of 2⁻²⁴ on terms of the
