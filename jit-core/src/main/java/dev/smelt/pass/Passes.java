@@ -30,13 +30,15 @@ public final class Passes {
     }
 
     /// One round. Folding runs first, since the algebraic and view rules look for constants
-    /// (`x * 1`); common subexpressions last, to merge what the rules made equal. Dead code needs no
+    /// (`x * 1`); split reshapes move past elementwise operations after the view rules have made
+    /// each chain of reshapes one; common subexpressions last, to merge what the rules made equal. Dead code needs no
     /// place of its own in the order: every pass returns only what the outputs reach.
     static Graph round(Graph graph) {
         graph = DeadCode.apply(graph);
         graph = ConstantFolding.apply(graph);
         graph = Rewriter.toFixpoint(graph, AlgebraicRules::rewrite);
         graph = Rewriter.toFixpoint(graph, ViewRules::rewrite);
+        graph = Rewriter.toFixpoint(graph, SplitReshapes::rewrite);
         return CommonSubexpressions.apply(graph);
     }
 
