@@ -71,6 +71,22 @@ class FusionDecisionsTest {
         return List.of(sum);
     };
 
+    /// A merging reshape reads its operand by flat position, at which the broadcasts inside it (a
+    /// row's mean, a weight) cannot be read in place: the operand gets a buffer, not each broadcast
+    /// (which would be a kernel copying it out at full size, fusing nothing).
+    @Test
+    void aMergingReshapeOverBroadcastsBuffersItsOperandNotTheBroadcasts() {
+        Jit.FunctionN centred = a -> {
+            Tensor x = a.get(0), c = x.sub(x.mean(2, true)).mul(a.get(1));
+            return List.of(c.reshape(24, 8).sum(0, true));
+        };
+        Tensor x = Tensor.randn(GENERATOR, 4, 6, 8), w = Tensor.randn(GENERATOR, 8);
+        var traced = Jit.trace(centred, List.of(x, w));
+        var program = Pipeline.compile(traced.graph(), FusionMode.COST_MODEL).program();
+        assertTrue(program.schedule().launches().stream().noneMatch(l -> l.fused().isEmpty()), Explain.of(traced.graph(), program));
+        for (var mode : FusionMode.values()) agrees(centred, mode, x, w);
+    }
+
     @Test
     void theSixOpChainIsOneKernelUnlessFusionIsOff() {
         Tensor x = Tensor.randn(GENERATOR, 1000), y = Tensor.randn(GENERATOR, 1000);

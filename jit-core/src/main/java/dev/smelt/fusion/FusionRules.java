@@ -45,6 +45,7 @@ final class FusionRules {
 
     // What a kernel cannot compute at the points it reads it.
     static final Rule<Read> MERGED_RESHAPE = new Rule<>(r -> !r.mapping().isAffine() && !elementwise(r.node()), "a merging reshape reads it by flat position only");
+    static final Rule<Boolean> FLAT_OPERAND = new Rule<>(blocked -> blocked, "a merging reshape reads it by flat position only, at which a view or reduction below it cannot be computed");
     static final Rule<Read> MERGED_IOTA = new Rule<>(r -> r.node() instanceof Node.Iota iota && Indexes.of(iota, r.mapping()) == null, "a merging reshape hides which axis it counts");
     static final Rule<Integer> BUDGET = new Rule<>(excess -> excess > 0, "the kernel would exceed %d operations");
     static final Rule<Fold> ROWS = new Rule<>(f -> !f.own().key().equals(f.kernel().key()) || !f.own().operand().equals(f.kernel().operand()) || f.perRow() == null || !f.mapping().sameAs(f.perRow()), "its rows do not line up with this kernel's loop");

@@ -131,7 +131,7 @@ final class Lowering {
             case Node.Binary b -> new Expr.Binary(b.op(), lower(b.left(), mapping), lower(b.right(), mapping));
             case Node.Where w -> new Expr.Where(lower(w.condition(), mapping), lower(w.ifTrue(), mapping), lower(w.ifFalse(), mapping));
             case Node.Cast c -> new Expr.Cast(lower(c.x(), mapping), c.dtype());
-            case Node.Reshape r -> lower(r.x(), mapping.reshaped(r.x().shape()));
+            case Node.Reshape r -> reshaped(r, mapping);
             case Node.Permute p -> lower(p.x(), mapping.permuted(p.x().shape(), p.order()));
             case Node.Expand e -> lower(e.x(), mapping.expanded(e.x().shape()));
             case Node.Slice s -> lower(s.x(), mapping.sliced(s.x().shape(), s.axis(), s.start(), s.step()));
@@ -143,6 +143,37 @@ final class Lowering {
             case Node.Concat _, Node.Scatter _, Node.SliceUpdate _, Node.ArgSort _, Node.Attention _ ->
                     throw new IllegalStateException("FusionRules gives " + node + " a kernel of its own");
         };
+    }
+
+    // A merging reshape reads its operand by flat position only, at which a view or a reduction
+    // below cannot be computed ([FusionRules#MERGED_RESHAPE]): each of those would get a buffer
+    // of its own, views at the operand's full size (a mean broadcast over its rows, written out).
+    // The operand takes one instead, no larger, written by the kernel that computes it in its own
+    // shape, where views are read in place and reductions fold.
+    private Expr reshaped(Node.Reshape r, Mapping mapping) {
+        Mapping operand = mapping.reshaped(r.x().shape());
+        if (!operand.isAffine() && FusionRules.FLAT_OPERAND.test(flatBlocked(r.x(), new IdentityHashMap<>())))
+            return demand(r.x(), FusionRules.FLAT_OPERAND.reason());
+        return lower(r.x(), operand);
+    }
+
+    // Whether computing `node` by flat position would demand a buffer below it: it reaches,
+    // through elementwise nodes only, a node without a buffer that is not elementwise.
+    private boolean flatBlocked(Node node, Map<Node, Boolean> seen) {
+        if (buffers.containsKey(node)) return false;
+        Boolean known = seen.get(node);
+        if (known != null) return known;
+        boolean blocked = switch (node) {
+            case Node.Constant _, Node.Random _ -> false;
+            case Node.Unary _, Node.Binary _, Node.Where _, Node.Cast _, Node.Reshape _ -> {
+                boolean any = false;
+                for (Node input : node.inputs()) any = any || flatBlocked(input, seen);
+                yield any;
+            }
+            default -> true;
+        };
+        seen.put(node, blocked);
+        return blocked;
     }
 
     // in<i>[line + index·stride]: the source read in place from its buffer, through any views, at the
