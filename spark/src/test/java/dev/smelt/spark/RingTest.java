@@ -59,7 +59,9 @@ class RingTest {
             if (rank == 1) Thread.sleep(3000);
             else ring.sum(new float[100]);
         }));
-        assertTrue(e.getMessage().contains("no answer within the timeout"), e.getMessage());
+        // Task 0 either times out itself or, when task 2 timed out first (a loaded machine
+        // schedules the three tasks unevenly), sees task 2 close its connection: an error both ways.
+        assertTrue(e.getMessage().contains("no answer within the timeout") || e.getMessage().contains("closed its connection"), e.getMessage());
     }
 
     /// Spark's kill of a task ends its wait within a poll, long before the timeout.
