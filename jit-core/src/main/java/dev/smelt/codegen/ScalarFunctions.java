@@ -4,6 +4,7 @@ package dev.smelt.codegen;
 import static org.objectweb.asm.Opcodes.*;
 
 import dev.smelt.kernel.Expr;
+import dev.smelt.kernel.KernelPrinter;
 import dev.smelt.kernel.Rewrite;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.BiFunction;
 import org.objectweb.asm.ClassWriter;
 
 /// The scalar variant's rewritten transcendentals (each [Expr.Fallback]: `exp`, `log`, `tanh`,
@@ -36,7 +38,9 @@ final class ScalarFunctions {
     private record Function(String name, String descriptor, Expr.Fallback body, List<Expr.Var> parameters) {}
 
     private final String className;
-    private final Map<Expr, Function> functions = new LinkedHashMap<>();
+    /// By the printed tree: a string's hash needs none of the bootstraps a fresh JVM's first kernel
+    /// would pay for hashing an expression (a pattern switch, a record's `hashCode`).
+    private final Map<String, Function> functions = new LinkedHashMap<>();
 
     ScalarFunctions(String className) { this.className = className; }
 
@@ -46,15 +50,16 @@ final class ScalarFunctions {
         var renamed = new HashMap<Expr.Var, Expr.Var>();
         for (var variable : free) renamed.put(variable, new Expr.Var(renamed.size(), variable.dtype()));
         var canonical = (Expr.Fallback) rename(fallback, renamed, free.size());
-        var function = functions.get(canonical);
+        var descriptor = new StringBuilder("(");
+        for (var variable : free) descriptor.append(Code.scalarType(variable.dtype()).getDescriptor());
+        descriptor.append(')').append(Code.scalarType(fallback.dtype()).getDescriptor());
+        String key = descriptor + KernelPrinter.expression(canonical);
+        var function = functions.get(key);
         if (function == null) {
-            var descriptor = new StringBuilder("(");
-            for (var variable : free) descriptor.append(Code.scalarType(variable.dtype()).getDescriptor());
-            descriptor.append(')').append(Code.scalarType(fallback.dtype()).getDescriptor());
             var parameters = new ArrayList<Expr.Var>();
             for (var variable : free) parameters.add(renamed.get(variable));
             function = new Function(fallback.op().name().toLowerCase(Locale.ROOT) + functions.size(), descriptor.toString(), canonical, parameters);
-            functions.put(canonical, function);
+            functions.put(key, function);
         }
         for (var variable : free) scalar.emit(variable);
         code.mv.visitMethodInsn(INVOKESTATIC, className, function.name(), function.descriptor(), false);
@@ -93,10 +98,16 @@ final class ScalarFunctions {
     private static Expr rename(Expr expr, Map<Expr.Var, Expr.Var> renamed, int next) {
         for (Expr node : Expr.nodes(List.of(expr)))
             if (node instanceof Expr.Let let) renamed.put(let.variable(), new Expr.Var(next++, let.variable().dtype()));
-        return Rewrite.bottomUp((original, rebuilt) -> {
+        return Rewrite.bottomUp(new Renaming(renamed)).apply(expr);
+    }
+
+    /// Each variable, and each Let's, as `renamed` says (a class, not a lambda: see `Expr.nodes`).
+    private record Renaming(Map<Expr.Var, Expr.Var> renamed) implements BiFunction<Expr, Expr, Expr> {
+        @Override
+        public Expr apply(Expr original, Expr rebuilt) {
             if (rebuilt instanceof Expr.Var variable) return renamed.get(variable);
             if (rebuilt instanceof Expr.Let let) return new Expr.Let(renamed.get(let.variable()), let.value(), let.body());
             return rebuilt;
-        }).apply(expr);
+        }
     }
 }
