@@ -120,7 +120,7 @@ final class ScalarEmitter {
             rowValues.put(values.get(n), firstSlot + 2 * n);
         }
         loop.run();
-        values.forEach(rowValues::remove);
+        for (Expr value : values) rowValues.remove(value);
     }
 
     // float t0 = <value>; float t1 = <value reading t0>; …   before a loop body's stores
