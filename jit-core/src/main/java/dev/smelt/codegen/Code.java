@@ -94,31 +94,35 @@ final class Code {
         mv.visitLineNumber(line, here);
     }
 
-    /// `while (counter < <limit>) body`, with `limit` pushing an int.
-    void whileLess(int counter, Runnable limit, Runnable body) {
-        Label top = new Label(), done = new Label();
-        mv.visitLabel(top);
-        loadInt(counter);
-        limit.run();
-        mv.visitJumpInsn(IF_ICMPGE, done);
-        body.run();
-        mv.visitJumpInsn(GOTO, top);
-        mv.visitLabel(done);
-    }
+    /// `while (counter < limit) body`, for a `limit` in local slot `limitSlot`.
+    void whileLess(int counter, int limitSlot, Runnable body) { loop(counter, null, limitSlot, 0, body); }
 
     /// `for (; counter < <limit>; counter += step) body`.
-    void forLoop(int counter, Runnable limit, int step, Runnable body) {
-        whileLess(counter, limit, () -> {
-            body.run();
-            mv.visitIincInsn(counter, step);
-        });
-    }
+    void forLoop(int counter, Runnable limit, int step, Runnable body) { loop(counter, limit, -1, step, body); }
+
+    /// `for (; counter < limit; counter += step) body`, for a `limit` in local slot `limitSlot`.
+    void forLoop(int counter, int limitSlot, int step, Runnable body) { loop(counter, null, limitSlot, step, body); }
 
     /// `for (counter = 0; counter < limit; counter++) body`, for a constant `limit`.
     void forRange(int counter, int limit, Runnable body) {
         pushInt(0);
         storeInt(counter);
         forLoop(counter, () -> pushInt(limit), 1, body);
+    }
+
+    // top: if (counter >= <limit, or the local limitSlot>) goto done; body; counter += step; goto top; done:
+    // (a slot rather than a lambda that loads it: each lambda costs a fresh JVM's first compile a bootstrap)
+    private void loop(int counter, Runnable limit, int limitSlot, int step, Runnable body) {
+        Label top = new Label(), done = new Label();
+        mv.visitLabel(top);
+        loadInt(counter);
+        if (limit != null) limit.run();
+        else loadInt(limitSlot);
+        mv.visitJumpInsn(IF_ICMPGE, done);
+        body.run();
+        if (step != 0) mv.visitIincInsn(counter, step);
+        mv.visitJumpInsn(GOTO, top);
+        mv.visitLabel(done);
     }
 
     /// `if (<condition>) then else otherwise`, where the operands of `jumpIfFalse` (a conditional
@@ -142,7 +146,15 @@ final class Code {
     }
 
     /// `<condition> ? 1 : 0`: a `bool` from a comparison whose operands are on the stack.
-    void bool(int jumpIfFalse) { ifElse(jumpIfFalse, () -> pushInt(1), () -> pushInt(0)); }
+    void bool(int jumpIfFalse) {
+        Label elseBranch = new Label(), done = new Label();
+        mv.visitJumpInsn(jumpIfFalse, elseBranch);
+        pushInt(1);
+        mv.visitJumpInsn(GOTO, done);
+        mv.visitLabel(elseBranch);
+        pushInt(0);
+        mv.visitLabel(done);
+    }
 
     /// The bytecode length so far; call at the end of a method for its code size.
     int size() {

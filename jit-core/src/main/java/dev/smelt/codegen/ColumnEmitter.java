@@ -82,7 +82,7 @@ final class ColumnEmitter {
         allocateArrays();
         code.loadInt(layout.start());
         code.storeInt(layout.row());
-        code.whileLess(layout.row(), () -> code.loadInt(layout.end()), () -> segment(fullOutputs, rowOutputs));
+        code.whileLess(layout.row(), layout.end(), () -> segment(fullOutputs, rowOutputs));
         code.op(RETURN);
     }
 
@@ -143,14 +143,14 @@ final class ColumnEmitter {
         code.op(ISUB);
         code.op(IADD);
         code.storeInt(row);
-        code.whileLess(j, () -> code.loadInt(layout.innerBound()), () -> tile(fullOutputs, rowOutputs));
+        code.whileLess(j, layout.innerBound(), () -> tile(fullOutputs, rowOutputs));
         code.loadInt(row);
         code.loadInt(layout.innerEnd());
         code.op(IADD);
         code.loadInt(layout.innerBound());
         code.op(ISUB);
         code.storeInt(layout.start());
-        code.forLoop(row, () -> code.loadInt(layout.start()), 1, () -> {
+        code.forLoop(row, layout.start(), 1, () -> {
             rowLoops.rowIndices(row);
             for (int k = 0; k < kernel.reductions().size(); k++) rowLoops.reduction(k);
             if (!fullOutputs.isEmpty()) rowLoops.fullOutputs(fullOutputs);

@@ -38,6 +38,8 @@ final class KernelClass {
     private final ColumnPlan columns;
     private final String className;
     private final boolean split;
+    /// The scalar variant's transcendental methods; null in a vector class, which keeps them inline.
+    private final ScalarFunctions functions;
     private final ClassWriter writer = new ClassWriter(ClassWriter.COMPUTE_FRAMES) {
         // Only vector temporaries merge two reference types, and they are stored before each use.
         @Override
@@ -49,8 +51,8 @@ final class KernelClass {
     private int largestSize, runSize;
 
     /// With `columns`, an inline `run` is a column reduction's ([ColumnEmitter]). `plan` is null
-    /// for a scalar class; `order` is the vector variant's either way.
-    KernelClass(Kernel kernel, LoopSpace space, VectorPlan plan, SumOrder order, ColumnPlan columns, String className, boolean split) {
+    /// for a scalar class (and for a vector one without vector loops); `order` is the vector variant's either way.
+    KernelClass(Kernel kernel, LoopSpace space, Variant variant, VectorPlan plan, SumOrder order, ColumnPlan columns, String className, boolean split) {
         this.order = order;
         this.columns = columns;
         this.kernel = kernel;
@@ -58,6 +60,7 @@ final class KernelClass {
         this.plan = plan;
         this.className = className;
         this.split = split;
+        this.functions = variant == Variant.SCALAR ? new ScalarFunctions(className) : null;
     }
 
     Written write(String sourceFile) {
@@ -67,6 +70,7 @@ final class KernelClass {
         Code.defaultConstructor(writer);
         runSize = method(ACC_PUBLIC, "run", BUFFERS_INT_INT + ")V", true, 0, split ? this::splitRun : columns != null ? this::columnRun : this::inlineRun);
         if (split) helpers();
+        if (functions != null) functions.write(writer);
         if (plan != null) constants();
         writer.visitEnd();
         byte[] bytes = largestSize <= KernelEmitter.METHOD_LIMIT ? writer.toByteArray() : null;
@@ -82,7 +86,7 @@ final class KernelClass {
         mv.visitCode();
         var code = new Code(mv);
         var layout = KernelLayout.of(kernel, space, instance, resultParameters);
-        var scalar = new ScalarEmitter(code, kernel, space, layout);
+        var scalar = new ScalarEmitter(code, kernel, space, layout, functions);
         var vector = plan == null ? null : new VectorEmitter(code, kernel, space, layout, plan, scalar, className, strideMaps);
         code.line(1);
         body.accept(new Method(code, layout, new LoopEmitter(code, kernel, space, layout, scalar, vector, plan, order, fallbacks)));

@@ -62,7 +62,8 @@ import java.util.List;
 /// [Variant#SCALAR] is the same class without the vector loops, and computes the bits the vector
 /// variant does, so that a [dev.smelt.runtime.TieredKernel] may switch between them: both emit the
 /// kernel as [Transcendentals] rewrites it, so `f32` `exp`, `log`, `tanh`, `sin` and `cos` are one
-/// tree of steps in both; the other transcendentals go through `Math` in both ([Lanes]), and each floating-point sum in the vector loop's order ([SumOrder]). Both differ from
+/// tree of steps in both (the scalar class's in static methods its loops call, [ScalarFunctions],
+/// which C1 compiles long before the loop's own on-stack replacement); the other transcendentals go through `Math` in both ([Lanes]), and each floating-point sum in the vector loop's order ([SumOrder]). Both differ from
 /// the `KernelInterpreter` within each operator's documented bound (`testing/Tolerance`) and a sum's
 /// reassociation bound (`n·u·Σ|x|`). [VectorPlan] says which loops stay scalar;
 /// [GeneratedKernel#scalarFallbacks] lists them.
@@ -110,10 +111,10 @@ public final class KernelEmitter {
         KernelClass.Written written;
         if (plan != null && columns != null) {
             // no row loops instead: the scalar twin adds up each row in sequence, as the column lanes do
-            written = new KernelClass(rewritten, space, plan, order, columns, className, false).write(sourceFile);
+            written = new KernelClass(rewritten, space, variant, plan, order, columns, className, false).write(sourceFile);
         } else {
-            written = new KernelClass(rewritten, space, plan, order, null, className, false).write(sourceFile);
-            if (written.largestSize() > METHOD_LIMIT) written = new KernelClass(rewritten, space, plan, order, null, className, true).write(sourceFile);
+            written = new KernelClass(rewritten, space, variant, plan, order, null, className, false).write(sourceFile);
+            if (written.largestSize() > METHOD_LIMIT) written = new KernelClass(rewritten, space, variant, plan, order, null, className, true).write(sourceFile);
         }
         if (written.largestSize() > METHOD_LIMIT) throw new KernelTooLargeException(written.largest(), written.largestSize(), METHOD_LIMIT);
         var fallbacks = variant == Variant.VECTOR && plan == null ? List.of("every loop: no vector species of %d lanes for this kernel's widest dtype".formatted(lanes)) : written.fallbacks();

@@ -75,7 +75,7 @@ final class LoopEmitter {
     void rows(Runnable body) {
         code.loadInt(layout.start());
         code.storeInt(layout.row());
-        code.forLoop(layout.row(), () -> code.loadInt(layout.end()), 1, body);
+        code.forLoop(layout.row(), layout.end(), 1, body);
     }
 
     // rest = row; i1 = rest % dim1; rest /= dim1; i0 = rest   (the outer indices of the row in `slot`)
@@ -99,7 +99,7 @@ final class LoopEmitter {
         code.line(outputLine(outputs.getFirst()));
         code.loadInt(layout.start());
         code.storeInt(point);
-        code.whileLess(point, () -> code.loadInt(layout.end()), () -> {
+        code.whileLess(point, layout.end(), () -> {
             decompose(point, space.rank());
             lines(buffersOf(outputs));
             if (!oneLoop) code.pushInt(space.dim(space.inner()));
@@ -245,7 +245,7 @@ final class LoopEmitter {
             code.op(IAND);
             code.op(IADD);
             code.storeInt(layout.innerBound());
-            code.forLoop(j, () -> code.loadInt(layout.innerBound()), plan.lanes(), () -> {
+            code.forLoop(j, layout.innerBound(), plan.lanes(), () -> {
                 body.vector().run();
                 code.mv.visitIincInsn(j, plan.lanes());
                 body.secondVector().run();
@@ -260,9 +260,9 @@ final class LoopEmitter {
             VectorApi.LOOP_BOUND.invoke(code.mv);
             code.op(IADD);
             code.storeInt(layout.innerBound());
-            code.forLoop(j, () -> code.loadInt(layout.innerBound()), plan.lanes(), body.vector());
+            code.forLoop(j, layout.innerBound(), plan.lanes(), body.vector());
         }
-        code.forLoop(j, () -> code.loadInt(layout.innerEnd()), 1, body.scalar());
+        code.forLoop(j, layout.innerEnd(), 1, body.scalar());
     }
 
     // line<b> = offset<b> + i0 * stride<b,0> + …   (every axis but the inner one)

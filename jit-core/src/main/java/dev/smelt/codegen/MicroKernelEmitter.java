@@ -120,7 +120,7 @@ public final class MicroKernelEmitter {
             }
         code.pushInt(0);
         code.storeInt(P);
-        code.forLoop(P, () -> code.loadInt(DEPTH), 1, () -> step(code));
+        code.forLoop(P, DEPTH, 1, () -> step(code));
         code.loadInt(ACCUMULATE);
         code.ifThen(IFEQ, () -> addTile(code));
         storeTile(code);

@@ -30,16 +30,35 @@ final class ScalarEmitter {
     private final java.util.Map<Expr, Integer> rowValues = new java.util.HashMap<>();
     /// The locals of the [Expr.Let] variables in scope.
     private final java.util.Map<Expr.Var, Integer> variables = new java.util.HashMap<>();
-    /// Temporaries in use from [KernelLayout#firstTemp] on.
+    /// Temporaries in use from `firstTemp` on ([KernelLayout#firstTemp] in a kernel's method).
     private int temps;
+    private final int firstTemp;
     private final ScalarMath math;
+    /// Where the scalar variant's transcendentals are methods the loops call; null to emit them inline.
+    private final ScalarFunctions functions;
 
-    ScalarEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout) {
+    ScalarEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout) { this(code, kernel, space, layout, null); }
+
+    ScalarEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout, ScalarFunctions functions) {
+        this(code, kernel, space, layout, functions, layout.firstTemp());
+    }
+
+    private ScalarEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout, ScalarFunctions functions, int firstTemp) {
         this.code = code;
         this.kernel = kernel;
         this.space = space;
         this.layout = layout;
+        this.functions = functions;
+        this.firstTemp = firstTemp;
         this.math = new ScalarMath(this, code);
+    }
+
+    /// An emitter for the body of a [ScalarFunctions] method, which reads only `parameters` (in
+    /// their slots) and the variables it binds itself (in temporaries from `firstTemp` on).
+    static ScalarEmitter ofFunction(Code code, java.util.Map<Expr.Var, Integer> parameters, int firstTemp) {
+        var emitter = new ScalarEmitter(code, null, null, null, null, firstTemp);
+        emitter.variables.putAll(parameters);
+        return emitter;
     }
 
     void emit(Expr expr) {
@@ -66,14 +85,17 @@ final class ScalarEmitter {
             case Expr.Bitwise bitwise -> math.emitBitwise(bitwise);
             case Expr.Let let -> emitLet(let, () -> emit(let.body()));
             case Expr.Var variable -> code.load(Code.scalarType(variable.dtype()), variables.get(variable));  // v<id>
-            case Expr.Fallback fallback -> math.emitFallback(fallback);
+            case Expr.Fallback fallback -> {
+                if (functions != null) functions.emitCall(fallback, this, code);
+                else math.emitFallback(fallback);
+            }
         }
     }
 
     /// Runs `body` with `slots` locals from the first free temporary on, which no temporary of the
     /// code `body` emits overlaps. The vector emitter takes its temporaries here too.
     void withTemps(int slots, java.util.function.IntConsumer body) {
-        int first = layout.firstTemp() + temps;
+        int first = firstTemp + temps;
         temps += slots;
         body.accept(first);
         temps -= slots;
@@ -98,7 +120,7 @@ final class ScalarEmitter {
             rowValues.put(values.get(n), firstSlot + 2 * n);
         }
         loop.run();
-        values.forEach(rowValues::remove);
+        for (Expr value : values) rowValues.remove(value);
     }
 
     // float t0 = <value>; float t1 = <value reading t0>; …   before a loop body's stores

@@ -76,7 +76,8 @@ final class Groups {
                 sizes.add(size);
                 matmuls.add(matmul);
                 joined = groups.size() - 1;
-                byLoop.computeIfAbsent(loop, l -> new ArrayList<>()).add(joined);
+                if (!byLoop.containsKey(loop)) byLoop.put(loop, new ArrayList<>());
+                byLoop.get(loop).add(joined);
             } else {
                 groups.get(joined).roots().add(root);
                 sizes.set(joined, sizes.get(joined) + size);
@@ -138,6 +139,7 @@ final class Groups {
     /// loop, but a matmul kernel computes one product.
     private static Node matmulOf(Node root, Cones.Cone cone) {
         if (root instanceof Node.MatMul) return root;
-        return cone.reductions().stream().filter(n -> n instanceof Node.MatMul).findFirst().orElse(null);
+        for (Node reduction : cone.reductions()) if (reduction instanceof Node.MatMul) return reduction;
+        return null;
     }
 }

@@ -128,7 +128,7 @@ final class Mapping {
 
     /// Where each kernel point is in a dense row-major buffer holding this value.
     IndexMap dense() {
-        if (!isAffine()) return new IndexMap(flatOffset, Arrays.stream(flat).boxed().toList());
+        if (!isAffine()) return IndexMap.of(flatOffset, flat);
         return into(shape.contiguousStrides(), 0);
     }
 
@@ -141,7 +141,9 @@ final class Mapping {
             start += (long) strides[a] * offset[a];
             for (int d = 0; d < perAxis.length; d++) perAxis[d] += (long) strides[a] * coef[a][d];
         }
-        return new IndexMap(Math.toIntExact(start), Arrays.stream(perAxis).mapToObj(Math::toIntExact).toList());
+        int[] exact = new int[perAxis.length];
+        for (int d = 0; d < perAxis.length; d++) exact[d] = Math.toIntExact(perAxis[d]);
+        return IndexMap.of(Math.toIntExact(start), exact);
     }
 
     /// Value axis `axis` as `offset + Σ coef·p`, for iota; null when only the flat position is known.

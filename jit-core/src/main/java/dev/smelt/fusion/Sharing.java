@@ -115,7 +115,7 @@ final class Sharing {
         if (chosen.isEmpty() || launch < 0) return new Decided(body, spills, arithmetic);
         var shared = rewrite(body, chosenSet);
         if (mode == FusionMode.GREEDY) {
-            chosen.forEach(value -> decisions.add(Decision.rule(subject(value), Decision.Choice.KEEP_IN_REGISTER, "greedy fusion keeps every repeated value")));
+            for (Expr value : chosen) decisions.add(Decision.rule(subject(value), Decision.Choice.KEEP_IN_REGISTER, "greedy fusion keeps every repeated value"));
             return new Decided(shared, spills, arithmetic);
         }
         // HotSpot's C2 commons identical pure operations of a loop body (global value numbering), so
@@ -138,10 +138,10 @@ final class Sharing {
     /// each node that reads it. Adds the nodes to `order`, parents before their operands.
     private static Map<Expr, Integer> uses(List<Expr> values, List<Expr> order) {
         Map<Expr, Integer> counts = new IdentityHashMap<>();
-        for (Expr value : values) counts.merge(value, 1, Integer::sum);
+        for (Expr value : values) counts.put(value, counts.getOrDefault(value, 0) + 1);
         for (Expr node : Expr.nodes(values)) {
             order.add(node);
-            for (Expr operand : Expr.operands(node)) counts.merge(operand, 1, Integer::sum);
+            for (Expr operand : Expr.operands(node)) counts.put(operand, counts.getOrDefault(operand, 0) + 1);
         }
         return counts;
     }

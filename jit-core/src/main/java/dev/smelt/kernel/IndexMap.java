@@ -12,8 +12,14 @@ public record IndexMap(int offset, List<Integer> strides) {
         if (offset < 0) throw new IllegalArgumentException("negative offset " + offset);
     }
 
-    public static IndexMap contiguous(dev.smelt.ir.Shape shape) {
-        return new IndexMap(0, java.util.Arrays.stream(shape.contiguousStrides()).boxed().toList());
+    public static IndexMap contiguous(dev.smelt.ir.Shape shape) { return of(0, shape.contiguousStrides()); }
+
+    /// `offset` and `strides` as an index map (a loop, not a stream: a fresh JVM's first compile
+    /// builds index maps, and a stream pipeline loads a dozen classes and bootstraps a lambda).
+    public static IndexMap of(int offset, int[] strides) {
+        var boxed = new Integer[strides.length];
+        for (int axis = 0; axis < strides.length; axis++) boxed[axis] = strides[axis];
+        return new IndexMap(offset, List.of(boxed));
     }
 
     public int rank() { return strides.size(); }

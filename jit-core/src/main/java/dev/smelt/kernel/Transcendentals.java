@@ -4,7 +4,9 @@ package dev.smelt.kernel;
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.UnaryOp;
-import java.util.function.UnaryOperator;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiFunction;
 
 /// How generated code computes `exp`, `log`, `tanh`, `sin`, `cos` and the composites built on `exp`: a rewrite of
 /// a [Kernel] that replaces each such [Expr.Unary] by the expression of its implementation, as
@@ -67,11 +69,7 @@ public final class Transcendentals {
     }
 
     /// `kernel` with every operator [#rewrites] covers replaced by its implementation.
-    public static Kernel expand(Kernel kernel) {
-        var expansion = new Expansion(kernel);
-        var rewrite = Rewrite.bottomUp((original, rebuilt) -> rebuilt instanceof Expr.Unary unary && rewrites(unary.op(), unary.dtype()) ? expansion.of(unary) : rebuilt);
-        return kernel.withValues(rewrite);
-    }
+    public static Kernel expand(Kernel kernel) { return kernel.withValues(Rewrite.bottomUp(new Expansion(kernel))); }
 
     /// The implementation of `op` applied to `x`, for pricing one operation: variables from 0.
     public static Expr expand(UnaryOp op, Expr x) {
@@ -79,8 +77,10 @@ public final class Transcendentals {
         return new Expansion(null).of(new Expr.Unary(op, x));
     }
 
-    /// Builds the trees of one kernel, numbering [Expr.Let] variables past those it has.
-    private static final class Expansion {
+    /// Builds the trees of one kernel, numbering [Expr.Let] variables past those it has. Its steps
+    /// bind values in [Scope]s rather than in nested lambdas: each lambda costs a fresh JVM's first
+    /// compile a bootstrap, and `sin` and `cos` alone took eight (7 ms of CPU).
+    private static final class Expansion implements BiFunction<Expr, Expr, Expr> {
         private int variables;
 
         Expansion(Kernel kernel) {
@@ -88,80 +88,106 @@ public final class Transcendentals {
                 for (Expr node : Expr.nodes(kernel.expressions())) if (node instanceof Expr.Var v) variables = Math.max(variables, v.id() + 1);
         }
 
+        /// The rewrite's rule: a node rebuilt over its expanded operands, expanded itself if it is an operator [#rewrites] covers.
+        @Override
+        public Expr apply(Expr original, Expr rebuilt) {
+            return rebuilt instanceof Expr.Unary unary && rewrites(unary.op(), unary.dtype()) ? of(unary) : rebuilt;
+        }
+
         /// `unary`, whose operand is already expanded.
         Expr of(Expr.Unary unary) {
             Expr x = unary.x();
             DType dtype = x.dtype();
+            var scope = new Scope();
             return switch (unary.op()) {
-                case EXP -> let(x, this::exp);
-                case SIN -> let(x, v -> sinOrCos(v, false));
-                case COS -> let(x, v -> sinOrCos(v, true));
-                case LOG -> let(x, this::log);
-                case TANH -> let(x, this::tanh);
+                case EXP -> exp(x);
+                case SIN -> sinOrCos(x, false);
+                case COS -> sinOrCos(x, true);
+                case LOG -> log(x);
+                case TANH -> tanh(x);
                 // 1 / (exp(-x) + 1)
                 case SIGMOID -> div(constant(1, dtype), add(exp(dtype, neg(x)), constant(1, dtype)));
                 // x / (exp(-x) + 1)
-                case SILU -> let(x, v -> div(v, add(exp(dtype, neg(v)), constant(1, dtype))));
+                case SILU -> {
+                    Expr v = scope.let(x);
+                    yield scope.in(div(v, add(exp(dtype, neg(v)), constant(1, dtype))));
+                }
                 // x / (exp(-2y) + 1), y = √(2/π)·(x + 0.044715·x³): x/2·(1 + tanh y) without the cancellation of 1 + tanh y for negative x
-                case GELU_TANH -> let(x, v -> {
+                case GELU_TANH -> {
+                    Expr v = scope.let(x);
                     Expr cubic = mul(mul(mul(constant(0.044715, dtype), v), v), v);
                     Expr minusTwoY = mul(mul(constant(Math.sqrt(2 / Math.PI), dtype), add(v, cubic)), constant(-2, dtype));
-                    return div(v, add(exp(dtype, minusTwoY), constant(1, dtype)));
-                });
+                    yield scope.in(div(v, add(exp(dtype, minusTwoY), constant(1, dtype))));
+                }
                 // x > 20 ? x : log1p(exp(x)), PyTorch's threshold
-                case SOFTPLUS -> let(x, v -> new Expr.Where(new Expr.Binary(BinaryOp.GT, v, constant(20, dtype)), v, new Expr.Unary(UnaryOp.LOG1P, exp(dtype, v))));
+                case SOFTPLUS -> {
+                    Expr v = scope.let(x);
+                    yield scope.in(new Expr.Where(new Expr.Binary(BinaryOp.GT, v, constant(20, dtype)), v, new Expr.Unary(UnaryOp.LOG1P, exp(dtype, v))));
+                }
                 default -> throw new IllegalArgumentException(unary.op() + " is no rewrite");
             };
         }
 
-        private Expr exp(DType dtype, Expr x) { return dtype == DType.F32 ? let(x, this::exp) : new Expr.Unary(UnaryOp.EXP, x); }
+        private Expr exp(DType dtype, Expr x) { return dtype == DType.F32 ? exp(x) : new Expr.Unary(UnaryOp.EXP, x); }
 
         /// In the way of Cephes' `expf` with a polynomial of one degree less ([#E6]): t = x·log2(e) +
         /// 1.5·2^23 holds n = round(x / ln 2) in its low bits; r = x - n·ln 2 in two steps (Cody and
         /// Waite); e^r by the polynomial; 2^n added to its exponent. Past ±[#LIMIT] (where the result
         /// may not be a normal float), and for NaN, `Math.exp`. Against `StrictMath.exp` on every float
         /// of the range: at most 1 ulp, 99.5% correctly rounded (SVML's `exp` is also within 1 ulp).
-        private Expr exp(Expr x) { return new Expr.Fallback(UnaryOp.EXP, x, inRange(x, LIMIT), expSteps(x)); }
+        private Expr exp(Expr x) {
+            var scope = new Scope();
+            Expr v = scope.let(x);
+            return scope.in(new Expr.Fallback(UnaryOp.EXP, v, inRange(v, LIMIT), expSteps(v)));
+        }
 
         // exp's steps without the range test
         private Expr expSteps(Expr x) {
-            return let(fma(x, constant(LOG2E), constant(SHIFT)), t ->
-                    let(sub(t, constant(SHIFT)), n ->
-                    let(fma(n, constant(-LN2_LO), fma(n, constant(-LN2_HI), x)), r -> {
-                        Expr e = horner(r, EXP_POLYNOMIAL);
-                        return bits(new Expr.Binary(BinaryOp.ADD, bits(e), shift(t, 23)));
-                    })));
+            var scope = new Scope();
+            Expr t = scope.let(fma(x, constant(LOG2E), constant(SHIFT)));
+            Expr n = scope.let(sub(t, constant(SHIFT)));
+            Expr r = scope.let(fma(n, constant(-LN2_LO), fma(n, constant(-LN2_HI), x)));
+            Expr e = horner(r, EXP_POLYNOMIAL);
+            return scope.in(bits(new Expr.Binary(BinaryOp.ADD, bits(e), shift(t, 23))));
         }
 
         /// Cephes' `logf`: x = m·2^e with m in [√½, √2), then a polynomial in m - 1, and e·ln 2 in
         /// two parts. Zero, negative, subnormal, infinite and NaN arguments take `Math.log`.
         private Expr log(Expr x) {
-            return let(bits(x), b -> new Expr.Fallback(UnaryOp.LOG, x, positiveNormal(b),
-                    let(bits(bitwise(Expr.Bitwise.BitOp.OR, bitwise(Expr.Bitwise.BitOp.AND, b, integer(0x007fffff)), integer(0x3f000000))), m0 ->
-                    let(new Expr.Binary(BinaryOp.LT, m0, constant(SQRT_HALF)), below ->                  // then e - 1 and 2m
-                    let(sub(bitwise(Expr.Bitwise.BitOp.SHR, b, integer(23)), integer(126)), e0 ->
-                    let(new Expr.Cast(new Expr.Where(below, sub(e0, integer(1)), e0), DType.F32), e ->
-                    let(sub(new Expr.Where(below, add(m0, m0), m0), constant(1)), m ->
-                    let(mul(m, m), z -> {
-                        Expr y = mul(mul(horner(m, LOG_POLYNOMIAL), m), z);
-                        y = fma(e, constant(LN2_LO_LOG), y);
-                        y = fma(z, constant(-0.5f), y);
-                        return fma(e, constant(LN2_HI_LOG), add(m, y));
-                    }))))))));
+            var scope = new Scope();
+            Expr v = scope.let(x), b = scope.let(bits(v));
+            var steps = new Scope();
+            Expr m0 = steps.let(bits(bitwise(Expr.Bitwise.BitOp.OR, bitwise(Expr.Bitwise.BitOp.AND, b, integer(0x007fffff)), integer(0x3f000000))));
+            Expr below = steps.let(new Expr.Binary(BinaryOp.LT, m0, constant(SQRT_HALF)));   // then e - 1 and 2m
+            Expr e0 = steps.let(sub(bitwise(Expr.Bitwise.BitOp.SHR, b, integer(23)), integer(126)));
+            Expr e = steps.let(new Expr.Cast(new Expr.Where(below, sub(e0, integer(1)), e0), DType.F32));
+            Expr m = steps.let(sub(new Expr.Where(below, add(m0, m0), m0), constant(1)));
+            Expr z = steps.let(mul(m, m));
+            Expr y = mul(mul(horner(m, LOG_POLYNOMIAL), m), z);
+            y = fma(e, constant(LN2_LO_LOG), y);
+            y = fma(z, constant(-0.5f), y);
+            return scope.in(new Expr.Fallback(UnaryOp.LOG, v, positiveNormal(b), steps.in(fma(e, constant(LN2_HI_LOG), add(m, y)))));
         }
 
         /// Cephes' `tanhf`: x itself below 2^-12 (so ±0 keep their sign), the polynomial below 0.625,
         /// `1 - 2 / (exp(2|x|) + 1)` with x's sign up to 9; past it, and for NaN, `Math.tanh`.
         private Expr tanh(Expr x) {
-            return let(new Expr.Unary(UnaryOp.ABS, x), z -> new Expr.Fallback(UnaryOp.TANH, x, new Expr.Binary(BinaryOp.LE, z, constant(TANH_LIMIT)),
-                    new Expr.Where(new Expr.Binary(BinaryOp.LT, z, constant(TANH_SMALL)), x,
-                    new Expr.Where(new Expr.Binary(BinaryOp.GE, z, constant(TANH_POLYNOMIAL_END)), tanhOfLarge(x, z),
-                    let(mul(x, x), s -> fma(mul(horner(s, TANH_POLYNOMIAL), s), x, x))))));
+            var scope = new Scope();
+            Expr v = scope.let(x), z = scope.let(new Expr.Unary(UnaryOp.ABS, v));
+            Expr large = tanhOfLarge(v, z);
+            var small = new Scope();
+            Expr s = small.let(mul(v, v));
+            Expr polynomial = small.in(fma(mul(horner(s, TANH_POLYNOMIAL), s), v, v));
+            return scope.in(new Expr.Fallback(UnaryOp.TANH, v, new Expr.Binary(BinaryOp.LE, z, constant(TANH_LIMIT)),
+                    new Expr.Where(new Expr.Binary(BinaryOp.LT, z, constant(TANH_SMALL)), v,
+                    new Expr.Where(new Expr.Binary(BinaryOp.GE, z, constant(TANH_POLYNOMIAL_END)), large, polynomial))));
         }
 
         // 1 - 2 / (exp(z + z) + 1), with x's sign bit (exp's steps: z + z ≤ 18 is in their range)
         private Expr tanhOfLarge(Expr x, Expr z) {
-            Expr t = sub(constant(1), div(constant(2), add(let(add(z, z), this::expSteps), constant(1))));
+            var scope = new Scope();
+            Expr twice = scope.let(add(z, z));
+            Expr t = sub(constant(1), div(constant(2), add(scope.in(expSteps(twice)), constant(1))));
             return bits(bitwise(Expr.Bitwise.BitOp.OR, bits(t), bitwise(Expr.Bitwise.BitOp.AND, bits(x), integer(Integer.MIN_VALUE))));
         }
 
@@ -171,35 +197,55 @@ public final class Transcendentals {
         /// NaN, `Math`'s. Over every float of the range: `sin` 98.4% and `cos` 94.4% correctly
         /// rounded, none past 2 ulps (0.005% and 0.012% at 2), where SVML is within 1.
         private Expr sinOrCos(Expr x, boolean cos) {
+            var scope = new Scope();
+            Expr v = scope.let(x);
+            var steps = new Scope();
             Expr value;
             if (cos) { // cos x = (-1)^(n+1) sin(x - qπ/2), q = 2n + 1, n = round(x/π - 1/2)
-                value = let(add(fma(x, constant(INV_PI), constant(-0.5f)), constant(SHIFT)), t ->
-                        let(fma(sub(t, constant(SHIFT)), constant(2), constant(1)), q ->
-                        sinOfReduced(x, q, new Expr.Bitwise(Expr.Bitwise.BitOp.XOR, shift(t, 31), integer(Integer.MIN_VALUE)), 0.5f)));
+                Expr t = steps.let(add(fma(v, constant(INV_PI), constant(-0.5f)), constant(SHIFT)));
+                Expr q = steps.let(fma(sub(t, constant(SHIFT)), constant(2), constant(1)));
+                value = sinOfReduced(v, q, new Expr.Bitwise(Expr.Bitwise.BitOp.XOR, shift(t, 31), integer(Integer.MIN_VALUE)), 0.5f);
             } else {   // sin x = (-1)^n sin(x - nπ), n = round(x/π)
-                value = let(fma(x, constant(INV_PI), constant(SHIFT)), t ->
-                        let(sub(t, constant(SHIFT)), q -> sinOfReduced(x, q, shift(t, 31), 1)));
+                Expr t = steps.let(fma(v, constant(INV_PI), constant(SHIFT)));
+                Expr q = steps.let(sub(t, constant(SHIFT)));
+                value = sinOfReduced(v, q, shift(t, 31), 1);
             }
-            return new Expr.Fallback(cos ? UnaryOp.COS : UnaryOp.SIN, x, inRange(x, TRIG_LIMIT), value);
+            return scope.in(new Expr.Fallback(cos ? UnaryOp.COS : UnaryOp.SIN, v, inRange(v, TRIG_LIMIT), steps.in(value)));
         }
 
         // sin(x - q·π·part), its sign flipped by the multiple's parity bit (products with part exact: it is 1 or 1/2)
         private Expr sinOfReduced(Expr x, Expr q, Expr parity, float part) {
             Expr reduced = x;
             for (float piPart : PI_PARTS) reduced = fma(q, constant(-piPart * part), reduced);
-            return let(reduced, r -> let(mul(r, r), r2 -> {
-                Expr s = fma(horner(r2, SINE), mul(r2, r), r);
-                Expr sign = new Expr.Bitwise(Expr.Bitwise.BitOp.AND, new Expr.Bitwise(Expr.Bitwise.BitOp.XOR, bits(r), parity), integer(Integer.MIN_VALUE));
-                return bits(new Expr.Bitwise(Expr.Bitwise.BitOp.XOR, bits(new Expr.Unary(UnaryOp.ABS, s)), sign));
-            }));
+            var scope = new Scope();
+            Expr r = scope.let(reduced), r2 = scope.let(mul(r, r));
+            Expr s = fma(horner(r2, SINE), mul(r2, r), r);
+            Expr sign = new Expr.Bitwise(Expr.Bitwise.BitOp.AND, new Expr.Bitwise(Expr.Bitwise.BitOp.XOR, bits(r), parity), integer(Integer.MIN_VALUE));
+            return scope.in(bits(new Expr.Bitwise(Expr.Bitwise.BitOp.XOR, bits(new Expr.Unary(UnaryOp.ABS, s)), sign)));
         }
 
-        /// `value` once, in a variable the body reads; a constant or a variable needs none. (A load
-        /// gets one too: a gather's would read memory again, and a vector load is a register kept.)
-        private Expr let(Expr value, UnaryOperator<Expr> body) {
-            if (value instanceof Expr.Constant || value instanceof Expr.Var) return body.apply(value);
-            var variable = new Expr.Var(variables++, value.dtype());
-            return new Expr.Let(variable, value, body.apply(variable));
+        /// [Expr.Let]s in the making, each computing a value once for the steps that follow it:
+        /// [#let] binds a value to a fresh variable, and [#in] wraps a body in the bindings, the first
+        /// outermost, so each value may read the variables bound before it.
+        private final class Scope {
+            private final List<Expr.Var> bound = new ArrayList<>();
+            private final List<Expr> values = new ArrayList<>();
+
+            /// A variable for `value`; a constant or a variable needs none and is returned as it is.
+            /// (A load gets one: a gather's would read memory again, and a vector load is a register kept.)
+            Expr let(Expr value) {
+                if (value instanceof Expr.Constant || value instanceof Expr.Var) return value;
+                var variable = new Expr.Var(variables++, value.dtype());
+                bound.add(variable);
+                values.add(value);
+                return variable;
+            }
+
+            /// `body` inside every binding made so far.
+            Expr in(Expr body) {
+                for (int i = bound.size() - 1; i >= 0; i--) body = new Expr.Let(bound.get(i), values.get(i), body);
+                return body;
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.runtime;
 
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntConsumer;
 
 /// The best of several timed calls: how every warm-up tells code C2 has compiled from boxed or
@@ -8,6 +9,26 @@ import java.util.function.IntConsumer;
 /// the mean, since on a shared machine a call is only ever slowed down.
 public final class Stopwatch {
     private Stopwatch() {}
+
+    /// Calls of the code a warm-up waits for after which C2 has been asked to compile it: HotSpot
+    /// moves a method from C1's profiling code to C2 after `Tier4InvocationThreshold` (5,000) calls
+    /// of the profiled code, sooner with long loops. Resting earlier (after 400 calls) starved the C1
+    /// stage of calls: TierSwitchTest's softmax-tanh-sin-cos kernel then lost five rounds and stayed
+    /// scalar for over a minute on a quiet machine.
+    public static final int CALLS_TO_COMPILE = 6_000;
+    /// Rest after each lost round once C2 has been asked, in multiples of the round's time: the
+    /// warm-up then takes at most a quarter of a core while it waits.
+    static final int REST = 3;
+
+    /// Parks [#REST] times as long as the round begun at `roundStart` (System.nanoTime) took, never
+    /// past `deadline`. C2 compiles on its own threads once the calls have counted up; spinning while
+    /// it works only takes a core from the program and from C2 itself (a GPT step's 251 kernels kept
+    /// the kernel warm-up as busy as the caller; the matmul warm-ups took 0.4 s of a core during the
+    /// 784-512-10 MLP's compile and 0.5 s more during its first 100 steps).
+    public static void rest(long roundStart, long deadline) {
+        long now = System.nanoTime();
+        LockSupport.parkNanos(Math.min(REST * (now - roundStart), deadline - now));
+    }
 
     /// The fewest nanoseconds any of `calls` calls of `call` took; each call gets its number, which
     /// a warm-up uses to vary the path it exercises (the tile alternates `accumulate`).

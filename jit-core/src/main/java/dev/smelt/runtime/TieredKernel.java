@@ -12,7 +12,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -40,15 +39,6 @@ public final class TieredKernel implements KernelFunction {
     static final long FIRST_BACK_OFF_NANOS = 1_000_000_000L, LAST_BACK_OFF_NANOS = 32_000_000_000L;
     /// Warm-ups that may wait for the warming thread at once.
     static final int QUEUE = 4;
-    /// Rest after each lost comparison, in multiples of its time: the warm-up takes at most a
-    /// quarter of a core while it waits for C2.
-    static final int REST = 3;
-    /// Calls of the vector variant on warm-up slices after which C2 has been asked to compile it:
-    /// HotSpot moves a method from C1's profiling code to C2 after `Tier4InvocationThreshold` (5,000)
-    /// calls of the profiled code, sooner with long loops. Resting earlier (after 400 calls) starved
-    /// the C1 stage of calls: TierSwitchTest's softmax-tanh-sin-cos kernel then lost five rounds and
-    /// stayed scalar for over a minute on a quiet machine.
-    static final int CALLS_TO_COMPILE = 6_000;
     static final String FORCED = System.getProperty("smelt.tier", "auto");
 
     /// The warming thread, in a holder: a program's first call starts no warm-up, so it need not
@@ -192,11 +182,8 @@ public final class TieredKernel implements KernelFunction {
                 tier = "vector";
                 return true;
             }
-            // C2 compiles on its own threads once the calls have counted up; spinning while it works
-            // only takes a core from the program (a GPT step's 251 kernels kept this thread as busy
-            // as the caller's), so after that, rest three times as long as each batch ran.
             vectorCalls += 20;
-            if (vectorCalls >= CALLS_TO_COMPILE) LockSupport.parkNanos(Math.min(REST * (System.nanoTime() - batch), deadline - System.nanoTime()));
+            if (vectorCalls >= Stopwatch.CALLS_TO_COMPILE) Stopwatch.rest(batch, deadline);
         }
         return false;
     }

@@ -338,6 +338,25 @@ class KernelEmitterTest {
         assertTrue(text.contains("GETSTATIC " + generated.className().replace('.', '/') + ".SPECIES_F32"), text);
     }
 
+    /// The scalar class calls its transcendentals, one method per function however many values it
+    /// is applied to, and gives the interpreter's answers; the vector class keeps them inline.
+    @Test
+    void scalarTranscendentalsAreStaticMethodsSharedByTheirUses() {
+        var space = Shape.of(3, 37);
+        var y = binary(BinaryOp.MUL, X, new Expr.Constant(3, DType.F32));
+        var value = binary(BinaryOp.ADD, binary(BinaryOp.ADD, unary(UnaryOp.SIN, X), unary(UnaryOp.SIN, y)), unary(UnaryOp.LOG, unary(UnaryOp.ABS, X)));
+        var kernel = Kernels.pointwise(space, binary(BinaryOp.MUL, value, unary(UnaryOp.SIGMOID, X)));
+        var scalar = ClassFile.of().parse(Compiled.emit(kernel, Variant.SCALAR).bytes());
+        var names = scalar.methods().stream().map(m -> m.methodName().stringValue()).sorted().toList();
+        assertEquals(List.of("<init>", "exp2", "log1", "run", "sin0"), names);
+        String text = Compiled.text(Compiled.emit(kernel, Variant.SCALAR));
+        assertEquals(2, count(text, "sin0 (F)F"), "two calls of one method:\n" + text);
+        assertEquals(1, count(text, "log1 (FI)F"), "log takes its argument's bits too:\n" + text);
+        var vector = ClassFile.of().parse(Compiled.emit(kernel, Variant.VECTOR).bytes());
+        assertTrue(vector.methods().stream().noneMatch(m -> m.methodName().stringValue().startsWith("sin")));
+        check(kernel, Variant.SCALAR);
+    }
+
     private static int count(String text, String part) { return text.split(java.util.regex.Pattern.quote(part), -1).length - 1; }
 
     static void check(Kernel kernel, Variant variant) {

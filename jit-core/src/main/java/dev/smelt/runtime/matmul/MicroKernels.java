@@ -108,7 +108,7 @@ public final class MicroKernels {
     }
 
     // Times both tiles on one packed block until the vector tile is twice as fast as the scalar
-    // one, then switches. The scalar tile runs 2000 times first, so it is timed as C2 compiles it;
+    // one, then switches; once C2 has been asked for the vector tile, it rests between rounds. The scalar tile runs 2000 times first, so it is timed as C2 compiles it;
     // "twice" keeps a vector tile that C1 has compiled (which still boxes) from passing. Calls
     // alternate `accumulate`, as a product deeper than one block does: C2 compiles only the paths
     // its profile saw, and a tile warmed up without accumulating deoptimised at the first real
@@ -119,7 +119,8 @@ public final class MicroKernels {
             Object a = array(shape.rows() * WARM_UP_DEPTH), b = array(shape.columns() * WARM_UP_DEPTH), c = array(shape.rows() * shape.columns());
             long scalarNanos = Stopwatch.best(2000, call -> run(scalar, a, b, c, call));
             long deadline = System.nanoTime() + WARM_UP_LIMIT_NANOS;
-            while (System.nanoTime() < deadline) {
+            for (int calls = 506; System.nanoTime() < deadline; calls += 506) {
+                long round = System.nanoTime();
                 for (int call = 0; call < 500; call++) vector.run(a, 0, b, 0, SHORT_DEPTH, c, 0, shape.columns(), call % 2 == 1);
                 if (2 * Stopwatch.best(6, call -> run(vector, a, b, c, call)) < scalarNanos) {
                     current = vector;
@@ -128,6 +129,7 @@ public final class MicroKernels {
                     if (vectorPacking) tier += ", vector packing";
                     return;
                 }
+                if (calls >= Stopwatch.CALLS_TO_COMPILE) Stopwatch.rest(round, deadline);
             }
             tier = "scalar tile (the vector tile was not faster after warm-up)";
         } catch (RuntimeException | LinkageError e) {

@@ -36,11 +36,13 @@ final class Packing {
         Object packed = dtype == DType.F32 ? new float[depth * 3 * width] : new double[depth * 3 * width];
         long copy = Stopwatch.best(2000, call -> pack(source, rows, depth, columns, width, packed, false));
         long transpose = Stopwatch.best(2000, call -> pack(source, transposed, depth, columns, width, packed, false));
-        while (System.nanoTime() < deadline) {
+        for (int calls = 500; System.nanoTime() < deadline; calls += 500) {
+            long round = System.nanoTime();
             long vectorCopy = Stopwatch.best(500, call -> pack(source, rows, depth, columns, width, packed, true));
             long vectorTranspose = Stopwatch.best(500, call -> pack(source, transposed, depth, columns, width, packed, true));
             // f64 panels whose steps are contiguous pack value by value either way
             if (vectorCopy < copy && (vectorTranspose < transpose || dtype == DType.F64)) return true;
+            if (calls >= Stopwatch.CALLS_TO_COMPILE) Stopwatch.rest(round, deadline);
         }
         return false;
     }
