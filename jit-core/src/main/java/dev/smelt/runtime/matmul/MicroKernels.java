@@ -9,9 +9,12 @@ import dev.smelt.runtime.KernelLoader;
 import dev.smelt.runtime.Stopwatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 
 /// The micro-kernel each dtype's matmuls use now: the [ScalarTile] until the generated vector tile
-/// ([MicroKernelEmitter]) has been compiled by C2 in the background, then the vector tile. Vector
+/// ([MicroKernelEmitter]) has been compiled by C2 in the background, then the vector tile. A
+/// warm-up that did not see the vector tile win is tried again after a back-off, so a busy
+/// machine that starved the first one does not leave every matmul on the scalar tile for good. Vector
 /// API code runs boxed, 50–500× slower, until C2 compiles it, and one tile serves every matmul of
 /// a dtype, so the warm-up happens once per JVM and no call waits for it.
 public final class MicroKernels {
@@ -35,15 +38,33 @@ public final class MicroKernels {
     private static final MicroKernels F32 = new MicroKernels(MicroKernelShape.of(DType.F32));
     private static final MicroKernels F64 = new MicroKernels(MicroKernelShape.of(DType.F64));
 
+    /// Back-off after a lost warm-up, doubling from the first to the last: as a tiered kernel's, a
+    /// lost round on a busy machine is no verdict on the vector tile (C2 may not have compiled it yet).
+    static final long FIRST_BACK_OFF_NANOS = 1_000_000_000L, LAST_BACK_OFF_NANOS = 32_000_000_000L;
+
     private final MicroKernelShape shape;
+    private final Supplier<MicroKernel> vectors;
+    private final long limit, firstBackOff;
+    private MicroKernel vector; // by the warm-up thread only: generated once, kept across rounds
     private volatile MicroKernel current;
     private volatile boolean warming;
+    private volatile long nextTry = System.nanoTime();
+    private int lost; // by the warm-up thread only
     private volatile String tier = "scalar tile (vector tile not yet needed)";
     private volatile boolean tiny, tinyWarming, vectorPacking;
     private int tinyAttempts; // written by the warm-up thread only
 
     private MicroKernels(MicroKernelShape shape) {
+        this(shape, null, WARM_UP_LIMIT_NANOS, FIRST_BACK_OFF_NANOS);
+    }
+
+    /// With the vector tile `vectors` gives (null: the generated one), warm-ups of at most `limit`
+    /// nanoseconds and a first back-off of `firstBackOff` (tests use short ones).
+    MicroKernels(MicroKernelShape shape, Supplier<MicroKernel> vectors, long limit, long firstBackOff) {
         this.shape = shape;
+        this.vectors = vectors;
+        this.limit = limit;
+        this.firstBackOff = firstBackOff;
         this.current = new ScalarTile(shape);
     }
 
@@ -57,9 +78,10 @@ public final class MicroKernels {
 
     public MicroKernelShape shape() { return shape; }
 
-    /// The tile to use now; the first call starts the warm-up.
+    /// The tile to use now; the first call starts the warm-up, and a call after a lost warm-up's
+    /// back-off starts the next.
     public MicroKernel current() {
-        if (!warming) startWarmUp();
+        if (!warming && System.nanoTime() - nextTry >= 0) startWarmUp();
         return current;
     }
 
@@ -103,7 +125,7 @@ public final class MicroKernels {
     private synchronized void startWarmUp() {
         if (warming) return;
         warming = true;
-        tier = "scalar tile (vector tile warming up)";
+        if (lost == 0) tier = "scalar tile (vector tile warming up)";
         WARMER.execute(this::warmUp);
     }
 
@@ -115,25 +137,29 @@ public final class MicroKernels {
     // step of K and ran boxed again, 5 s of an MLP's first steps (FirstSteps: `unstable_if` trap).
     private void warmUp() {
         try {
-            MicroKernel vector = vector(shape), scalar = current;
+            if (vector == null) vector = vectors == null ? vector(shape) : vectors.get();
+            MicroKernel vector = this.vector, scalar = current;
             Object a = array(shape.rows() * WARM_UP_DEPTH), b = array(shape.columns() * WARM_UP_DEPTH), c = array(shape.rows() * shape.columns());
             long scalarNanos = Stopwatch.best(2000, call -> run(scalar, a, b, c, call));
-            long deadline = System.nanoTime() + WARM_UP_LIMIT_NANOS;
+            long deadline = System.nanoTime() + limit;
             for (int calls = 506; System.nanoTime() < deadline; calls += 506) {
                 long round = System.nanoTime();
                 for (int call = 0; call < 500; call++) vector.run(a, 0, b, 0, SHORT_DEPTH, c, 0, shape.columns(), call % 2 == 1);
                 if (2 * Stopwatch.best(6, call -> run(vector, a, b, c, call)) < scalarNanos) {
                     current = vector;
                     tier = "vector tile " + shape;
-                    vectorPacking = Packing.warmUp(shape.dtype(), shape.columns(), System.nanoTime() + WARM_UP_LIMIT_NANOS);
+                    vectorPacking = Packing.warmUp(shape.dtype(), shape.columns(), System.nanoTime() + limit);
                     if (vectorPacking) tier += ", vector packing";
                     return;
                 }
                 if (calls >= Stopwatch.CALLS_TO_COMPILE) Stopwatch.rest(round, deadline);
             }
-            tier = "scalar tile (the vector tile was not faster after warm-up)";
+            long backOff = Math.min(LAST_BACK_OFF_NANOS, firstBackOff << Math.min(lost++, 30));
+            tier = "scalar tile (the vector tile was not faster yet; trying again in %d s)".formatted(Math.max(1, backOff / 1_000_000_000L));
+            nextTry = System.nanoTime() + backOff;
+            warming = false;
         } catch (RuntimeException | LinkageError e) {
-            tier = "scalar tile (vector tile failed: " + e + ")";
+            tier = "scalar tile (vector tile failed: " + e + ")"; // warming stays set: a tile that fails is not tried again
         }
     }
 
