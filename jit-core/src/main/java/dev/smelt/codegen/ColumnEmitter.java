@@ -5,7 +5,6 @@ import static org.objectweb.asm.Opcodes.*;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.ReduceOp;
-import dev.smelt.kernel.ColumnReduction;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
 import java.util.ArrayList;
@@ -47,7 +46,7 @@ import org.objectweb.asm.Type;
 /// }
 /// ```
 /// Reductions that read none of one another's results share one pass over the points
-/// ([ColumnReduction#passes]): their common values are computed once per point, and each input
+/// ([Kernel#reductionPasses]): their common values are computed once per point, and each input
 /// streams once, not once per reduction. Each lane adds its row's points in the row's order, so lanes differ from the scalar kernel only
 /// where vector arithmetic does (`f32` sums add in `float`, not `double`). Later reductions, full
 /// outputs and row outputs read the results as vectors ([VectorEmitter] with row results). A
@@ -155,7 +154,7 @@ final class ColumnEmitter {
         code.storeInt(layout.start());
         code.forLoop(row, () -> code.loadInt(layout.start()), 1, () -> {
             rowLoops.rowIndices(row);
-            for (int k = 0; k < kernel.reductions().size(); k++) rowLoops.reduction(k);
+            kernel.reductionPasses().forEach(rowLoops::reductions);
             if (!fullOutputs.isEmpty()) rowLoops.fullOutputs(fullOutputs);
             if (!rowOutputs.isEmpty()) rowLoops.rowOutputs(rowOutputs);
         });
@@ -166,7 +165,7 @@ final class ColumnEmitter {
         code.loadInt(layout.axis(plan.columnAxis()));
         code.op(INEG);
         code.storeInt(layout.accumulatorLine());
-        for (var pass : ColumnReduction.passes(kernel)) {
+        for (var pass : kernel.reductionPasses()) {
             if (kernel.reductions().get(pass.getFirst()).op().isArg()) argReduction(pass.getFirst());
             else reductions(pass);
         }

@@ -30,11 +30,13 @@ final class ScalarFolds {
         this.order = order;
     }
 
-    // float[] lanes0 = LaneSums.floats(2 * LANES); …   for each of `reductions` that sums in lanes
+    // float[] lanes0 = LaneSums.floats(2 * LANES, <its place in its pass>); …   for each of `reductions` that sums in lanes
     void allocateLanes(List<Integer> reductions) {
         for (int k : reductions) {
             if (!order.striped(kernel, space, k)) continue;
             code.pushInt(order.places());
+            int reduction = k;
+            code.pushInt(kernel.reductionPasses().stream().filter(pass -> pass.contains(reduction)).findFirst().orElseThrow().indexOf(reduction));
             (kernel.reductions().get(k).dtype() == DType.F32 ? JavaApi.FLOAT_LANES : JavaApi.DOUBLE_LANES).invoke(code.mv);
             code.store(Type.getType(Object.class), layout.laneArrays().get(k));
         }

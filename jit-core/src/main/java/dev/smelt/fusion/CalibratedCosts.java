@@ -152,7 +152,7 @@ final class CalibratedCosts implements CostModel {
         double compute = computeTime;
         if (Double.isNaN(compute)) {
             compute = 0;
-            for (var body : Bodies.of(kernel, machine)) compute += body.runs(kernel) * (arithmetic(body.values()) + spills(Pressure.peak(body), machine));
+            for (var body : Bodies.of(kernel)) compute += body.runs(kernel) * (arithmetic(body.values()) + spills(Pressure.peak(body), machine));
         }
         return Math.max(memory, compute) + LAUNCH_NS;
     }

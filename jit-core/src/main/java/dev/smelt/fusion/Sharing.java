@@ -54,8 +54,8 @@ final class Sharing {
 
     private Result run(Kernel kernel) {
         var reductions = new ArrayList<>(kernel.reductions());
-        for (var pass : Bodies.reductions(kernel, machine)) {
-            var decided = decide(kernel, new Bodies.Body(pass.stream().map(k -> kernel.reductions().get(k).value()).toList(), false, 1));
+        for (var pass : kernel.reductionPasses()) {
+            var decided = decide(kernel, new Bodies.Body(pass.stream().map(k -> kernel.reductions().get(k).value()).toList(), false, pass.size()));
             for (int j = 0; j < pass.size(); j++)
                 reductions.set(pass.get(j), new Kernel.Reduction(reductions.get(pass.get(j)).op(), decided.body().values().get(j)));
         }

@@ -2,9 +2,7 @@
 package dev.smelt.kernel;
 
 import dev.smelt.ir.ReduceOp;
-import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.List;
 
 /// Whether a reduction kernel runs as a *column reduction*: LANES neighbouring rows at once, one
 /// lane per row, so that reading down the columns of a row-major `[B, F]` (`sum(x, 0)`) streams
@@ -51,33 +49,6 @@ public final class ColumnReduction {
             stridedRows |= map.stride(column) == 1 && map.stride(reduced) != 0;
         }
         return stridedRows;
-    }
-
-    /// The reductions of a column reduction in the passes its vector code makes over a tile's
-    /// points, each pass computing its values' common parts once per point and reading each input
-    /// once: in order, a pass takes reductions until one reads the result or the kept values of
-    /// another in it ([Expr.Accumulated], [Expr.Element]), which exist only once that pass has ended;
-    /// an arg-reduction, which keeps its best values beside its indices, makes a pass of its own.
-    /// Each reduction still folds its points in order, so a pass changes no bits.
-    public static List<List<Integer>> passes(Kernel kernel) {
-        var passes = new ArrayList<List<Integer>>();
-        var pass = new ArrayList<Integer>();
-        for (int k = 0; k < kernel.reductions().size(); k++) {
-            boolean alone = kernel.reductions().get(k).op().isArg();
-            if (!pass.isEmpty() && (alone || readsAny(kernel.reductions().get(k).value(), pass) || kernel.reductions().get(pass.getFirst()).op().isArg())) {
-                passes.add(List.copyOf(pass));
-                pass.clear();
-            }
-            pass.add(k);
-        }
-        if (!pass.isEmpty()) passes.add(List.copyOf(pass));
-        return passes;
-    }
-
-    private static boolean readsAny(Expr value, List<Integer> reductions) {
-        for (Expr node : Expr.nodes(List.of(value)))
-            if (node instanceof Expr.Accumulated a && reductions.contains(a.reduction()) || node instanceof Expr.Element e && reductions.contains(e.reduction())) return true;
-        return false;
     }
 
     /// The last axis in `[from, to)` longer than 1, or -1.

@@ -16,7 +16,6 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.UnaryOp;
-import dev.smelt.kernel.ColumnReduction;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.IndexMap;
 import dev.smelt.kernel.Kernel;
@@ -184,7 +183,7 @@ class ColumnEmitterTest {
             for (int k = 0; k < reductions.size(); k++) outputs.add(new Kernel.Output(new Expr.Accumulated(k, DType.F32), f, new IndexMap(0, List.of(1, 0)), true));
             var kernel = new Kernel(Shape.of(f, b), 1, List.of(new Kernel.Input(DType.F32, b * f, columns), new Kernel.Input(DType.F32, b * f, columns)),
                     reductions, outputs);
-            assertEquals(List.of(List.of(0, 1, 2), List.of(3)), ColumnReduction.passes(kernel));
+            assertEquals(List.of(List.of(0, 1, 2), List.of(3)), kernel.reductionPasses());
             for (var variant : Variant.values()) checkAllWidths(kernel, variant);
             long seed = b * 1000L + f;
             Differential.agree(seed, kernel, RandomData.buffers(seed, kernel), 0);

@@ -42,7 +42,7 @@ class PlannerCostModelTest {
             double compute = computeTime;
             if (Double.isNaN(compute)) {
                 compute = 0;
-                for (var body : Bodies.of(kernel, machine)) compute += body.runs(kernel) * arithmetic(body.values());
+                for (var body : Bodies.of(kernel)) compute += body.runs(kernel) * arithmetic(body.values());
             }
             return bytes * perByte + compute + launch;
         }
