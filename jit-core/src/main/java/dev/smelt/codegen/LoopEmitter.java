@@ -137,7 +137,9 @@ final class LoopEmitter {
             pass.forEach(k -> reductions(List.of(k)));
             return;
         }
-        boolean vectorized = vectorLoop() && reasons.stream().filter(why -> !vectorizable(why)).count() == 0;
+        boolean vectorizable = true;
+        if (vectorLoop()) for (var why : reasons) vectorizable &= vectorizable(why);
+        boolean vectorized = vectorLoop() && vectorizable;
         code.line(2 + kernel.inputs().size() + pass.getFirst());
         for (int k : pass) start(k, vectorized);
         var values = pass.stream().map(k -> kernel.reductions().get(k).value()).toList();

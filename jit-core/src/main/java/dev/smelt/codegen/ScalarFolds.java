@@ -35,11 +35,15 @@ final class ScalarFolds {
         for (int k : reductions) {
             if (!order.striped(kernel, space, k)) continue;
             code.pushInt(order.places());
-            int reduction = k;
-            code.pushInt(kernel.reductionPasses().stream().filter(pass -> pass.contains(reduction)).findFirst().orElseThrow().indexOf(reduction));
+            code.pushInt(placeInPass(k));
             (kernel.reductions().get(k).dtype() == DType.F32 ? JavaApi.FLOAT_LANES : JavaApi.DOUBLE_LANES).invoke(code.mv);
             code.store(Type.getType(Object.class), layout.laneArrays().get(k));
         }
+    }
+
+    private int placeInPass(int k) {
+        for (var pass : kernel.reductionPasses()) if (pass.contains(k)) return pass.indexOf(k);
+        throw new IllegalStateException("r%d is in no pass".formatted(k));
     }
 
     // Arrays.fill(lanes<k>, 0f)
