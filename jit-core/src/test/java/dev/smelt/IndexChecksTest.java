@@ -123,6 +123,23 @@ class IndexChecksTest {
         assertTrue(checked.explain().contains("index checks before the first kernel: input %1 (op=crossEntropy what=target limit=" + c[1] + ")"), checked.explain());
     }
 
+    /// Without its checks (`-Dsmelt.indexChecks=false`), a target outside `[0, classes)` gives a NaN
+    /// loss, not a wrong finite one: below 0, at the class count and far beyond, compiled as the
+    /// reference interpreter runs it.
+    @Test
+    void anUncheckedTargetOutOfRangeGivesNaN() {
+        Tensor logits = logits(3, 4, 7);
+        for (int bad : new int[] {-1, 7, 1 << 30}) {
+            Tensor labels = Tensor.of(new int[] {0, bad, 6, 2});
+            var traced = Jit.trace((Jit.Function2) (l, t) -> l.crossEntropy(t), logits, labels);
+            var graph = IndexChecks.of(traced.graph()).unchecked();
+            var unchecked = Jit.compile(new Traced(graph, traced.arguments(), traced.captures()));
+            assertTrue(Double.isNaN(unchecked.apply(logits, labels).item()), "target " + bad);
+            var reference = dev.smelt.ref.Interpreter.run(graph, List.of(Storage.wrapArray(logits.toFloatArray()), Storage.wrapArray(labels.toIntArray())));
+            assertTrue(Double.isNaN(reference.getFirst().get(0)), "target " + bad);
+        }
+    }
+
     /// Checks run outside the kernels, so every variant of them (here vector code only, each launch
     /// split over three threads) is guarded alike and computes the same bits as without the check.
     @ParameterizedTest(name = "seed {0}")

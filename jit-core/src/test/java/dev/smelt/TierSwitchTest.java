@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /// The same inputs give the same bits from every call of a compiled function, through the switch
 /// from scalar to vector code: a function whose kernels compute every inline transcendental, the
-/// lane-by-lane ones, a row sum, a column sum and a matmul, called until each of its kernels runs
+/// lane-by-lane ones, a row sum, two column sums (one of long rows) and a matmul, called until each of its kernels runs
 /// vector code (`explain()` says so), every call's outputs compared bit for bit with the first's.
 class TierSwitchTest {
     @Test
@@ -21,6 +21,7 @@ class TierSwitchTest {
             return List.of(t.softmax(-1).add(t.tanh()).mul(t.sin().add(t.cos())),
                     t.abs().add(1).log().add(t.sigmoid()).add(t.silu()).add(t.geluTanh()).add(t.softplus()).add(t.expm1().div(t.exp())),
                     t.layerNorm(384).sum(0),
+                    t.mul(t).reshape(1536, 64).sum(0), // a column sum whose rows are longer than a warm-up's elements
                     t.matmul(u).relu());
         }, 2);
         List<Tensor> first = f.applyAll(x, w);

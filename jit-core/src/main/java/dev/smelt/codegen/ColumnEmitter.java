@@ -45,7 +45,9 @@ import org.objectweb.asm.Type;
 ///     }
 /// }
 /// ```
-/// Each lane adds its row's points in the row's order, so lanes differ from the scalar kernel only
+/// Reductions that read none of one another's results share one pass over the points
+/// ([Kernel#reductionPasses]): their common values are computed once per point, and each input
+/// streams once, not once per reduction. Each lane adds its row's points in the row's order, so lanes differ from the scalar kernel only
 /// where vector arithmetic does (`f32` sums add in `float`, not `double`). Later reductions, full
 /// outputs and row outputs read the results as vectors ([VectorEmitter] with row results). A
 /// reduction that an [Expr.Element] reads keeps each point's values for the tile in its element
@@ -152,7 +154,7 @@ final class ColumnEmitter {
         code.storeInt(layout.start());
         code.forLoop(row, layout.start(), 1, () -> {
             rowLoops.rowIndices(row);
-            for (int k = 0; k < kernel.reductions().size(); k++) rowLoops.reduction(k);
+            kernel.reductionPasses().forEach(rowLoops::reductions);
             if (!fullOutputs.isEmpty()) rowLoops.fullOutputs(fullOutputs);
             if (!rowOutputs.isEmpty()) rowLoops.rowOutputs(rowOutputs);
         });
@@ -163,7 +165,10 @@ final class ColumnEmitter {
         code.loadInt(layout.axis(plan.columnAxis()));
         code.op(INEG);
         code.storeInt(layout.accumulatorLine());
-        for (int k = 0; k < kernel.reductions().size(); k++) reduction(k);
+        for (var pass : kernel.reductionPasses()) {
+            if (kernel.reductions().get(pass.getFirst()).op().isArg()) argReduction(pass.getFirst());
+            else reductions(pass);
+        }
         if (!fullOutputs.isEmpty()) {
             code.line(columnLoops.outputLine(fullOutputs.getFirst()));
             var values = values(fullOutputs);
@@ -184,38 +189,34 @@ final class ColumnEmitter {
         code.storeInt(layout.axis(plan.columnAxis()));
     }
 
-    // for (j = -accumulatorLine; j < tileEnd; j += LANES) XVector.broadcast(SPECIES_X, identity).intoArray(acc<k>, accumulatorLine + j);
+    // for (j = -accumulatorLine; j < tileEnd; j += LANES) XVector.broadcast(SPECIES_X, identity).intoArray(acc<k>, accumulatorLine + j);   (each k of the pass)
     // for (<reduced points>) for (j = -accumulatorLine; j < tileEnd; j += LANES) {
-    //     vacc = XVector.fromArray(SPECIES_X, acc<k>, accumulatorLine + j);
+    //     <the pass's shared values>;
+    //     vacc = XVector.fromArray(SPECIES_X, acc<k>, accumulatorLine + j);   (each k of the pass)
     //     vacc = vacc.add(<value>);                  (kept: <value>.intoArray(element<k>, elementLine + j) first)
     //     vacc.intoArray(acc<k>, accumulatorLine + j);
     // }
-    private void reduction(int k) {
-        var reduction = kernel.reductions().get(k);
-        if (reduction.op().isArg()) {
-            argReduction(k);
-            return;
-        }
-        var methods = VectorApi.of(reduction.dtype());
-        int array = layout.vectorAccumulators().get(k), lanesOfRows = layout.secondAccumulators().get(k);
-        code.line(2 + kernel.inputs().size() + k);
-        Runnable store = () -> {
-            code.load(Type.getType(Object.class), array);
-            vector.pushRowResultPosition();
-            methods.intoArray().invoke(code.mv);
-        };
-        overTile(() -> {
+    private void reductions(List<Integer> pass) {
+        code.line(2 + kernel.inputs().size() + pass.getFirst());
+        overTile(() -> pass.forEach(k -> {
+            var reduction = kernel.reductions().get(k);
             vector.pushConstant(reduction.dtype(), reduction.op().identity());
-            store.run();
-        });
-        var values = List.of(reduction.value());
-        overPoints(LoopSpace.loads(reduction.value()), () -> overTile(() -> {
-            vector.emit(new Expr.Accumulated(k, reduction.dtype()));
-            code.store(Type.getType(Object.class), lanesOfRows);
+            storeRowVector(layout.vectorAccumulators().get(k), reduction.dtype());
+        }));
+        var values = pass.stream().map(k -> kernel.reductions().get(k).value()).toList();
+        var buffers = new BitSet();
+        values.forEach(value -> buffers.or(LoopSpace.loads(value)));
+        overPoints(buffers, () -> overTile(() -> {
             vector.computeShared(values);
-            vector.folds.foldValues(k, lanesOfRows);
-            vector.loadTemp(lanesOfRows);
-            store.run();
+            for (int k : pass) {
+                int lanesOfRows = layout.secondAccumulators().get(k);
+                code.line(2 + kernel.inputs().size() + k);
+                vector.emit(new Expr.Accumulated(k, kernel.reductions().get(k).dtype()));
+                code.store(Type.getType(Object.class), lanesOfRows);
+                vector.folds.foldValues(k, lanesOfRows);
+                vector.loadTemp(lanesOfRows);
+                storeRowVector(layout.vectorAccumulators().get(k), kernel.reductions().get(k).dtype());
+            }
         }));
     }
 

@@ -35,8 +35,8 @@ final class JavaApi {
     static final MethodRef POW = MethodRef.of(Scalars.class, "pow", double.class, double.class);
     static final MethodRef POW_INT = MethodRef.of(Scalars.class, "pow", int.class, int.class);
 
-    static final MethodRef FLOAT_LANES = MethodRef.of(LaneSums.class, "floats", int.class);
-    static final MethodRef DOUBLE_LANES = MethodRef.of(LaneSums.class, "doubles", int.class);
+    static final MethodRef FLOAT_LANES = MethodRef.of(LaneSums.class, "floats", int.class, int.class);
+    static final MethodRef DOUBLE_LANES = MethodRef.of(LaneSums.class, "doubles", int.class, int.class);
     static final MethodRef FILL_FLOAT = MethodRef.of(java.util.Arrays.class, "fill", float[].class, float.class);
     static final MethodRef FILL_DOUBLE = MethodRef.of(java.util.Arrays.class, "fill", double[].class, double.class);
     private static final MethodRef SUM_FLOAT_LANES = MethodRef.of(LaneSums.class, "sum", float[].class);

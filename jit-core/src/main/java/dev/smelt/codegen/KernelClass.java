@@ -108,7 +108,7 @@ final class KernelClass {
         if (kernel.reducedRank() == 0) m.loops().points(fullOutputs());
         else m.loops().rows(() -> {
             m.loops().rowIndices(m.layout().row());
-            for (int k = 0; k < kernel.reductions().size(); k++) m.loops().reduction(k);
+            kernel.reductionPasses().forEach(m.loops()::reductions);
             if (!fullOutputs().isEmpty()) m.loops().fullOutputs(fullOutputs());
             if (!rowOutputs().isEmpty()) m.loops().rowOutputs(rowOutputs());
         });
@@ -164,7 +164,7 @@ final class KernelClass {
                 m.loops().loadArrays(LoopSpace.reductionBuffers(kernel, reduction));
                 m.loops().rowIndices(m.layout().start());
                 m.loops().allocateLanes(List.of(reduction));
-                m.loops().reduction(reduction);
+                m.loops().reductions(List.of(reduction));
                 m.code().load(type, m.layout().results().get(reduction));
                 m.code().op(type.getOpcode(IRETURN));
             });

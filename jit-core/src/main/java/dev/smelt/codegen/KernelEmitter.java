@@ -121,6 +121,15 @@ public final class KernelEmitter {
         return new GeneratedKernel(className.replace('/', '.'), written.bytes(), written.runSize(), variant, fallbacks, text);
     }
 
+    /// How many rows the [Variant#VECTOR] class of `kernel` needs before its vector loops run at
+    /// all: a vector's lanes for a column reduction, whose lanes are rows ([ColumnPlan]); one row
+    /// otherwise, whose vector loops run along the row. Fewer rows run only the scalar rows left
+    /// over, so a warm-up timing them would compare scalar code with scalar code. Loads the Vector API.
+    public static int vectorRows(Kernel kernel) {
+        var plan = VectorPlan.of(kernel, 0);
+        return ColumnPlan.of(kernel, LoopSpace.of(kernel), plan) == null ? 1 : plan.lanes();
+    }
+
     /// 64-bit FNV-1a of `text` as 16 hex digits: stable across runs, for class and dump names.
     /// Not SHA-256: a `MessageDigest` initialises the security providers, which costs a cold JVM
     /// tens of milliseconds on the first compile, and names need no cryptographic strength (hidden

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.codegen;
 
+import java.util.Arrays;
+
 /// The lanes of a sum, for scalar kernels that fold a sum as their vector twin does ([SumOrder]):
 /// this thread's array of lanes, and the fixed order in which they end. Apart from [Lanes] because
 /// scalar kernels call it, and resolving a method of a class with Vector API parameters loads the
@@ -9,22 +11,25 @@ package dev.smelt.codegen;
 public final class LaneSums {
     private LaneSums() {}
 
-    private static final ThreadLocal<float[]> FLOATS = ThreadLocal.withInitial(() -> new float[64]);
-    private static final ThreadLocal<double[]> DOUBLES = ThreadLocal.withInitial(() -> new double[64]);
+    private static final ThreadLocal<float[][]> FLOATS = ThreadLocal.withInitial(() -> new float[][] {new float[64]});
+    private static final ThreadLocal<double[][]> DOUBLES = ThreadLocal.withInitial(() -> new double[][] {new double[64]});
 
-    /// This thread's array of `length` floats for a scalar kernel's sum in lanes ([SumOrder]): a
-    /// kernel's reductions run one after another and fill it first, so one array serves them all,
-    /// and a call allocates nothing for it.
-    public static float[] floats(int length) {
-        float[] lanes = FLOATS.get();
-        if (lanes.length != length) FLOATS.set(lanes = new float[length]);
-        return lanes;
+    /// This thread's array number `place` of `length` floats for a scalar kernel's sum in lanes
+    /// ([SumOrder]): a kernel's passes over a row run one after another and fill their arrays
+    /// first, and each sum of a pass folds into its own (`place`: the sum's place in its pass), so a
+    /// few arrays serve them all, and a call allocates nothing for them.
+    public static float[] floats(int length, int place) {
+        float[][] arrays = FLOATS.get();
+        if (place >= arrays.length) FLOATS.set(arrays = Arrays.copyOf(arrays, place + 1));
+        if (arrays[place] == null || arrays[place].length != length) arrays[place] = new float[length];
+        return arrays[place];
     }
 
-    public static double[] doubles(int length) {
-        double[] lanes = DOUBLES.get();
-        if (lanes.length != length) DOUBLES.set(lanes = new double[length]);
-        return lanes;
+    public static double[] doubles(int length, int place) {
+        double[][] arrays = DOUBLES.get();
+        if (place >= arrays.length) DOUBLES.set(arrays = Arrays.copyOf(arrays, place + 1));
+        if (arrays[place] == null || arrays[place].length != length) arrays[place] = new double[length];
+        return arrays[place];
     }
 
     /// A reduction's two chains of lanes, stored one after the other in `lanes`, added lane by lane,

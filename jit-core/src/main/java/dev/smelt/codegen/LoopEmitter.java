@@ -12,7 +12,7 @@ import org.objectweb.asm.Type;
 
 /// Emits the loops of one generated method: the rows, the reduced axes of a row, and the inner
 /// axis, which has a vector main loop (when `vector` is set and the loop's body allows it) and then
-/// a scalar tail. Each section (a reduction, the full outputs, the row outputs) is one method here.
+/// a scalar tail. Each section (a pass of reductions, the full outputs, the row outputs) is one method here.
 final class LoopEmitter {
     /// A loop body: the scalar form, the vector form or null, and for a reduction the vector form
     /// folding into its second accumulators (the loop is then unrolled by two), or null.
@@ -128,27 +128,59 @@ final class LoopEmitter {
     /// acc = acc + (double) total(vacc.add(vacc2));     // vector code: the lanes halved with shuffles (VectorFolds.sumLanes)
     /// acc = acc + (double) LaneSums.sum(lanes0);         // scalar code, which folded into lanes0
     /// ```
-    void reduction(int k) {
+    /// The reductions of one pass ([Kernel#reductionPasses]) fold in one loop over the row, their
+    /// shared values computed once per point, when all or none of them have a vector loop;
+    /// otherwise each folds in a loop of its own.
+    void reductions(List<Integer> pass) {
+        var reasons = pass.stream().map(k -> plan == null ? List.<String>of() : plan.whyScalar(kernel, space, k)).toList();
+        if (vectorLoop() && reasons.stream().map(List::isEmpty).distinct().count() > 1) {
+            pass.forEach(k -> reductions(List.of(k)));
+            return;
+        }
+        boolean vectorizable = true;
+        if (vectorLoop()) for (var why : reasons) vectorizable &= vectorizable(why);
+        boolean vectorized = vectorLoop() && vectorizable;
+        code.line(2 + kernel.inputs().size() + pass.getFirst());
+        for (int k : pass) start(k, vectorized);
+        var values = pass.stream().map(k -> kernel.reductions().get(k).value()).toList();
+        var buffers = new BitSet();
+        pass.forEach(k -> buffers.or(LoopSpace.reductionBuffers(kernel, k)));
+        overRow(buffers, values, new Body(() -> {
+            scalar.computeShared(values);
+            for (int k : pass) folds.fold(k, order.striped(kernel, space, k) && !vectorized);
+        }, vectorized ? () -> {
+            vector.computeShared(values);
+            for (int k : pass) vector.folds.fold(k, layout.vectorAccumulators().get(k));
+        } : null, vectorized ? () -> {
+            vector.computeShared(values);
+            for (int k : pass) vector.folds.fold(k, layout.secondAccumulators().get(k));
+        } : null));
+        for (int k : pass) end(k, vectorized);
+    }
+
+    // acc = identity; bestIndex = 0; vacc = vacc2 = identity (or Arrays.fill(lanes<k>, 0f))
+    private void start(int k, boolean vectorized) {
         var reduction = kernel.reductions().get(k);
-        code.line(2 + kernel.inputs().size() + k);
         var accumulator = order.accumulator(reduction);
         code.pushConstant(dtypeOf(accumulator), reduction.op().isArg() ? 0 : reduction.op().identity());
         code.store(accumulator, layout.accumulators().get(k));
         code.pushInt(0);
         code.storeInt(layout.bestIndices().get(k));
-        boolean vectorized = vectorLoop() && vectorizable(plan.whyScalar(kernel, space, k));
         boolean striped = order.striped(kernel, space, k);
         boolean floatingSum = reduction.op() == ReduceOp.SUM && reduction.dtype().isFloating();
         if (vector != null && striped != (vectorized && floatingSum)) throw new IllegalStateException("r%d: the sum order does not follow the vector loop".formatted(k));
-        int lanes = layout.vectorAccumulators().get(k), second = layout.secondAccumulators().get(k);
         if (vectorized) {
-            vector.folds.initAccumulator(reduction, lanes);
-            vector.folds.initAccumulator(reduction, second);
+            vector.folds.initAccumulator(reduction, layout.vectorAccumulators().get(k));
+            vector.folds.initAccumulator(reduction, layout.secondAccumulators().get(k));
         } else if (striped) folds.fillLanes(k);
-        var values = List.of(reduction.value());
-        overRow(LoopSpace.reductionBuffers(kernel, k), values, new Body(() -> { scalar.computeShared(values); folds.fold(k, striped && !vectorized); },
-                vectorized ? () -> { vector.computeShared(values); vector.folds.fold(k, lanes); } : null,
-                vectorized ? () -> { vector.computeShared(values); vector.folds.fold(k, second); } : null));
+    }
+
+    // acc = op(acc, <the lanes>); r<k> = (float) acc
+    private void end(int k, boolean vectorized) {
+        var reduction = kernel.reductions().get(k);
+        var accumulator = order.accumulator(reduction);
+        boolean striped = order.striped(kernel, space, k);
+        int lanes = layout.vectorAccumulators().get(k), second = layout.secondAccumulators().get(k);
         if (vectorized && !striped) {
             // acc = Math.max(acc, vacc.max(vacc2).reduceLanes(MAX))
             vector.folds.combineAccumulators(reduction, lanes, second);

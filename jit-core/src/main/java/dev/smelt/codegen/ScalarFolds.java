@@ -30,14 +30,20 @@ final class ScalarFolds {
         this.order = order;
     }
 
-    // float[] lanes0 = LaneSums.floats(2 * LANES); …   for each of `reductions` that sums in lanes
+    // float[] lanes0 = LaneSums.floats(2 * LANES, <its place in its pass>); …   for each of `reductions` that sums in lanes
     void allocateLanes(List<Integer> reductions) {
         for (int k : reductions) {
             if (!order.striped(kernel, space, k)) continue;
             code.pushInt(order.places());
+            code.pushInt(placeInPass(k));
             (kernel.reductions().get(k).dtype() == DType.F32 ? JavaApi.FLOAT_LANES : JavaApi.DOUBLE_LANES).invoke(code.mv);
             code.store(Type.getType(Object.class), layout.laneArrays().get(k));
         }
+    }
+
+    private int placeInPass(int k) {
+        for (var pass : kernel.reductionPasses()) if (pass.contains(k)) return pass.indexOf(k);
+        throw new IllegalStateException("r%d is in no pass".formatted(k));
     }
 
     // Arrays.fill(lanes<k>, 0f)

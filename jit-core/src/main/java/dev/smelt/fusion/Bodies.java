@@ -6,9 +6,10 @@ import dev.smelt.kernel.Kernel;
 import java.util.ArrayList;
 import java.util.List;
 
-/// The loop bodies of a kernel as generated code runs them: one per reduction (folding its value at
-/// every point of a row), one for the full outputs (every point), one for the row outputs (once per
-/// row). A shared value is computed once per body and point, so sharing is decided per body.
+/// The loop bodies of a kernel as generated code runs them: one per pass of its reductions
+/// ([Kernel#reductionPasses]: those that fold together at every point of a row, each with its
+/// accumulator), one for the full outputs (every point), one for the row outputs (once per row). A
+/// shared value is computed once per body and point, so sharing is decided per body.
 final class Bodies {
     private Bodies() {}
 
@@ -20,7 +21,8 @@ final class Bodies {
 
     static List<Body> of(Kernel kernel) {
         var bodies = new ArrayList<Body>();
-        for (var reduction : kernel.reductions()) bodies.add(new Body(List.of(reduction.value()), false, 1));
+        for (var pass : kernel.reductionPasses())
+            bodies.add(new Body(pass.stream().map(k -> kernel.reductions().get(k).value()).toList(), false, pass.size()));
         var full = kernel.outputs().stream().filter(o -> !o.perRow()).map(Kernel.Output::value).toList();
         var rows = kernel.outputs().stream().filter(Kernel.Output::perRow).map(Kernel.Output::value).toList();
         if (!full.isEmpty()) bodies.add(new Body(full, false, 0));

@@ -53,10 +53,11 @@ final class Sharing {
     }
 
     private Result run(Kernel kernel) {
-        var reductions = new ArrayList<Kernel.Reduction>();
-        for (var reduction : kernel.reductions()) {
-            var decided = decide(kernel, new Bodies.Body(List.of(reduction.value()), false, 1));
-            reductions.add(new Kernel.Reduction(reduction.op(), decided.body().values().getFirst()));
+        var reductions = new ArrayList<>(kernel.reductions());
+        for (var pass : kernel.reductionPasses()) {
+            var decided = decide(kernel, new Bodies.Body(pass.stream().map(k -> kernel.reductions().get(k).value()).toList(), false, pass.size()));
+            for (int j = 0; j < pass.size(); j++)
+                reductions.set(pass.get(j), new Kernel.Reduction(reductions.get(pass.get(j)).op(), decided.body().values().get(j)));
         }
         var outputs = new ArrayList<>(kernel.outputs());
         for (boolean perRow : new boolean[] {false, true}) {

@@ -73,6 +73,32 @@ public record Kernel(Shape space, int reducedRank, List<Input> inputs, List<Redu
         return new Kernel(space, reducedRank, inputs, rewrittenReductions, rewrittenOutputs);
     }
 
+    /// The reductions in the passes generated code makes over a row, each pass folding its
+    /// reductions together, their common values computed once per point, each input read once: in
+    /// order, a pass takes reductions until one reads the result or the kept values of another in
+    /// it ([Expr.Accumulated], [Expr.Element]), which exist only once that pass has ended; an
+    /// arg-reduction, which keeps its best index beside its value, makes a pass of its own. Each
+    /// reduction still folds its points in its own order, so a pass changes no bits.
+    public List<List<Integer>> reductionPasses() {
+        var passes = new java.util.ArrayList<List<Integer>>();
+        var pass = new java.util.ArrayList<Integer>();
+        for (int k = 0; k < reductions.size(); k++) {
+            if (!pass.isEmpty() && (reductions.get(k).op().isArg() || reductions.get(pass.getFirst()).op().isArg() || readsAny(reductions.get(k).value(), pass))) {
+                passes.add(List.copyOf(pass));
+                pass.clear();
+            }
+            pass.add(k);
+        }
+        if (!pass.isEmpty()) passes.add(List.copyOf(pass));
+        return passes;
+    }
+
+    private static boolean readsAny(Expr value, List<Integer> reductions) {
+        for (Expr node : Expr.nodes(List.of(value)))
+            if (node instanceof Expr.Accumulated a && reductions.contains(a.reduction()) || node instanceof Expr.Element e && reductions.contains(e.reduction())) return true;
+        return false;
+    }
+
     /// Every expression of the kernel: the reductions' values, then the outputs'.
     public List<Expr> expressions() {
         var expressions = new java.util.ArrayList<Expr>(reductions.size() + outputs.size());

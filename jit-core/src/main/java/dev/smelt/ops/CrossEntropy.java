@@ -38,8 +38,12 @@ public final class CrossEntropy {
         Node logp = Composites.logSoftmax(b, matrix, 1);
         Node zero = b.constant(0, shape, matrix.dtype());
         Node picked = b.reduce(ReduceOp.SUM, b.where(oneHot, logp, zero), List.of(1));
-        Node matches = b.reduce(ReduceOp.SUM, b.cast(oneHot, DType.I32), List.of(1));
-        Node valid = b.binary(BinaryOp.EQ, matches, b.constant(1, matches.shape(), DType.I32));
+        // the one-hot row has exactly one match where 0 <= target < classes: a test of the target,
+        // not a sum over the row of its one-hot mask
+        Shape rows = picked.shape();
+        Node row = b.reshape(targets, rows);
+        Node valid = b.where(b.binary(BinaryOp.GE, row, b.constant(0, rows, DType.I32)), b.binary(BinaryOp.LT, row, b.constant(classes, rows, DType.I32)),
+                b.constant(0, rows, DType.BOOL));
         Node loss = b.where(valid, b.unary(UnaryOp.NEG, picked), b.constant(Double.NaN, picked.shape(), picked.dtype()));
         return Reductions.mean(b, loss, List.of(0, 1), false);
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.runtime;
 
+import dev.smelt.codegen.KernelEmitter;
 import dev.smelt.ir.Storage;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelFunction;
@@ -169,10 +170,18 @@ public final class TieredKernel implements KernelFunction {
         return buffers;
     }
 
+    /// The rows a warm-up call runs: about [#WARM_UP_ELEMENTS] elements, but at least the rows the
+    /// vector class needs to run its vector loops ([KernelEmitter#vectorRows]: a column reduction's
+    /// lanes are rows, and fewer rows would time its scalar leftovers), and at most `end`.
+    static int warmUpRows(Kernel kernel, int end) {
+        int rows = Math.max(WARM_UP_ELEMENTS / Math.max(1, kernel.rowLength()), KernelEmitter.vectorRows(kernel));
+        return Math.max(1, Math.min(end, rows));
+    }
+
     // Both variants on the first rows, alternately, until the vector one is the faster or the round ends.
     private boolean faster(Object[] buffers, int end) {
         if (candidate == null) candidate = vector.get();
-        int rows = Math.max(1, Math.min(end, WARM_UP_ELEMENTS / Math.max(1, kernel.rowLength())));
+        int rows = warmUpRows(kernel, end);
         long deadline = System.nanoTime() + round;
         while (System.nanoTime() - deadline < 0) {
             long batch = System.nanoTime();

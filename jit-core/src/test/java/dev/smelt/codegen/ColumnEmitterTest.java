@@ -165,6 +165,31 @@ class ColumnEmitterTest {
         }
     }
 
+    /// Sums that read none of one another's results fold in one pass, their common value computed
+    /// once per point; one that reads an earlier one's result waits for the next pass. Both
+    /// variants against the interpreter, and the same bits from each.
+    @Test
+    void independentReductionsFoldInOnePass() {
+        var x = new Expr.Load(0, DType.F32);
+        var y = new Expr.Load(1, DType.F32);
+        var sum = new Expr.Shared(0, binary(BinaryOp.ADD, x, y));
+        var reductions = List.of(new Kernel.Reduction(ReduceOp.SUM, binary(BinaryOp.MUL, sum, x)), new Kernel.Reduction(ReduceOp.SUM, y),
+                new Kernel.Reduction(ReduceOp.MAX, binary(BinaryOp.MUL, sum, y)),
+                new Kernel.Reduction(ReduceOp.SUM, binary(BinaryOp.SUB, sum, new Expr.Accumulated(0, DType.F32))));
+        for (int[] shape : SHAPES) {
+            int b = shape[0], f = shape[1];
+            var columns = new IndexMap(0, List.of(1, f));
+            var outputs = new java.util.ArrayList<Kernel.Output>();
+            for (int k = 0; k < reductions.size(); k++) outputs.add(new Kernel.Output(new Expr.Accumulated(k, DType.F32), f, new IndexMap(0, List.of(1, 0)), true));
+            var kernel = new Kernel(Shape.of(f, b), 1, List.of(new Kernel.Input(DType.F32, b * f, columns), new Kernel.Input(DType.F32, b * f, columns)),
+                    reductions, outputs);
+            assertEquals(List.of(List.of(0, 1, 2), List.of(3)), kernel.reductionPasses());
+            for (var variant : Variant.values()) checkAllWidths(kernel, variant);
+            long seed = b * 1000L + f;
+            Differential.agree(seed, kernel, RandomData.buffers(seed, kernel), 0);
+        }
+    }
+
     static LongStream seeds() { return LongStream.range(0, KERNELS); }
 
     @ParameterizedTest(name = "seed {0}")
@@ -176,6 +201,7 @@ class ColumnEmitterTest {
         Differential.check(seed, kernel, buffers, Variant.SCALAR);
         Differential.check(seed, kernel, buffers, Variant.VECTOR);
         Differential.check(seed, kernel, buffers, Variant.VECTOR, seed % 2 == 0 ? 4 : 8);
+        Differential.agree(seed, kernel, buffers, 0);
     }
 
     /// The random column kernels must mostly take the column path, or they test little of it.

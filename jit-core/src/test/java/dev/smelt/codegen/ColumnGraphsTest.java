@@ -46,6 +46,7 @@ class ColumnGraphsTest {
             new Case("bias gradient sum(relu'(x) * y, 0)", (x, y) -> Tensor.where(x.gt(0), y, 0).sum(0), true),
             new Case("sum(x * y, 0) + max(exp(x), 0)", (x, y) -> x.mul(y).sum(0).add(x.exp().max(0)), true),
             new Case("sum(x, 0) and x * 2 + 1", (x, y) -> x.mul(2).add(1).add(x.sum(0, true)), true),
+            new Case("LayerNorm-gradient sums sharing x + y", (x, y) -> x.add(y).mul(x).sum(0).add(x.add(y).mul(y).sum(0)).add(y.sum(0)), true),
             new Case("sum of a slice", (x, y) -> x.slice(0, 1, x.shape().dim(0)).sum(0), true),
             new Case("sum of an expanded row", (x, y) -> x.slice(0, 0, 1).expand(x.shape().dim(0), x.shape().dim(1)).mul(y).sum(0), true));
 

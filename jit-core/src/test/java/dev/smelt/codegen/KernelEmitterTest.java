@@ -105,6 +105,28 @@ class KernelEmitterTest {
         assertEquals(1, count(text, "java/lang/Math.log (D)D"), "log(r1) once (its fallback to Math.log marks each copy of its steps), before the output's loops\n" + text);
     }
 
+    /// Reductions that read none of one another's results fold in one loop over the row, their
+    /// shared value computed once per point there: `log(x)` twice for the two passes, not once per
+    /// reduction. Both variants against the interpreter, and the same bits from each.
+    @ParameterizedTest
+    @EnumSource(Variant.class)
+    void independentReductionsFoldInOneLoopOverTheRow(Variant variant) {
+        var space = Shape.of(5, 1027);
+        var y = new Expr.Load(1, DType.F32);
+        var log = new Expr.Shared(0, unary(UnaryOp.LOG, X));
+        var reductions = List.of(new Kernel.Reduction(ReduceOp.SUM, binary(BinaryOp.MUL, log, X)), new Kernel.Reduction(ReduceOp.MAX, log),
+                new Kernel.Reduction(ReduceOp.SUM, y), new Kernel.Reduction(ReduceOp.SUM, binary(BinaryOp.SUB, log, Kernels.result(0))));
+        var rows = new IndexMap(0, List.of(1, 0));
+        var outputs = IntStream.range(0, 4).mapToObj(k -> new Kernel.Output(Kernels.result(k), 5, rows, true)).toList();
+        var kernel = new Kernel(space, 1, List.of(Kernels.input(space), Kernels.input(space)), reductions, outputs);
+        assertEquals(List.of(List.of(0, 1, 2), List.of(3)), kernel.reductionPasses());
+        check(kernel, variant);
+        long seed = Arrays.hashCode(KernelPrinter.print(kernel).getBytes());
+        Differential.agree(seed, kernel, RandomData.buffers(seed, kernel), 0);
+        if (variant == Variant.SCALAR)
+            assertEquals(2, count(Compiled.text(Compiled.emit(kernel, variant)), "java/lang/Math.log (D)D"), "log(x) once in each pass's loop");
+    }
+
     /// Elements of a row of two loop axes (a transposed read keeps them from merging), in an `f64`
     /// reduction and an `i32` one, read by a later reduction and by the output.
     @ParameterizedTest

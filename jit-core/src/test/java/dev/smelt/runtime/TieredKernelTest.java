@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.smelt.codegen.KernelEmitter;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.IndexMap;
@@ -116,6 +118,28 @@ class TieredKernelTest {
             }
         }
         assertTrue(heap < 160L << 20, "heap after GC %d MB after 80 kernels on 4 MB inputs".formatted(heap >> 20));
+    }
+
+    /// A warm-up call runs about [TieredKernel#WARM_UP_ELEMENTS] elements, but at least the vector of
+    /// rows a column reduction's vector loops need (its lanes are rows), however long its rows are,
+    /// and never more rows than the call had.
+    @Test
+    void aColumnReductionWarmsUpOnAtLeastAVectorOfRows() {
+        for (int length : new int[] {100, 4096, 100_000}) {
+            var space = new Shape(List.of(64, length));
+            var columnSum = new Kernel(space, 1, List.of(new Kernel.Input(DType.F32, 64 * length, new IndexMap(0, List.of(1, 64)))),
+                    List.of(new Kernel.Reduction(ReduceOp.SUM, new Expr.Load(0, DType.F32))),
+                    List.of(new Kernel.Output(new Expr.Accumulated(0, DType.F32), 64, new IndexMap(0, List.of(1, 0)), true)));
+            int lanes = KernelEmitter.vectorRows(columnSum);
+            assertTrue(lanes > 1, "a column sum of 64 rows runs a vector of rows at once: " + lanes);
+            assertEquals(Math.min(64, Math.max(lanes, TieredKernel.WARM_UP_ELEMENTS / length)), TieredKernel.warmUpRows(columnSum, 64), "rows of " + length);
+            assertEquals(3, TieredKernel.warmUpRows(columnSum, 3));
+            var rowSum = new Kernel(new Shape(List.of(64, length)), 1, List.of(new Kernel.Input(DType.F32, 64 * length, IndexMap.contiguous(space))),
+                    List.of(new Kernel.Reduction(ReduceOp.SUM, new Expr.Load(0, DType.F32))),
+                    List.of(new Kernel.Output(new Expr.Accumulated(0, DType.F32), 64, new IndexMap(0, List.of(1, 0)), true)));
+            assertEquals(1, KernelEmitter.vectorRows(rowSum));
+            assertEquals(Math.min(64, Math.max(1, TieredKernel.WARM_UP_ELEMENTS / length)), TieredKernel.warmUpRows(rowSum, 64), "rows of " + length);
+        }
     }
 
     @Test
