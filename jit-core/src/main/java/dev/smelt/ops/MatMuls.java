@@ -33,30 +33,20 @@ public final class MatMuls {
         if (k != kRight)
             throw SmeltException.of("matmul", "cannot multiply %s by %s: the left has %d columns but the right has %d rows", sa, sc, k, kRight);
         Shape batch = Builder.broadcastShapes("matmul", batch(left.shape()), batch(right.shape()));
-        // k > 0 bounds batch·m by the left operand's count, so the product of three cannot overflow.
-        if (left.shape().rank() > 2 && right.shape().rank() == 2 && k > 0 && batch.count() * last(left.shape(), 2) * last(right.shape(), 1) <= Value.MAX_SIZE)
-            return folded(b, left, right, batch, dtype, sc.rank() > 1);
-        left = b.broadcast(b.cast(left, dtype), with(batch, last(left.shape(), 2), k));
-        right = b.broadcast(b.cast(right, dtype), with(batch, k, last(right.shape(), 1)));
-        Node product = b.matmul(left, right);
+        int m = last(left.shape(), 2), n = last(right.shape(), 1);
+        Node product;
+        // x[b…, m, k] · w[k, n] as x[b…·m, k] · w. Only a right operand given as a matrix folds, as in
+        // PyTorch: a batch of size-1 axes on it is how hand-written grouped-query attention shares one
+        // key head, which attention fusion matches. k > 0 bounds b…·m by the left operand's count, so
+        // the product of three cannot overflow.
+        if (left.shape().rank() > 2 && right.shape().rank() == 2 && k > 0 && batch.count() * m * n <= Value.MAX_SIZE)
+            product = b.matmul(b.reshape(b.cast(left, dtype), Shape.of((int) batch.count() * m, k)), b.cast(right, dtype));
+        else
+            product = b.matmul(b.broadcast(b.cast(left, dtype), with(batch, m, k)), b.broadcast(b.cast(right, dtype), with(batch, k, n)));
         Kernels.expectMatMul(dtype, (long) product.shape().count() * k);
         var dims = new ArrayList<>(batch.dims());
-        if (sa.rank() > 1) dims.add(last(product.shape(), 2));
-        if (sc.rank() > 1) dims.add(last(product.shape(), 1));
-        return b.reshape(product, new Shape(dims));
-    }
-
-    // x[b…, m, k] · w[k, n] as x[b…·m, k] · w, reshaped to [b…, m, n] (without n for a 1-D w). Only
-    // a right operand given as a matrix folds, as in PyTorch: a batch of size-1 axes on it is how
-    // hand-written grouped-query attention shares one key head, which attention fusion matches.
-    private static Node folded(Builder b, Node left, Node right, Shape batch, DType dtype, boolean keepColumns) {
-        int m = last(left.shape(), 2), k = last(left.shape(), 1), n = last(right.shape(), 1);
-        Node rows = b.reshape(b.cast(left, dtype), Shape.of((int) batch.count() * m, k));
-        Node product = b.matmul(rows, b.cast(right, dtype));
-        Kernels.expectMatMul(dtype, (long) product.shape().count() * k);
-        var dims = new ArrayList<>(batch.dims());
-        dims.add(m);
-        if (keepColumns) dims.add(n);
+        if (sa.rank() > 1) dims.add(m);
+        if (sc.rank() > 1) dims.add(n);
         return b.reshape(product, new Shape(dims));
     }
 
