@@ -32,8 +32,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 // 90 s of warm-up: the step reaches steady state after about 100 steps (55 s on a quiet 2-core
-// Zen 4, while its kernels' vector variants are compiled and switched in one by one); with 20 s,
-// as before, the figure was mostly warm-up (580-630 ms against 250 ms steady, 2026-11-27).
+// Zen 4, while its kernels' vector variants are compiled and switched in one by one); a shorter
+// warm-up times mostly that.
 @Warmup(iterations = 45, time = 2)
 @Measurement(iterations = 10, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector"})

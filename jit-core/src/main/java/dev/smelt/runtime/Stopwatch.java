@@ -20,6 +20,14 @@ public final class Stopwatch {
     /// warm-up then takes at most a quarter of a core while it waits.
     static final int REST = 3;
 
+    /// A warm-up that lost tries again after a back-off that doubles with each loss from the first
+    /// to [#LAST_BACK_OFF_NANOS]: a lost round on a busy machine is no verdict on the vector code
+    /// (C2 may not have compiled it yet), and one that keeps losing costs ever less.
+    public static final long FIRST_BACK_OFF_NANOS = 1_000_000_000L, LAST_BACK_OFF_NANOS = 32_000_000_000L;
+
+    /// The back-off after `lost` earlier losses, from `first`.
+    public static long backOff(long first, int lost) { return Math.min(LAST_BACK_OFF_NANOS, first << Math.min(lost, 30)); }
+
     /// Parks [#REST] times as long as the round begun at `roundStart` (System.nanoTime) took, never
     /// past `deadline`. C2 compiles on its own threads once the calls have counted up; spinning while
     /// it works only takes a core from the program and from C2 itself (a GPT step's 251 kernels kept

@@ -24,8 +24,8 @@ import java.util.function.Supplier;
 /// A warm-up runs both variants on a slice of rows, alternately, against scratch outputs, until
 /// the vector variant is the faster (then it takes over) or a round of [#ROUND_NANOS] passes. A lost round
 /// is no verdict, since on a busy machine C2 may not have compiled the vector code yet: the
-/// kernel tries again after a back-off that doubles from [#FIRST_BACK_OFF_NANOS] to
-/// [#LAST_BACK_OFF_NANOS], for as long as it is called, and stays at the first while the JIT
+/// kernel tries again after a back-off that doubles from [Stopwatch#FIRST_BACK_OFF_NANOS] to
+/// [Stopwatch#LAST_BACK_OFF_NANOS], for as long as it is called, and stays at the first while the JIT
 /// finished other compilations during the round (C2's queue was not empty). Warm-ups are bounded: a few wait in a
 /// queue (a kernel that finds it full tries again on a later call), and a waiting warm-up holds
 /// its inputs weakly, so it keeps no array alive that the program dropped.
@@ -37,7 +37,6 @@ public final class TieredKernel implements KernelFunction {
     /// compiled on its own (OSR), small enough that warm-up costs milliseconds.
     static final int WARM_UP_ELEMENTS = 1 << 12;
     static final long ROUND_NANOS = 3_000_000_000L;
-    static final long FIRST_BACK_OFF_NANOS = 1_000_000_000L, LAST_BACK_OFF_NANOS = 32_000_000_000L;
     /// Warm-ups that may wait for the warming thread at once.
     static final int QUEUE = 4;
     static final String FORCED = System.getProperty("smelt.tier", "auto");
@@ -67,7 +66,7 @@ public final class TieredKernel implements KernelFunction {
     private volatile String tier;
 
     public TieredKernel(Kernel kernel, KernelFunction scalar, Supplier<KernelFunction> vector) {
-        this(kernel, scalar, vector, FORCED, FIRST_BACK_OFF_NANOS, ROUND_NANOS);
+        this(kernel, scalar, vector, FORCED, Stopwatch.FIRST_BACK_OFF_NANOS, ROUND_NANOS);
     }
 
     /// `forced`: "scalar", "vector" or "auto"; `firstBackOff` and `round` in nanoseconds.
@@ -140,7 +139,7 @@ public final class TieredKernel implements KernelFunction {
         // While the JIT is still finishing compilations (ours may be queued behind them), a lost
         // round says nothing of the vector code: try again soon rather than back off further.
         boolean jitBusy = jitMillis.getAsLong() != compiled;
-        long backOff = jitBusy ? firstBackOff : Math.min(LAST_BACK_OFF_NANOS, firstBackOff << Math.min(lost, 30));
+        long backOff = jitBusy ? firstBackOff : Stopwatch.backOff(firstBackOff, lost);
         if (!jitBusy) lost++;
         nextTry = System.nanoTime() + backOff;
         tier = "scalar (the vector variant was not faster yet%s; trying again in %d s)".formatted(jitBusy ? ", the JIT still compiling" : "",

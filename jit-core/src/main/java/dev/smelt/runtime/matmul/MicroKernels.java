@@ -38,10 +38,6 @@ public final class MicroKernels {
     private static final MicroKernels F32 = new MicroKernels(MicroKernelShape.of(DType.F32));
     private static final MicroKernels F64 = new MicroKernels(MicroKernelShape.of(DType.F64));
 
-    /// Back-off after a lost warm-up, doubling from the first to the last: as a tiered kernel's, a
-    /// lost round on a busy machine is no verdict on the vector tile (C2 may not have compiled it yet).
-    static final long FIRST_BACK_OFF_NANOS = 1_000_000_000L, LAST_BACK_OFF_NANOS = 32_000_000_000L;
-
     private final MicroKernelShape shape;
     private final Supplier<MicroKernel> vectors;
     private final long limit, firstBackOff;
@@ -55,7 +51,7 @@ public final class MicroKernels {
     private int tinyAttempts; // written by the warm-up thread only
 
     private MicroKernels(MicroKernelShape shape) {
-        this(shape, null, WARM_UP_LIMIT_NANOS, FIRST_BACK_OFF_NANOS);
+        this(shape, null, WARM_UP_LIMIT_NANOS, Stopwatch.FIRST_BACK_OFF_NANOS);
     }
 
     /// With the vector tile `vectors` gives (null: the generated one), warm-ups of at most `limit`
@@ -130,8 +126,9 @@ public final class MicroKernels {
     }
 
     // Times both tiles on one packed block until the vector tile is twice as fast as the scalar
-    // one, then switches; once C2 has been asked for the vector tile, it rests between rounds. The scalar tile runs 2000 times first, so it is timed as C2 compiles it;
-    // "twice" keeps a vector tile that C1 has compiled (which still boxes) from passing. Calls
+    // one, then switches; once C2 has been asked for the vector tile, it rests between rounds, and
+    // a warm-up that ends without a switch is tried again after its back-off. The scalar tile runs
+    // 2000 times first, so it is timed as C2 compiles it; "twice" keeps a vector tile that C1 has compiled (which still boxes) from passing. Calls
     // alternate `accumulate`, as a product deeper than one block does: C2 compiles only the paths
     // its profile saw, and a tile warmed up without accumulating deoptimised at the first real
     // step of K and ran boxed again, 5 s of an MLP's first steps (FirstSteps: `unstable_if` trap).
@@ -154,7 +151,7 @@ public final class MicroKernels {
                 }
                 if (calls >= Stopwatch.CALLS_TO_COMPILE) Stopwatch.rest(round, deadline);
             }
-            long backOff = Math.min(LAST_BACK_OFF_NANOS, firstBackOff << Math.min(lost++, 30));
+            long backOff = Stopwatch.backOff(firstBackOff, lost++);
             tier = "scalar tile (the vector tile was not faster yet; trying again in %d s)".formatted(Math.max(1, backOff / 1_000_000_000L));
             nextTry = System.nanoTime() + backOff;
             warming = false;
