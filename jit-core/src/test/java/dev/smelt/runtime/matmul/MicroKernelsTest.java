@@ -20,7 +20,9 @@ class MicroKernelsTest {
 
         @Override
         public void run(Object a, int aOffset, Object b, int bOffset, int depth, Object c, int cOffset, int ldc, boolean accumulate) {
-            if (!fast) LockSupport.parkNanos(200_000);
+            // spins rather than parks: a park may return at once (a pending permit), and one quick
+            // call among the timed ones would let the slow tile win
+            for (long until = System.nanoTime() + 200_000; !fast && System.nanoTime() < until; ) Thread.onSpinWait();
         }
     }
 
