@@ -130,6 +130,18 @@ public final class KernelEmitter {
         return ColumnPlan.of(kernel, LoopSpace.of(kernel), plan) == null ? 1 : plan.lanes();
     }
 
+    /// About how many loop iterations (the JIT's back edges) one call of the [Variant#VECTOR] class
+    /// of `kernel` makes over `rows` rows: a step per vector of lanes in each pass over a row (its
+    /// reductions' passes and the outputs'), plus the row loop's own; a pointwise kernel's rows are
+    /// its points, a column reduction's lanes its rows.
+    public static long backEdges(Kernel kernel, int rows) {
+        var plan = VectorPlan.of(kernel, 0);
+        int lanes = plan.lanes(), passes = kernel.reductionPasses().size() + 1;
+        if (kernel.reducedRank() == 0) return rows / lanes + 1;
+        if (ColumnPlan.of(kernel, LoopSpace.of(kernel), plan) != null) return (long) ((rows + lanes - 1) / lanes) * passes * kernel.rowLength();
+        return (long) rows * (passes * (kernel.rowLength() / lanes + 1) + 1);
+    }
+
     /// 64-bit FNV-1a of `text` as 16 hex digits: stable across runs, for class and dump names.
     /// Not SHA-256: a `MessageDigest` initialises the security providers, which costs a cold JVM
     /// tens of milliseconds on the first compile, and names need no cryptographic strength (hidden

@@ -37,6 +37,19 @@ public final class TieredKernel implements KernelFunction {
     /// compiled on its own (OSR), small enough that warm-up costs milliseconds.
     static final int WARM_UP_ELEMENTS = 1 << 12;
     static final long ROUND_NANOS = 3_000_000_000L;
+    /// Back edges per call the warm-up's calls of the vector class average at most. HotSpot
+    /// compiles a method whole once it has been called `Tier4MinInvocationThreshold` (600) times
+    /// and its calls and back edges add up to `Tier4CompileThreshold` (15,000), but compiles a loop
+    /// on its own (OSR) once its back edges reach `Tier4BackEdgeThreshold` (40,000) first: a
+    /// warm-up call over rows of 1,024 floats made hundreds, so each of a kernel's loops was
+    /// compiled on its own, then the method again, three or four C2 compilations of a large method
+    /// instead of one. Below 40,000 / 600 ≈ 66 the whole method is compiled first, and with it queued
+    /// no loop is.
+    static final int BACK_EDGES_PER_CALL = 32;
+    /// At most this many idle calls follow a timed one: a column reduction over 100,000 rows makes
+    /// that many back edges per pass, and so many idle calls would cost the warm-up more than the
+    /// compilations they save.
+    static final int IDLE_CALLS = 1 << 12;
     /// Warm-ups that may wait for the warming thread at once.
     static final int QUEUE = 4;
     static final String FORCED = System.getProperty("smelt.tier", "auto");
@@ -177,10 +190,16 @@ public final class TieredKernel implements KernelFunction {
         return Math.max(1, Math.min(end, rows));
     }
 
+    /// Calls on no rows that follow each timed call of the vector class on `rows` rows, so that its
+    /// calls average at most [#BACK_EDGES_PER_CALL] back edges (up to [#IDLE_CALLS]).
+    static int idleCalls(Kernel kernel, int rows) {
+        return (int) Math.min(IDLE_CALLS, (KernelEmitter.backEdges(kernel, rows) - 1) / BACK_EDGES_PER_CALL);
+    }
+
     // Both variants on the first rows, alternately, until the vector one is the faster or the round ends.
     private boolean faster(Object[] buffers, int end) {
         if (candidate == null) candidate = vector.get();
-        int rows = warmUpRows(kernel, end);
+        int rows = warmUpRows(kernel, end), idle = idleCalls(kernel, rows);
         long deadline = System.nanoTime() + round;
         while (System.nanoTime() - deadline < 0) {
             long batch = System.nanoTime();
@@ -190,7 +209,8 @@ public final class TieredKernel implements KernelFunction {
                 tier = "vector";
                 return true;
             }
-            vectorCalls += 20;
+            for (int call = 0; call < 20 * idle; call++) candidate.run(buffers, 0, 0);
+            vectorCalls += 20 * (1 + idle);
             if (vectorCalls >= Stopwatch.CALLS_TO_COMPILE) Stopwatch.rest(batch, deadline);
         }
         return false;

@@ -126,20 +126,46 @@ class TieredKernelTest {
     @Test
     void aColumnReductionWarmsUpOnAtLeastAVectorOfRows() {
         for (int length : new int[] {100, 4096, 100_000}) {
-            var space = new Shape(List.of(64, length));
-            var columnSum = new Kernel(space, 1, List.of(new Kernel.Input(DType.F32, 64 * length, new IndexMap(0, List.of(1, 64)))),
-                    List.of(new Kernel.Reduction(ReduceOp.SUM, new Expr.Load(0, DType.F32))),
-                    List.of(new Kernel.Output(new Expr.Accumulated(0, DType.F32), 64, new IndexMap(0, List.of(1, 0)), true)));
+            var columnSum = columnSum(length);
             int lanes = KernelEmitter.vectorRows(columnSum);
             assertTrue(lanes > 1, "a column sum of 64 rows runs a vector of rows at once: " + lanes);
             assertEquals(Math.min(64, Math.max(lanes, TieredKernel.WARM_UP_ELEMENTS / length)), TieredKernel.warmUpRows(columnSum, 64), "rows of " + length);
             assertEquals(3, TieredKernel.warmUpRows(columnSum, 3));
-            var rowSum = new Kernel(new Shape(List.of(64, length)), 1, List.of(new Kernel.Input(DType.F32, 64 * length, IndexMap.contiguous(space))),
-                    List.of(new Kernel.Reduction(ReduceOp.SUM, new Expr.Load(0, DType.F32))),
-                    List.of(new Kernel.Output(new Expr.Accumulated(0, DType.F32), 64, new IndexMap(0, List.of(1, 0)), true)));
+            var rowSum = rowSum(length);
             assertEquals(1, KernelEmitter.vectorRows(rowSum));
             assertEquals(Math.min(64, Math.max(1, TieredKernel.WARM_UP_ELEMENTS / length)), TieredKernel.warmUpRows(rowSum, 64), "rows of " + length);
         }
+    }
+
+    /// With the calls on no rows that follow each timed one, the warm-up's calls of a vector class
+    /// average at most [TieredKernel#BACK_EDGES_PER_CALL] loop iterations (unless that would take
+    /// more than [TieredKernel#IDLE_CALLS]), and no more idle calls are made than that needs: C2 then compiles the whole `run` once, before any of its loops
+    /// alone (`TierUpTime` lists the compilations).
+    @Test
+    void warmUpCallsOfTheVectorClassAverageFewBackEdges() {
+        for (int length : new int[] {1, 100, 1024, 4096, 100_000})
+            for (Kernel kernel : new Kernel[] {rowSum(length), columnSum(length), COPY}) {
+                int rows = TieredKernel.warmUpRows(kernel, 64), idle = TieredKernel.idleCalls(kernel, rows);
+                long edges = KernelEmitter.backEdges(kernel, rows);
+                assertTrue(edges <= (1L + idle) * TieredKernel.BACK_EDGES_PER_CALL || idle == TieredKernel.IDLE_CALLS,
+                        "%d back edges over %d calls, rows of %d".formatted(edges, 1 + idle, length));
+                assertTrue((long) idle * TieredKernel.BACK_EDGES_PER_CALL < edges, "%d idle calls for %d back edges".formatted(idle, edges));
+            }
+        assertTrue(TieredKernel.idleCalls(rowSum(4096), 1) > 0, "one row of 4,096 is more back edges than one call should make");
+    }
+
+    private static Kernel rowSum(int length) {
+        var space = new Shape(List.of(64, length));
+        return new Kernel(space, 1, List.of(new Kernel.Input(DType.F32, 64 * length, IndexMap.contiguous(space))),
+                List.of(new Kernel.Reduction(ReduceOp.SUM, new Expr.Load(0, DType.F32))),
+                List.of(new Kernel.Output(new Expr.Accumulated(0, DType.F32), 64, new IndexMap(0, List.of(1, 0)), true)));
+    }
+
+    private static Kernel columnSum(int length) {
+        var space = new Shape(List.of(64, length));
+        return new Kernel(space, 1, List.of(new Kernel.Input(DType.F32, 64 * length, new IndexMap(0, List.of(1, 64)))),
+                List.of(new Kernel.Reduction(ReduceOp.SUM, new Expr.Load(0, DType.F32))),
+                List.of(new Kernel.Output(new Expr.Accumulated(0, DType.F32), 64, new IndexMap(0, List.of(1, 0)), true)));
     }
 
     @Test
