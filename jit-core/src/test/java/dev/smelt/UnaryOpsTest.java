@@ -48,7 +48,8 @@ class UnaryOpsTest {
                 op("geluTanh", Tensor::geluTanh, x -> 0.5 * x * (1 + Math.tanh(root * (x + 0.044715 * x * x * x)))),
                 op("silu", Tensor::silu, x -> x / (1 + Math.exp(-x))),
                 op("softplus", Tensor::softplus, x -> x > 20 ? x : Math.log1p(Math.exp(x))),
-                op("sign", Tensor::sign, x -> Double.isNaN(x) ? x : x == 0 ? 0.0 : Math.signum(x)));
+                op("sign", Tensor::sign, x -> Double.isNaN(x) ? x : x == 0 ? 0.0 : Math.signum(x)),
+                op("stopGradient", Tensor::detach, x -> x)); // the op under Tensor.detach
     }
 
     private static Arguments op(String name, UnaryOperator<Tensor> op, DoubleUnaryOperator definition) {

@@ -97,6 +97,7 @@ final class Vjp {
             case SOFTPLUS -> b.where(b.binary(BinaryOp.GT, x, b.constant(20, x)), g,  // x > 20 ? g : g·σ(x) (PyTorch's threshold)
                     b.mul(g, b.unary(UnaryOp.SIGMOID, x)));
             case SIGN -> null;                                                       // piecewise constant: no gradient
+            case STOP_GRADIENT -> null;                                              // by definition
         };
     }
 

@@ -2,12 +2,17 @@
 package dev.smelt.autograd;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dev.smelt.Generator;
 import dev.smelt.Jit;
 import dev.smelt.Tensor;
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.Graph;
+import dev.smelt.ir.Node;
+import dev.smelt.ir.Shape;
 import dev.smelt.ir.UnaryOp;
 import java.util.List;
 import java.util.Random;
@@ -39,7 +44,7 @@ class VjpRulesTest {
     static Tensor weighted(Tensor y, Tensor w) { return y.mul(w).sum(); }
 
     @ParameterizedTest
-    @EnumSource(UnaryOp.class)
+    @EnumSource(value = UnaryOp.class, mode = EnumSource.Mode.EXCLUDE, names = "STOP_GRADIENT") // no gradient by definition: detachPassesNoGradient
     void unaryOps(UnaryOp op) {
         var random = new Random(op.ordinal());
         for (int trial = 0; trial < 3; trial++) {
@@ -77,6 +82,7 @@ class VjpRulesTest {
             case SILU -> x.silu();
             case SOFTPLUS -> x.softplus();
             case SIGN -> x.sign();
+            case STOP_GRADIENT -> x.detach();
         };
     }
 
@@ -168,6 +174,26 @@ class VjpRulesTest {
             String name = "reduction " + r + " over axis " + axis + " of " + x.shape();
             GradientCheck.check(name, reductions.get(r), List.of(x, w), 0);
             GradientCheck.checkF32(name, reductions.get(r), List.of(x, w), 0);
+        }
+    }
+
+    /// `detach` passes no gradient: d/dx Σ detach(x)·x is x, not 2x. Softmax, logSoftmax,
+    /// logsumexp and crossEntropy shift by a detached maximum, as PyTorch's backward formulas do,
+    /// so their joint graphs send no gradient to the maximum: no comparison of x with it (where a
+    /// max reduction's gradient goes).
+    @Test
+    void detachPassesNoGradient() {
+        Tensor x = Tensor.of(new double[] {1, -2, 3.5, 0, 7, 7}, 2, 3);
+        assertArrayEquals(x.toDoubleArray(), Autograd.grad((Tensor t) -> t.detach().mul(t).sum()).apply(x).toDoubleArray(), 0);
+        Tensor labels = Tensor.of(new int[] {2, 0});
+        assertSame(labels, labels.detach());
+        var shifts = List.<Jit.Function2>of((t, y) -> t.softmax(-1).mul(t).sum(), (t, y) -> t.logSoftmax(-1).mul(t).sum(),
+                (t, y) -> t.logsumexp(new int[] {1}, false).sum(), (t, y) -> t.crossEntropy(y));
+        for (var f : shifts) {
+            Graph joint = Autograd.withGradients(Jit.trace(f, x, labels), new int[] {0}, false).graph();
+            assertFalse(joint.nodes().stream().anyMatch(n -> n instanceof Node.Binary(var op, var a, var _, var _, var _) && op == BinaryOp.EQ && a.dtype().isFloating()
+                            && a.shape().equals(Shape.of(2, 3))),
+                    "the maximum's gradient is computed:\n" + joint);
         }
     }
 

@@ -99,7 +99,7 @@ final class JavaApi {
             case GELU_ERF -> scalars("geluErf");
             case SILU -> scalars("silu");
             case SOFTPLUS -> scalars("softplus");
-            case NEG, ABS, RSQRT, RECIPROCAL, SQUARE, RELU -> null;
+            case NEG, ABS, RSQRT, RECIPROCAL, SQUARE, RELU, STOP_GRADIENT -> null;
         };
     }
 

@@ -232,6 +232,7 @@ final class ScalarEmitter {
 
     private void emitFloatUnary(UnaryOp op, Expr x, Type type) {
         switch (op) {
+            case STOP_GRADIENT -> emit(x);                                                                     // x
             case NEG -> { emit(x); code.op(type.getOpcode(INEG)); }                                           // -x
             case ABS -> { emit(x); (type == Type.FLOAT_TYPE ? JavaApi.ABS_FLOAT : JavaApi.ABS_DOUBLE).invoke(code.mv); } // Math.abs(x)
             case RECIPROCAL -> { code.pushConstant(dtypeOf(type), 1); emit(x); code.op(type.getOpcode(IDIV)); } // 1 / x
@@ -260,6 +261,7 @@ final class ScalarEmitter {
             case SQUARE -> { code.op(DUP); code.op(IMUL); }              // x * x
             case RELU -> { code.pushInt(0); JavaApi.MAX_INT.invoke(code.mv); } // Math.max(x, 0)
             case SIGN -> JavaApi.SIGNUM_INT.invoke(code.mv);             // Integer.signum(x)
+            case STOP_GRADIENT -> {}                                     // x
             case EXP, EXPM1, LOG, LOG1P, SQRT, RSQRT, RECIPROCAL, SIN, COS, TANH, SIGMOID, GELU_TANH, GELU_ERF, SILU, SOFTPLUS ->
                     throw new IllegalStateException(op + " of i32 passed KernelCheck");
         }

@@ -36,6 +36,7 @@ final class VectorMath {
         var methods = VectorApi.of(dtype);
         var x = unary.x();
         switch (unary.op()) {
+            case STOP_GRADIENT -> vector.emit(x);                                                        // x
             case NEG -> { vector.emit(x); call(methods.neg()); }                                         // x.neg()
             case ABS -> { vector.emit(x); call(methods.abs()); }                                         // x.abs()
             case SQUARE -> { vector.emit(x); code.op(DUP); call(methods.mul()); }                        // x.mul(x)

@@ -124,11 +124,14 @@ public final class AttentionFusion {
                 || reciprocal != UnaryOp.RECIPROCAL || sum.op() != ReduceOp.SUM || sum.x() != exps || !sum.axes().equals(List.of(last))) return null;
         if (!(exps instanceof Node.Unary(var exp, Node.Binary(var sub, var x, var broadcastMax, var _, var _), var _, var _))
                 || exp != UnaryOp.EXP || sub != BinaryOp.SUB) return null;
-        if (!(unbroadcast(broadcastMax) instanceof Node.Reduce max) || max.op() != ReduceOp.MAX || max.x() != x || !max.axes().equals(List.of(last))) return null;
+        if (!(stopped(unbroadcast(broadcastMax)) instanceof Node.Reduce max) || max.op() != ReduceOp.MAX || max.x() != x || !max.axes().equals(List.of(last))) return null;
         large.addAll(List.of(p, exps, ((Node.Unary) exps).x(), x));
         reductions.addAll(List.of(sum, max));
         return x;
     }
+
+    // The maximum softmax shifts by, under the stop-gradient Composites.shifted gives it.
+    private static Node stopped(Node node) { return node instanceof Node.Unary(var op, var x, var _, var _) && op == UnaryOp.STOP_GRADIENT ? x : node; }
 
     // A row's value read at every point of the row: under its expand, or itself when rows have one point.
     private static Node unbroadcast(Node node) { return node instanceof Node.Expand e ? e.x() : node; }

@@ -190,6 +190,7 @@ final class CalibratedCosts implements CostModel {
 
     double unary(UnaryOp op, DType dtype) {
         return switch (op) {
+            case STOP_GRADIENT -> 0;
             case NEG, ABS, SQUARE, RELU, SIGN -> CHEAP_NS;
             case SQRT, RSQRT, RECIPROCAL -> DIVIDE_NS;
             case EXP, LOG, TANH, SIN, COS, SIGMOID, SILU, GELU_TANH, SOFTPLUS -> Transcendentals.rewrites(op, dtype) ? rewritten(op, dtype) : LANE_NS;

@@ -4,6 +4,7 @@ package dev.smelt.fusion;
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.ReduceOp;
+import dev.smelt.ir.UnaryOp;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.IndexMap;
 import dev.smelt.kernel.Kernel;
@@ -127,6 +128,7 @@ final class Lowering {
             case Node.Input in -> throw new IllegalStateException("input %" + in.slot() + " has no buffer");
             case Node.Constant c -> new Expr.Constant(c.value(), c.dtype());
             case Node.Iota iota -> Indexes.of(iota, mapping);
+            case Node.Unary u when u.op() == UnaryOp.STOP_GRADIENT -> lower(u.x(), mapping);  // the passes' job, when they are off
             case Node.Unary u -> new Expr.Unary(u.op(), lower(u.x(), mapping));
             case Node.Binary b -> new Expr.Binary(b.op(), lower(b.left(), mapping), lower(b.right(), mapping));
             case Node.Where w -> new Expr.Where(lower(w.condition(), mapping), lower(w.ifTrue(), mapping), lower(w.ifFalse(), mapping));

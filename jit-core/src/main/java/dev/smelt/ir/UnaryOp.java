@@ -23,14 +23,15 @@ public enum UnaryOp {
     GELU_ERF,   // x/2 · erfc(-x/√2) = x/2 · (1 + erf(x/√2))
     SILU,       // x · sigmoid(x)
     SOFTPLUS,   // x > 20 ? x : ln(1 + eˣ), PyTorch's threshold
-    SIGN;       // -1, 0 or 1 (+0 for ±0); NaN stays NaN, as NumPy (PyTorch ≤ 2.12 gives 0)
+    SIGN,       // -1, 0 or 1 (+0 for ±0); NaN stays NaN, as NumPy (PyTorch ≤ 2.12 gives 0)
+    STOP_GRADIENT; // x, through which autograd passes no gradient (JAX's stop_gradient, PyTorch's detach)
 
     private static final double SQRT_2_OVER_PI = Math.sqrt(2 / Math.PI);
 
     /// Whether the operator is defined on integers; the others take floating-point operands only.
     public boolean acceptsIntegers() {
         return switch (this) {
-            case NEG, ABS, SQUARE, RELU, SIGN -> true;
+            case NEG, ABS, SQUARE, RELU, SIGN, STOP_GRADIENT -> true;
             case EXP, EXPM1, LOG, LOG1P, SQRT, RSQRT, RECIPROCAL, SIN, COS, TANH, SIGMOID, GELU_TANH,
                  GELU_ERF, SILU, SOFTPLUS -> false;
         };
@@ -58,6 +59,7 @@ public enum UnaryOp {
             case SILU -> x / (1 + Math.exp(-x));
             case SOFTPLUS -> x > 20 ? x : Math.log1p(Math.exp(x));
             case SIGN -> x > 0 ? 1 : x < 0 ? -1 : x == 0 ? 0.0 : x;
+            case STOP_GRADIENT -> x;
         };
     }
 
@@ -69,6 +71,7 @@ public enum UnaryOp {
             case SQUARE -> x * x;
             case RELU -> Math.max(x, 0);
             case SIGN -> Integer.signum(x);
+            case STOP_GRADIENT -> x;
             case EXP, EXPM1, LOG, LOG1P, SQRT, RSQRT, RECIPROCAL, SIN, COS, TANH, SIGMOID, GELU_TANH,
                  GELU_ERF, SILU, SOFTPLUS -> throw new IllegalArgumentException(this + " is not defined on integers");
         };

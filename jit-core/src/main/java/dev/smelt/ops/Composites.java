@@ -53,11 +53,14 @@ public final class Composites {
         return value.shape().rank() == 0 ? b.reshape(value, Shape.of(1)) : value;
     }
 
-    // x - max(x); over an empty axis there is nothing to shift.
-    private static Node shifted(Builder b, Node value, List<Integer> axes) {
+    // x - max(x); over an empty axis there is nothing to shift. The maximum only keeps exp in range
+    // and softmax does not depend on it, so no gradient flows through it: PyTorch's softmax and
+    // log_softmax backward leave it out too, and with it went two passes over each row that found
+    // where the maximum was and summed the gradient there (zero but for rounding).
+    static Node shifted(Builder b, Node value, List<Integer> axes) {
         Shape reduced = value.shape().reduced(axes);
         boolean empty = axes.stream().anyMatch(axis -> value.shape().dim(axis) == 0);
-        Node max = empty ? b.constant(0, reduced, value.dtype()) : b.reduce(ReduceOp.MAX, value, axes);
+        Node max = empty ? b.constant(0, reduced, value.dtype()) : b.unary(UnaryOp.STOP_GRADIENT, b.reduce(ReduceOp.MAX, value, axes));
         return b.binary(BinaryOp.SUB, value, b.broadcast(max, value.shape()));
     }
 

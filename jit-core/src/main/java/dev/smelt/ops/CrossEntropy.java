@@ -35,16 +35,23 @@ public final class CrossEntropy {
         Shape shape = matrix.shape();
         Node column = b.broadcast(b.reshape(targets, Shape.of(shape.dim(0), 1)), shape);
         Node oneHot = b.binary(BinaryOp.EQ, b.iota(shape, 1, DType.I32), column);
-        Node logp = Composites.logSoftmax(b, matrix, 1);
+        // -logp[target] = log Σ exp(x - max) - (x[target] - max), as PyTorch's -(centred[t] - logSum)
+        // bit for bit, picked from the row by the one-hot mask: a reduction over the row, so the
+        // kernel that folds the row's max and sum also writes each row's loss and the gradient
+        // (read outside the row, the sum would be a buffer of its own, and the gradient a kernel
+        // reading the logits again).
+        List<Integer> classAxis = List.of(1);
+        Node centred = Composites.shifted(b, matrix, classAxis);
+        Node logSum = b.unary(UnaryOp.LOG, b.reduce(ReduceOp.SUM, b.unary(UnaryOp.EXP, centred), classAxis));
         Node zero = b.constant(0, shape, matrix.dtype());
-        Node picked = b.reduce(ReduceOp.SUM, b.where(oneHot, logp, zero), List.of(1));
+        Node nll = b.reduce(ReduceOp.SUM, b.where(oneHot, b.binary(BinaryOp.SUB, b.broadcast(logSum, shape), centred), zero), classAxis);
         // the one-hot row has exactly one match where 0 <= target < classes: a test of the target,
         // not a sum over the row of its one-hot mask
-        Shape rows = picked.shape();
+        Shape rows = nll.shape();
         Node row = b.reshape(targets, rows);
         Node valid = b.where(b.binary(BinaryOp.GE, row, b.constant(0, rows, DType.I32)), b.binary(BinaryOp.LT, row, b.constant(classes, rows, DType.I32)),
                 b.constant(0, rows, DType.BOOL));
-        Node loss = b.where(valid, b.unary(UnaryOp.NEG, picked), b.constant(Double.NaN, picked.shape(), picked.dtype()));
+        Node loss = b.where(valid, nll, b.constant(Double.NaN, rows, nll.dtype()));
         return Reductions.mean(b, loss, List.of(0, 1), false);
     }
 }

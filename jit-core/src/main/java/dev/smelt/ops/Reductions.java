@@ -74,7 +74,8 @@ public final class Reductions {
         boolean empty = axes.stream().anyMatch(axis -> x.shape().dim(axis) == 0);
         Node max = empty ? b.constant(0, value.shape().reduced(axes), value.dtype()) : b.reduce(ReduceOp.MAX, value, axes);
         Node infinite = b.binary(BinaryOp.EQ, b.unary(UnaryOp.ABS, max), b.constant(Double.POSITIVE_INFINITY, max.shape(), max.dtype()));
-        Node shift = b.where(infinite, b.constant(0, max.shape(), max.dtype()), max);
+        // a shift the result does not depend on: no gradient through it (Composites.shifted)
+        Node shift = b.unary(UnaryOp.STOP_GRADIENT, b.where(infinite, b.constant(0, max.shape(), max.dtype()), max));
         Node exps = b.unary(UnaryOp.EXP, b.binary(BinaryOp.SUB, value, b.broadcast(shift, value.shape())));
         Node result = b.binary(BinaryOp.ADD, b.unary(UnaryOp.LOG, b.reduce(ReduceOp.SUM, exps, axes)), shift);
         return keepDims ? result : b.reshape(result, Builder.drop(x.shape(), axes));

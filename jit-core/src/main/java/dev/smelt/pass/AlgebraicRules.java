@@ -69,6 +69,7 @@ public final class AlgebraicRules {
     }
 
     private static Node unary(Unary n) {
+        if (n.op() == UnaryOp.STOP_GRADIENT) return n.x();                                      // autograd has run: stop_gradient(x) -> x
         if (!(n.x() instanceof Unary(var inner, var x, var _, var _))) return n;
         return switch (n.op()) {
             case NEG -> inner == UnaryOp.NEG ? x : n;                                            // -(-x) -> x (i32 wraps both ways)

@@ -98,7 +98,7 @@ class MethodRefTest {
                 Arrays.stream(DType.values()).map(dtype -> VectorApi.of(dtype).vector()).toList());
         for (var op : UnaryOp.values()) {
             switch (op) {
-                case NEG, ABS, RSQRT, RECIPROCAL, SQUARE, RELU -> assertThrows(IllegalArgumentException.class, () -> JavaApi.function(op));
+                case NEG, ABS, RSQRT, RECIPROCAL, SQUARE, RELU, STOP_GRADIENT -> assertThrows(IllegalArgumentException.class, () -> JavaApi.function(op));
                 case EXP, EXPM1, LOG, LOG1P, SQRT, SIN, COS, TANH, SIGMOID, GELU_TANH, GELU_ERF, SILU, SOFTPLUS, SIGN ->
                         assertEquals("(D)D", JavaApi.function(op).descriptor());
             }

@@ -39,6 +39,21 @@ class AlgebraicRulesTest {
                 }""");
     }
 
+    /// Autograd has run before the passes, so a stop-gradient is the identity it computes.
+    @Test
+    void stopGradientsAreTheIdentity() {
+        assertPass(ALGEBRA, """
+                graph(%0: f32[2,3]) {
+                  %1 = stop_gradient %0 : f32[2,3]
+                  %2 = exp %1 : f32[2,3]
+                  return %2
+                }""", """
+                graph(%0: f32[2,3]) {
+                  %1 = exp %0 : f32[2,3]
+                  return %1
+                }""");
+    }
+
     /// `-0.0 + 0.0 = +0.0`, so `x + 0.0` is not `x`; likewise `0.0 - x` is not `-x` at `x = +0.0`.
     @Test
     void plusPositiveZeroAndZeroMinusXStayForFloats() {

@@ -34,7 +34,7 @@ final class BoundArithmetic {
         double a = f(op, dtype, lo), b = f(op, dtype, hi);
         if (Double.isNaN(a) || Double.isNaN(b)) return null;
         return switch (op) {
-            case EXP, EXPM1, LOG, LOG1P, SQRT, TANH, SIGMOID, RELU, SIGN -> new double[] {a, b};
+            case EXP, EXPM1, LOG, LOG1P, SQRT, TANH, SIGMOID, RELU, SIGN, STOP_GRADIENT -> new double[] {a, b};
             case SOFTPLUS -> new double[] {a, lo <= 20 && hi >= 20 ? Math.max(b, f(op, dtype, 20)) : b};  // steps down at the threshold
             case NEG -> new double[] {b, a};
             case RECIPROCAL, RSQRT -> lo <= 0 && hi >= 0 || op == UnaryOp.RSQRT && lo <= 0 ? null : new double[] {b, a};

@@ -31,6 +31,7 @@ final class Bounds {
             case RECIPROCAL -> inverseSquareAbove(sub(abs(x), ex));                     // 1/x²
             case SQUARE -> scale(add(abs(x), ex), 2);                                  // 2x
             case SIGN -> constant(0, x.shape());
+            case STOP_GRADIENT -> constant(1, x.shape());                              // the identity
         };
         Node propagated = noUnderflow(times(derivative, ex), ex, u.dtype());
         if (u.op() == UnaryOp.SIGN) propagated = unstableIf(both(positive(ex), within(abs(x), ex)), zero(x.shape()));

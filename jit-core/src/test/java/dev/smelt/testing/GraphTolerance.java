@@ -31,7 +31,7 @@ public final class GraphTolerance {
     /// `codegen/VectorUlps` (rounded up); composites add the roundings of their parts.
     static double localUlps(UnaryOp op) {
         return switch (op) {
-            case NEG, ABS, RELU, SIGN -> 0;
+            case NEG, ABS, RELU, SIGN, STOP_GRADIENT -> 0;
             case SQUARE, SQRT, RECIPROCAL -> 0.5;
             case RSQRT -> 1.5;
             case EXP, EXPM1, LOG, LOG1P, SIN, COS, TANH -> 4;

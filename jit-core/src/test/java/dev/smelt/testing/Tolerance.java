@@ -43,7 +43,7 @@ public final class Tolerance {
         boolean f32 = dtype == DType.F32;
         double subnormal = f32 ? Float.MIN_NORMAL : Double.MIN_NORMAL;
         return switch (op) {
-            case NEG, ABS, SQRT, RECIPROCAL, SQUARE, RELU, SIGN, GELU_ERF, EXPM1, LOG1P -> Bound.EXACT;
+            case NEG, ABS, SQRT, RECIPROCAL, SQUARE, RELU, SIGN, GELU_ERF, EXPM1, LOG1P, STOP_GRADIENT -> Bound.EXACT;
             case EXP, SIN, COS, LOG, TANH -> f32 ? new Bound(3, subnormal) : Bound.EXACT;  // inline f32: exp, log, tanh 1; sin, cos 2
             case RSQRT -> new Bound(f32 ? 2 : 1, subnormal);                              // 1 / sqrt rounds twice in f32: 1; f64: 0
             case SIGMOID -> new Bound(f32 ? 3 : 5, subnormal);                            // measured 2, 4
