@@ -2,6 +2,7 @@
 package dev.smelt;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.driver.Pipeline;
@@ -118,9 +119,32 @@ class FusionDecisionsTest {
         assertTrue(decisions(cost, Decision.Choice.MATERIALISE).isEmpty(), cost.schedule().toString());
         var recomputed = decisions(cost, Decision.Choice.RECOMPUTE);
         assertEquals(2, recomputed.size(), "the multiply and the add\n" + cost.schedule());
-        // Recomputing costs at most what materialising would, within the planner's 2% margin.
-        for (var decision : recomputed) assertTrue(decision.cost() <= decision.alternative() / 0.98, recomputed.toString());
+        // Recomputing costs at most what materialising would, within the planner's 0.2% margin.
+        for (var decision : recomputed) assertTrue(decision.cost() <= decision.alternative() / 0.998, recomputed.toString());
         for (var mode : FusionMode.values()) agrees(CHEAP_FAN_OUT, mode, x, y);
+    }
+
+    /// A residual stream: each block adds to it, and each block's normalisation reads it in kernels
+    /// of its own, so a sum left fused is recomputed from all its parts by every later kernel. Beside
+    /// a large product, materialising one saves well under 2% of the program's time, the planner's
+    /// old margin, by which it was never done (the GPT step recomputed one node in 30 kernels).
+    static final Jit.FunctionN RESIDUAL = a -> {
+        Tensor x = a.get(0);
+        for (int block = 0; block < 6; block++) {
+            Tensor centred = x.sub(x.mean(1, true));
+            x = x.add(centred.div(centred.square().mean(1, true).add(1e-5).sqrt()).relu());
+        }
+        return List.of(x.sum(), a.get(1).matmul(a.get(2)));
+    };
+
+    @Test
+    void aResidualStreamReadByManyKernelsIsMaterialisedBesideALargeProduct() {
+        Tensor x = Tensor.randn(GENERATOR, 256, 256), a = Tensor.randn(GENERATOR, 512, 512), b = Tensor.randn(GENERATOR, 512, 512);
+        var cost = compile(RESIDUAL, FusionMode.COST_MODEL, x, a, b);
+        var small = decisions(cost, Decision.Choice.MATERIALISE).stream().filter(d -> d.cost() > 0.98 * d.alternative()).toList();
+        assertFalse(small.isEmpty(), cost.schedule().toString());
+        for (var decision : small) assertTrue(decision.cost() < decision.alternative(), decision.toString());
+        for (var mode : FusionMode.values()) agrees(RESIDUAL, mode, x, a, b);
     }
 
     @Test

@@ -9,6 +9,7 @@ import dev.smelt.kernel.Decision;
 import dev.smelt.kernel.Schedule;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,8 +33,11 @@ public final class FusionPlanner {
     /// Materialisation candidates priced per round, and rounds: bounds on compile time.
     private static final int CANDIDATES = 16, ROUNDS = 8;
     /// A materialisation must save this fraction of the estimated time: the estimates are not
-    /// exact, and a tie is better left fused (one buffer less).
-    private static final double MARGIN = 0.02;
+    /// exact, and a tie is better left fused (one buffer less). A fraction of the whole program's
+    /// time: 2% kept a large program from materialising any node whose recomputation costs only
+    /// its own few kernels (a GPT step's residual stream, recomputed by up to 39 kernels: 127 MB
+    /// more memory traffic per step).
+    private static final double MARGIN = 0.002;
 
     /// `budget` caps the operations fused into one kernel, keeping generated methods well under
     /// HotSpot's 8000-byte limit for JIT compilation (about 30 bytes of bytecode per operation);
@@ -127,13 +131,19 @@ public final class FusionPlanner {
         return chosen;
     }
 
-    /// Nodes worth pricing as materialised: those computed by several kernels, then the nodes of
-    /// kernels that still spill, in launch order (so that plans do not depend on identity hashes).
+    /// Nodes worth pricing as materialised: those computed by several kernels, the most kernels
+    /// first, then the nodes of kernels that still spill; ties in launch order (so that plans do
+    /// not depend on identity hashes). Most kernels first: in a GPT step's graph over 80 nodes are
+    /// computed twice or more, and in launch order the residual stream, recomputed from all its
+    /// parts by up to 30 kernels, came after the limit and was never priced.
     private static List<Node> candidates(ScheduleBuilder.Attempt attempt, Set<Node> realized) {
         var candidates = new ArrayList<Node>();
         Set<Node> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (var computed : kernelCounts(attempt))
-            if (computed.kernels() > 1 && !realized.contains(computed.node()) && seen.add(computed.node())) candidates.add(computed.node());
+        var shared = new ArrayList<Computed>();
+        for (var computed : kernelCounts(attempt)) if (computed.kernels() > 1) shared.add(computed);
+        shared.sort(Comparator.comparingInt(Computed::kernels).reversed()); // stable: launch order within a count
+        for (var computed : shared)
+            if (!realized.contains(computed.node()) && seen.add(computed.node())) candidates.add(computed.node());
         for (int l = 0; l < attempt.fused().size(); l++) {
             if (attempt.spills().get(l) <= 0) continue;
             for (Node node : attempt.fused().get(l))
