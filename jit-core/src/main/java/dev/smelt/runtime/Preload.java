@@ -9,17 +9,19 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /// Loads and links, on a thread of its own, the classes a program's first compile is about to
-/// load, so that the compiling thread finds them ready. A fresh JVM's first compile spent about
-/// a third of its time loading classes from the jar, parsing and verifying them (≈ 300 of Smelt's
-/// and ASM's classes): work that does not depend on the graph and can run on another core while
-/// the compiling thread traces and plans. Nothing is initialised here (no static initialiser runs
-/// on this thread, so no two threads can wait on each other's class initialisation); a class is
-/// linked, and so verified, by asking for its constructors.
+/// load, so that the compiling thread finds them ready. In a fresh JVM, reading about 250 of
+/// Smelt's and ASM's classes from the jar, parsing and verifying them is a third of the first
+/// compile; none of it depends on the graph, so it can run on another core while the compiling
+/// thread traces and plans. Nothing is initialised here (no static initialiser runs on this
+/// thread, so no two threads can wait on each other's class initialisation); a class is linked,
+/// and so verified, by asking for its constructors.
 ///
 /// The classes are listed, in the order a first compile loads them, in [#LIST]: `link <name>`
 /// for a class the compile verifies, `load <name>` for one it only loads (a pattern switch's case
 /// labels). `dev.smelt.benchmarks.PreloadList` writes the list from a fresh JVM's first call of
-/// the README's chain. A class that is missing is skipped. With the JDK's AOT cache the classes
+/// the README's chain. Other programs' first compiles (a training step's) share most of it, the
+/// passes, fusion, code generation and ASM; the classes only they load are left out, as the thread
+/// would load them beside every program that does not need them. A class that is missing is skipped. With the JDK's AOT cache the classes
 /// come already loaded and linked, and each request returns at once. `-Dsmelt.preload=false`
 /// turns it off.
 public final class Preload implements Runnable {
