@@ -13,6 +13,10 @@ import java.util.regex.Pattern;
 /// README's chain, compiled and called once on 1M floats, as [FirstCall] does) in a fresh JVM with
 /// the preloading off and class loading logged, and prints Smelt's and ASM's classes that the
 /// call loaded, in order: `link <name>` for those it also verified, `load <name>` for the others.
+/// The function is made and traced once before, so that the list leaves out what that loads: the
+/// compiling thread needs those classes at once, and a second thread loading them too only made it
+/// wait for each class's lock (JFR, FirstCall at load 7: 17–70 ms of the calling thread blocked behind the
+/// preloading thread with them listed, 0.3–38 ms without).
 /// Run after changing what a first compile loads, from the repository root:
 /// `java -cp benchmarks/target/benchmarks.jar dev.smelt.benchmarks.PreloadList > jit-core/src/main/resources/dev/smelt/runtime/first-compile-classes.txt`.
 public final class PreloadList {
@@ -61,8 +65,10 @@ public final class PreloadList {
                 ys[i] = (i % 89) * 0.09f - 4;
             }
             Tensor x = Tensor.of(xs, xs.length), y = Tensor.of(ys, ys.length);
+            var compiled = Jit.compile(Chain::apply);
+            Jit.trace(Chain::apply, x, y);
             System.out.println(START);
-            Jit.compile(Chain::apply).apply(x, y);
+            compiled.apply(x, y);
             System.out.println(END);
         }
     }
