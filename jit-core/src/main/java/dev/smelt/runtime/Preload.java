@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /// The classes are listed, in the order a first compile loads them, in [#LIST]: `link <name>`
 /// for a class the compile verifies, `load <name>` for one it only loads (a pattern switch's case
 /// labels). `dev.smelt.benchmarks.PreloadList` writes the list from a fresh JVM's first call of
-/// the README's chain. Other programs' first compiles (a training step's) share most of it, the
+/// the README's chain, after tracing: the classes tracing loads the compiling thread needs at
+/// once, and this thread loading them too would only make it wait for each class's lock. Other programs' first compiles (a training step's) share most of it, the
 /// passes, fusion, code generation and ASM; the classes only they load are left out, as the thread
 /// would load them beside every program that does not need them. A class that is missing is skipped. With the JDK's AOT cache the classes
 /// come already loaded and linked, and each request returns at once. `-Dsmelt.preload=false`
