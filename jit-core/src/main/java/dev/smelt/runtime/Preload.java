@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /// Loads and links, on a thread of its own, the classes a program's first compile is about to
-/// load, so that the compiling thread finds them ready. In a fresh JVM, reading about 250 of
+/// load, so that the compiling thread finds them ready. In a fresh JVM, reading about 220 of
 /// Smelt's and ASM's classes from the jar, parsing and verifying them is a third of the first
 /// compile; none of it depends on the graph, so it can run on another core while the compiling
 /// thread traces and plans. Nothing is initialised here (no static initialiser runs on this
@@ -20,11 +20,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /// for a class the compile verifies, `load <name>` for one it only loads (a pattern switch's case
 /// labels). `dev.smelt.benchmarks.PreloadList` writes the list from a fresh JVM's first call of
 /// the README's chain, after tracing: the classes tracing loads the compiling thread needs at
-/// once, and this thread loading them too would only make it wait for each class's lock. Other programs' first compiles (a training step's) share most of it, the
-/// passes, fusion, code generation and ASM; the classes only they load are left out, as the thread
-/// would load them beside every program that does not need them. A class that is missing is skipped. With the JDK's AOT cache the classes
-/// come already loaded and linked, and each request returns at once. `-Dsmelt.preload=false`
-/// turns it off.
+/// once, and this thread loading them too would only make it wait for each class's lock. Other
+/// programs' first compiles (a training step's) share most of it, the passes, fusion, code
+/// generation and ASM; the classes only they load are left out, as the thread would load them
+/// beside every program that does not need them. A class that is missing is skipped. With the
+/// JDK's AOT cache the classes come parsed and verified, and the list costs this thread about a
+/// quarter of what it costs without. `-Dsmelt.preload=false` turns it off.
 public final class Preload implements Runnable {
     /// The list's resource, beside this class.
     public static final String LIST = "first-compile-classes.txt";
