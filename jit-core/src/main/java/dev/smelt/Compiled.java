@@ -14,6 +14,7 @@ import dev.smelt.ops.Values;
 import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Explain;
 import dev.smelt.runtime.OnceMap;
+import dev.smelt.runtime.Preload;
 import dev.smelt.runtime.Program;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -165,6 +166,7 @@ public final class Compiled {
 
     private Compiled(Function<List<Object>, List<Tensor>> function, String name, List<String> parameters, UnaryOperator<Traced> transform,
                      FusionMode fusion, int recompileLimit, DynamicDims dynamic) {
+        Preload.start(); // the first compile's classes, on another core while this one traces
         this.function = function;
         this.dynamic = dynamic;
         this.name = name;

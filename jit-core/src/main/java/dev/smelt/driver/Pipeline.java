@@ -16,6 +16,7 @@ import dev.smelt.runtime.Dump;
 import dev.smelt.runtime.Executor;
 import dev.smelt.runtime.Guard;
 import dev.smelt.runtime.OnceMap;
+import dev.smelt.runtime.Preload;
 import dev.smelt.runtime.Program;
 import java.util.List;
 
@@ -42,6 +43,7 @@ public final class Pipeline {
     /// compilation is refused by the emitter; the graph is then planned again with half the
     /// operations per kernel.
     private static Compilation compile(Graph traced, FusionMode mode, boolean optimise) {
+        Preload.start(); // eager ops compile here without a Compiled
         Graph unfused = mode == FusionMode.NONE ? AttentionMath.expandAll(traced) : traced; // NONE: attention as its ops, one per kernel
         Graph graph = optimise ? Dump.after("passes", Passes.apply(unfused)) : unfused;
         var checks = IndexChecks.of(graph);
