@@ -21,6 +21,12 @@ public sealed interface KernelForm permits Kernel, MatMulKernel, UpdateKernel, S
     /// A parallel split puts its boundaries on multiples of this many work items.
     int splitGranule();
 
+    /// Pieces per thread a parallel split cuts the items into, which the threads claim one at a
+    /// time: several, so that a thread that starts late or runs slower (another process on its
+    /// core) leaves only a piece for the others to wait on; one where every call repeats a setup
+    /// that does not shrink with its range of items.
+    default int chunksPerThread() { return 4; }
+
     /// Buffers in the order `run` takes them: the inputs, then the outputs.
     default int bufferCount() { return inputs().size() + outputs().size(); }
 }

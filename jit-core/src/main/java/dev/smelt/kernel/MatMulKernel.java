@@ -79,6 +79,11 @@ public record MatMulKernel(Shape space, List<Kernel.Input> inputs, int left, int
     @Override
     public int splitGranule() { return 1; }
 
+    /// One: a call on a range of columns packs the left operand's rows for itself, so more pieces
+    /// would pack them more often; a product of a few rows (a GEMV) packs none and takes the default.
+    @Override
+    public int chunksPerThread() { return rows() <= 8 ? KernelForm.super.chunksPerThread() : 1; }
+
     /// The same computation as a loop kernel reducing K (what the [MatMulInterpreter] runs).
     public Kernel asLoops() { return asLoops(space, inputs, left, right, outputs); }
 

@@ -42,9 +42,9 @@ public final class Program {
 
     /// One launch as a call runs it, worked out once: a tiny program's calls cost no more than its
     /// kernels (MatMulBench.Tiny's `overhead`).
-    private record Call(KernelFunction function, int[] buffers, int rows, long work, int granule, boolean identity) {
+    private record Call(KernelFunction function, int[] buffers, int rows, long work, int granule, int chunks, boolean identity) {
         Call(KernelFunction function, int[] buffers, KernelForm kernel, int allBuffers) {
-            this(function, buffers, kernel.workItems(), kernel.work(), kernel.splitGranule(), inOrder(buffers, allBuffers));
+            this(function, buffers, kernel.workItems(), kernel.work(), kernel.splitGranule(), kernel.chunksPerThread(), inOrder(buffers, allBuffers));
         }
 
         private static boolean inOrder(int[] buffers, int allBuffers) {
@@ -210,7 +210,7 @@ public final class Program {
         if (loneOutput != null) { // one kernel and no intermediates: allocate the output and run (an 8³ matmul's call: 87 → 78 ns)
             Object output = arrays[singleOutput] = Storage.newArray(loneOutput.dtype(), loneOutput.size());
             Call call = calls[0];
-            executor.run(call.function(), arrays, call.rows(), call.work(), call.granule());
+            executor.run(call.function(), arrays, call.rows(), call.work(), call.granule(), call.chunks());
             return output;
         }
         Layout.Frame frame = layout.take();
@@ -230,7 +230,7 @@ public final class Program {
         for (int l = 0; l < calls.length; l++) {
             Call call = calls[l];
             long start = Profile.ON ? System.nanoTime() : 0; // a static final: free when off
-            executor.run(call.function(), call.bind(arrays, frame.launches[l]), call.rows(), call.work(), call.granule());
+            executor.run(call.function(), call.bind(arrays, frame.launches[l]), call.rows(), call.work(), call.granule(), call.chunks());
             if (Profile.ON) profile.add(l, System.nanoTime() - start);
         }
     }

@@ -63,27 +63,34 @@ class ExecutorTest {
         Executor.sequential().run(recording, new Object[] {in, alone}, kernel);
         assertEquals(1, threads.size());
         threads.clear();
-        new Executor(2).run(recording, new Object[] {in, split}, kernel);
+        // the caller's first chunk waits for the worker to take one, which a slow start would otherwise leave to the caller
+        var caller = Thread.currentThread();
+        KernelFunction waiting = (buffers, start, end) -> {
+            recording.run(buffers, start, end);
+            long until = System.nanoTime() + 10_000_000_000L;
+            while (Thread.currentThread() == caller && threads.size() < 2 && System.nanoTime() < until) Thread.onSpinWait();
+        };
+        new Executor(2).run(waiting, new Object[] {in, split}, kernel);
         assertEquals(2, threads.size(), "the kernel should run on two threads: " + threads);
         assertArrayEquals(alone, split);
     }
 
-    /// A block that throws on a worker: the caller gets that exception, after every block ran.
+    /// A chunk that throws on a worker: the caller gets that exception, after every chunk ran.
     @Test
-    void aWorkersExceptionReachesTheCallerOnceEveryBlockFinished() {
+    void aWorkersExceptionReachesTheCallerOnceEveryChunkFinished() {
         var ran = new AtomicInteger();
-        var boom = new IllegalStateException("block 3 fails");
+        var boom = new IllegalStateException("chunk 3 fails");
         KernelFunction failing = (buffers, start, end) -> {
             ran.incrementAndGet();
             if (start == 3) throw boom;
         };
-        var thrown = assertThrows(IllegalStateException.class, () -> new Executor(4, 0).run(failing, new Object[0], 4, 1, 1));
+        var thrown = assertThrows(IllegalStateException.class, () -> new Executor(4, 0).run(failing, new Object[0], 4, 1, 1, 4));
         assertSame(boom, thrown);
         assertEquals(4, ran.get());
     }
 
-    /// Many callers at once, each splitting into more blocks than there are idle workers: every
-    /// call gets all its rows computed exactly once, and none waits for another's blocks.
+    /// Many callers at once, each splitting into more chunks than there are idle workers: every
+    /// call gets all its rows computed exactly once, and none waits for another's chunks.
     @Test
     void concurrentCallersShareTheWorkersWithoutLosingABlock() throws Exception {
         assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
@@ -99,7 +106,7 @@ class ExecutorTest {
                             KernelFunction counting = (buffers, start, end) -> {
                                 for (int r = start; r < end; r++) counts[r]++;
                             };
-                            executor.run(counting, new Object[0], rows, 1, 1);
+                            executor.run(counting, new Object[0], rows, 1, 1, 4);
                             for (int r = 0; r < rows; r++) assertEquals(1, counts[r], "row " + r + " of " + rows);
                         }
                         return null;
@@ -109,5 +116,70 @@ class ExecutorTest {
                 pool.shutdown();
             }
         });
+    }
+
+    /// A worker still inside another call's last chunk is handed the next split (the other
+    /// call's chunks are all claimed) but cannot come: the caller runs every chunk and returns
+    /// without waiting for it, every row computed once.
+    @Test
+    void aLateWorkersShareIsTakenByTheCaller() throws Exception {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            var release = new java.util.concurrent.CountDownLatch(1);
+            var holding = new java.util.concurrent.CountDownLatch(1);
+            var executor = new Executor(2, 0);
+            var other = Thread.ofPlatform().start(() -> executor.run((buffers, start, end) -> {
+                boolean worker = Thread.currentThread().getName().startsWith("smelt-worker");
+                if (worker) holding.countDown();
+                try { // the other caller's own chunk waits until the worker has one, so that it does get one
+                    (worker ? release : holding).await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, new Object[0], 8, 1, 1, 4));
+            holding.await(); // the worker is inside the other call's chunk and stays there
+            int rows = 1000;
+            int[] counts = new int[rows];
+            Set<String> threads = ConcurrentHashMap.newKeySet();
+            executor.run((buffers, start, end) -> {
+                threads.add(Thread.currentThread().getName());
+                for (int r = start; r < end; r++) counts[r]++;
+            }, new Object[0], rows, 1, 1, 4);
+            for (int r = 0; r < rows; r++) assertEquals(1, counts[r], "row " + r);
+            assertEquals(Set.of(Thread.currentThread().getName()), threads);
+            release.countDown();
+            other.join();
+        });
+    }
+
+    /// The chunks' boundaries fall on the kernel's granule, so a row group that vector code
+    /// computes as one is never cut between two chunks.
+    @Test
+    void chunksStartOnTheGranule() {
+        for (int rows : new int[] {2, 63, 64, 65, 130, 1000, 4097}) {
+            var starts = ConcurrentHashMap.<Integer>newKeySet();
+            int[] counts = new int[rows];
+            new Executor(2, 0).run((buffers, start, end) -> {
+                starts.add(start);
+                for (int r = start; r < end; r++) counts[r]++;
+            }, new Object[0], rows, 1, 64, 4);
+            for (int start : starts) assertEquals(0, start % 64, rows + " rows: a chunk starts at " + start);
+            for (int r = 0; r < rows; r++) assertEquals(1, counts[r], rows + " rows: row " + r);
+        }
+    }
+
+    /// A kernel cut into one chunk per thread (a packed matmul, whose every call packs its left
+    /// operand) is called at most once per thread; the default cuts four per thread.
+    @Test
+    void chunksPerThreadBoundTheCalls() {
+        for (int perThread : new int[] {1, 4}) {
+            var calls = new AtomicInteger();
+            int[] counts = new int[1000];
+            new Executor(2, 0).run((buffers, start, end) -> {
+                calls.incrementAndGet();
+                for (int r = start; r < end; r++) counts[r]++;
+            }, new Object[0], counts.length, 1, 1, perThread);
+            assertEquals(2 * perThread, calls.get());
+            for (int r = 0; r < counts.length; r++) assertEquals(1, counts[r], "row " + r);
+        }
     }
 }
