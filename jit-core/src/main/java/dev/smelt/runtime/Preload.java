@@ -25,12 +25,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /// generation and ASM; the classes only they load are left out, as the thread would load them
 /// beside every program that does not need them. A class that is missing is skipped. With the
 /// JDK's AOT cache the classes come parsed and verified, and the list costs this thread about a
-/// quarter of what it costs without. `-Dsmelt.preload=false` turns it off.
+/// quarter of what it costs without. Off unless `-Dsmelt.preload=true`: on a 2-core machine the
+/// JIT's threads have the other core during a first call, and the first call's wall time did not
+/// fall, quiet or busy (README, cold start).
 public final class Preload implements Runnable {
     /// The list's resource, beside this class.
     public static final String LIST = "first-compile-classes.txt";
 
-    private static final AtomicBoolean STARTED = new AtomicBoolean(!Boolean.parseBoolean(System.getProperty("smelt.preload", "true")));
+    private static final AtomicBoolean STARTED = new AtomicBoolean(!Boolean.parseBoolean(System.getProperty("smelt.preload", "false")));
 
     private int loaded, failed;
 
