@@ -31,9 +31,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-// 90 s of warm-up: the step reaches steady state after about 100 steps (55 s on a quiet 2-core
-// Zen 4, while its kernels' vector variants are compiled and switched in one by one); a shorter
-// warm-up times mostly that.
+// 90 s of warm-up: the step reaches steady state only once C2 has compiled its kernels' vector
+// variants one by one on the one C2 thread of a 2-core machine (about 30 s quiet, over a minute
+// busy); a warm-up shorter than that times mostly the compiles.
 @Warmup(iterations = 45, time = 2)
 @Measurement(iterations = 10, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector"})
