@@ -3,7 +3,6 @@ package dev.smelt;
 
 import dev.smelt.driver.Pipeline;
 import dev.smelt.ir.FusionMode;
-import dev.smelt.ir.Shape;
 import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
 import dev.smelt.ops.Calls;
@@ -45,18 +44,27 @@ public final class Compiled {
     private final DynamicDims dynamic;
     private final SignatureCache<Compilation> cache;
     private volatile Version last;
-    private volatile Recent recent;
+    private volatile RecentCall recent;
 
     /// What the cache holds for a signature: one program, or one per size of its dynamic dims.
     private sealed interface Compilation permits Version, Sizes {}
 
     /// One compiled signature: its trace, the optimised graph its program computes, and the program.
     /// `signature` is the signature it serves, with `?` for dynamic extents.
-    private record Version(Signature signature, Traced traced, dev.smelt.ir.Graph optimised, Program program) implements Compilation {
+    record Version(Signature signature, Traced traced, dev.smelt.ir.Graph optimised, Program program) implements Compilation {
         static Version of(Signature signature, Traced traced, FusionMode fusion) {
             Calls.requireVectorApi("compile");
             var compiled = Pipeline.compile(traced.graph(), fusion);
             return new Version(signature, traced, compiled.graph(), compiled.program());
+        }
+
+        /// The storages a call passes: the arguments', then the captured tensors', dense.
+        List<Storage> inputs(Tensor[] arguments) {
+            var storages = new ArrayList<Storage>(arguments.length + traced.captures().size());
+            for (Tensor argument : arguments) storages.add(Dispatch.dense(argument.value()));
+            var captures = traced.callCaptures();
+            for (int i = 0; i < captures.size(); i++) storages.add(Dispatch.dense(captures.get(i).value()));
+            return storages;
         }
     }
 
@@ -71,83 +79,6 @@ public final class Compiled {
             versions.put(concrete, first);
             return new Sizes(versions);
         }
-    }
-
-    /// The signature of the latest call and its program, with the results' shapes and strides: a
-    /// call whose tensors have the same dtypes and shapes runs it without building a signature,
-    /// locking the cache or working out strides, which cost a tiny function more than its kernels.
-    private static final class Recent {
-        final Signature signature;
-        final Version version;
-        final Shape[] shapes;
-        final int[][] strides; // shared by every result tensor: tensors never write their strides
-        // The signature's arguments as arrays (null where one is not a tensor), and each tensor
-        // argument's element count and dense strides, so a call checks them without boxing.
-        final Signature.TensorType[] types;
-        final int[] sizes;
-        final int[][] denseStrides;
-
-        Recent(Signature signature, Version version) {
-            this.signature = signature;
-            this.version = version;
-            // Loops, not streams: each lambda is a bootstrap on a fresh JVM's first call.
-            var outputs = version.traced().graph().outputs();
-            this.shapes = new Shape[outputs.size()];
-            this.strides = new int[shapes.length][];
-            for (int i = 0; i < shapes.length; i++) {
-                shapes[i] = outputs.get(i).shape();
-                strides[i] = shapes[i].contiguousStrides();
-            }
-            int count = signature.arguments().size();
-            this.types = new Signature.TensorType[count];
-            this.sizes = new int[count];
-            this.denseStrides = new int[count][];
-            for (int i = 0; i < count; i++) {
-                types[i] = signature.arguments().get(i) instanceof Signature.TensorType type ? type : null;
-                sizes[i] = types[i] == null ? -1 : types[i].shape().size();
-                denseStrides[i] = types[i] == null ? null : types[i].shape().contiguousStrides();
-            }
-        }
-
-        boolean matches(Tensor[] arguments) {
-            if (arguments == null || arguments.length != types.length) return false;
-            for (int i = 0; i < arguments.length; i++)
-                if (!matches(arguments[i], i)) return false;
-            return true;
-        }
-
-        private boolean matches(Tensor argument, int i) {
-            if (argument == null) return false;
-            Value value = argument.value();
-            var type = types[i];
-            return type != null && !value.isTraced() && value.dtype() == type.dtype()
-                    && (value.shape() == type.shape() || value.shape().equals(type.shape()));
-        }
-
-        /// The result of a one-result function, or null when `arguments` do not match: one pass
-        /// over them both checks and binds them, as [#matches] then a call would.
-        Tensor first(Tensor[] arguments) {
-            if (arguments == null || arguments.length != types.length) return null;
-            var program = version.program();
-            var buffers = program.newBuffers();
-            for (int i = 0; i < arguments.length; i++) {
-                Tensor argument = arguments[i];
-                if (!matches(argument, i)) return null;
-                buffers[program.inputBuffer(i)] = Calls.inputArray(program, i, argument.value(), sizes[i], denseStrides[i]);
-            }
-            var captures = version.traced().callCaptures();
-            for (int i = 0; i < captures.size(); i++) buffers[program.inputBuffer(arguments.length + i)] = program.inputArray(arguments.length + i, Dispatch.dense(captures.get(i).value()));
-            return new Tensor(new Value(Storage.wrapArray(Calls.runOne(program, buffers)), shapes[0], strides[0], 0));
-        }
-
-        /// The results of a function of several, whose `arguments` [#matches] has checked.
-        List<Tensor> run(Tensor[] arguments) {
-            var results = Calls.run(version.program(), inputs(version, arguments), null);
-            var tensors = new ArrayList<Tensor>(results.size());
-            for (int i = 0; i < results.size(); i++) tensors.add(new Tensor(new Value(results.get(i), shapes[i], strides[i], 0)));
-            return tensors;
-        }
-
     }
 
     /// `function` of `arity` tensors, with `transform` applied to each signature's trace before the
@@ -240,15 +171,15 @@ public final class Compiled {
 
     /// The function's first result.
     public Tensor apply(Tensor... arguments) {
-        Recent hit = recent;
-        Tensor result = hit != null && hit.shapes.length == 1 ? hit.first(arguments) : null;
+        RecentCall hit = recent;
+        Tensor result = hit != null && hit.results() == 1 ? hit.first(arguments) : null;
         return result != null ? result : run(entry("apply", arguments), arguments).getFirst();
     }
 
     /// All of the function's results.
     public List<Tensor> applyAll(Tensor... arguments) {
-        Recent hit = recent;
-        if (hit != null && hit.shapes.length == 1) {
+        RecentCall hit = recent;
+        if (hit != null && hit.results() == 1) {
             Tensor result = hit.first(arguments);
             if (result != null) return List.of(result);
         } else if (hit != null && hit.matches(arguments)) return hit.run(arguments);
@@ -262,7 +193,7 @@ public final class Compiled {
     }
 
     private static List<Tensor> run(Version entry, Tensor[] arguments) {
-        var results = Calls.run(entry.program(), inputs(entry, arguments), null);
+        var results = Calls.run(entry.program(), entry.inputs(arguments), null);
         var tensors = new ArrayList<Tensor>(results.size());
         for (int i = 0; i < results.size(); i++) {
             var shape = entry.traced().graph().outputs().get(i).shape();
@@ -293,20 +224,12 @@ public final class Compiled {
         if (outputs == null) throw SmeltException.of(op, "the list of outputs is null");
         if (outputs.size() != graph.outputs().size())
             throw SmeltException.of(op, "the function has %d results, but %d outputs were given", graph.outputs().size(), outputs.size());
-        var inputs = inputs(entry, arguments);
+        var inputs = entry.inputs(arguments);
         var targets = new ArrayList<Storage>(outputs.size());
         for (int o = 0; o < outputs.size(); o++)
             targets.add(Calls.output(op, o, Tensor.value(outputs.get(o)), graph.outputs().get(o), updating ? List.of() : inputs, targets));
         Calls.run(entry.program(), inputs, targets);
         return outputs;
-    }
-
-    private static List<Storage> inputs(Version entry, Tensor[] arguments) {
-        var storages = new ArrayList<Storage>(arguments.length + entry.traced().captures().size());
-        for (Tensor argument : arguments) storages.add(Dispatch.dense(argument.value()));
-        var captures = entry.traced().callCaptures();
-        for (int i = 0; i < captures.size(); i++) storages.add(Dispatch.dense(captures.get(i).value()));
-        return storages;
     }
 
     /// How the most recently compiled signature was compiled: the graph, each kernel with the
@@ -335,8 +258,8 @@ public final class Compiled {
 
     /// The program for `arguments` of a call to `op` (`apply`, `applyInto`, …), checked first.
     private Version entry(String op, Tensor[] arguments) {
-        Recent hit = recent;
-        if (hit != null && hit.matches(arguments)) return hit.version;
+        RecentCall hit = recent;
+        if (hit != null && hit.matches(arguments)) return hit.version();
         if (arguments == null) throw SmeltException.of(op, "the array of arguments is null; %s has %d parameters", name, parameters.size());
         if (arguments.length != parameters.size())
             throw SmeltException.of(op, "%s has %d parameters, got %d arguments", name, parameters.size(), arguments.length);
@@ -347,7 +270,7 @@ public final class Compiled {
         }
         List<Object> values = Arrays.asList((Object[]) arguments);
         Version entry = entry(values);
-        recent = new Recent(Signature.of(parameters, values), entry);
+        recent = new RecentCall(Signature.of(parameters, values), entry);
         return entry;
     }
 
