@@ -39,6 +39,9 @@ record ColumnPlan(LoopSpace columns, int tile) {
     /// Vectors per tile.
     static final int TILE_VECTORS = 32;
 
+    /// Whether `kernel`, in its own loop space, runs its vector lanes across rows (this plan).
+    static boolean across(Kernel kernel, VectorPlan plan) { return of(kernel, LoopSpace.of(kernel), plan) != null; }
+
     /// The plan for `kernel` in `space`, or null when the kernel keeps [LoopEmitter]'s loops.
     static ColumnPlan of(Kernel kernel, LoopSpace space, VectorPlan plan) {
         if (plan == null || !ColumnReduction.eligible(kernel, plan.lanes())) return null;

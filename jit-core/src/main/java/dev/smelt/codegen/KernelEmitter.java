@@ -127,7 +127,7 @@ public final class KernelEmitter {
     /// over, so a warm-up timing them would compare scalar code with scalar code. Loads the Vector API.
     public static int vectorRows(Kernel kernel) {
         var plan = VectorPlan.of(kernel, 0);
-        return ColumnPlan.of(kernel, LoopSpace.of(kernel), plan) == null ? 1 : plan.lanes();
+        return ColumnPlan.across(kernel, plan) ? plan.lanes() : 1;
     }
 
     /// About how many loop iterations (the JIT's back edges) one call of the [Variant#VECTOR] class
@@ -138,7 +138,7 @@ public final class KernelEmitter {
         var plan = VectorPlan.of(kernel, 0);
         int lanes = plan.lanes(), passes = kernel.reductionPasses().size() + 1;
         if (kernel.reducedRank() == 0) return rows / lanes + 1;
-        if (ColumnPlan.of(kernel, LoopSpace.of(kernel), plan) != null) return (long) ((rows + lanes - 1) / lanes) * passes * kernel.rowLength();
+        if (ColumnPlan.across(kernel, plan)) return (long) ((rows + lanes - 1) / lanes) * passes * kernel.rowLength();
         return (long) rows * (passes * (kernel.rowLength() / lanes + 1) + 1);
     }
 

@@ -50,7 +50,7 @@ public final class RowExtent {
     }
 
     private static boolean acrossRows(Kernel kernel) {
-        return ColumnPlan.of(kernel, LoopSpace.of(kernel), VectorPlan.of(kernel, 0)) != null;
+        return ColumnPlan.across(kernel, VectorPlan.of(kernel, 0));
     }
 
     /// How far past its map each input is read: a gather reaches `(limit - 1)·stride` further.
