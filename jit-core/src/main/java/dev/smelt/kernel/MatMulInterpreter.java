@@ -13,14 +13,16 @@ public final class MatMulInterpreter implements KernelFunction {
         this.loops = new KernelInterpreter(kernel.asLoops());
     }
 
-    /// Each item's columns for every row; a row of the loop kernel is one `[…, m, n]`.
+    /// Each item's block of rows and columns; a row of the loop kernel is one `[…, m, n]`.
     @Override
     public void run(Object[] buffers, int start, int end) {
         int rows = kernel.rows(), columns = kernel.columns(), units = kernel.unitsPerBatch();
+        boolean alongRows = kernel.alongRows();
         for (int unit = start; unit < end; unit++) {
-            int batch = unit / units, first = unit % units * MatMulKernel.UNIT_COLUMNS;
-            int last = Math.min(columns, first + MatMulKernel.UNIT_COLUMNS);
-            for (int m = 0; m < rows; m++) {
+            int batch = unit / units, item = unit % units;
+            int top = alongRows ? item * MatMulKernel.UNIT_ROWS : 0, bottom = alongRows ? Math.min(rows, top + MatMulKernel.UNIT_ROWS) : rows;
+            int first = alongRows ? 0 : item * MatMulKernel.UNIT_COLUMNS, last = alongRows ? columns : Math.min(columns, first + MatMulKernel.UNIT_COLUMNS);
+            for (int m = top; m < bottom; m++) {
                 int row = (batch * rows + m) * columns;
                 loops.run(buffers, row + first, row + last);
             }

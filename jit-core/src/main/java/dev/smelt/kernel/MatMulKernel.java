@@ -19,12 +19,17 @@ import java.util.List;
 /// matmul's dtype: generated code accumulates `r0` there and the epilogue then overwrites it in
 /// place, point for point, after every other output has read it.
 ///
-/// The unit of work is a block of [#UNIT_COLUMNS] columns of one batch entry, for all M rows:
-/// `run(buffers, start, end)` computes blocks `start` until `end`, batch entry by batch entry.
+/// The unit of work is a block of [#UNIT_COLUMNS] columns of one batch entry, for all M rows, or,
+/// when the product is taller than wide ([#alongRows]), a block of [#UNIT_ROWS] rows for all N
+/// columns: `run(buffers, start, end)` computes blocks `start` until `end`, batch entry by batch
+/// entry.
 public record MatMulKernel(Shape space, List<Kernel.Input> inputs, int left, int right, List<Kernel.Output> outputs) implements KernelForm {
     /// Columns per work item: a multiple of every micro-kernel width codegen picks (16, 32 or 64
     /// lanes of f32 or f64), so a parallel split cuts no register tile in two.
     public static final int UNIT_COLUMNS = 64;
+    /// Rows per work item along M: a multiple of every micro-kernel height codegen picks (6 or 12
+    /// rows), so a split cuts no register tile in two either.
+    public static final int UNIT_ROWS = 12;
 
     public MatMulKernel {
         inputs = List.copyOf(inputs);
@@ -58,7 +63,13 @@ public record MatMulKernel(Shape space, List<Kernel.Input> inputs, int left, int
 
     public int depth() { return space.dim(space.rank() - 1); }
 
-    public int unitsPerBatch() { return (columns() + UNIT_COLUMNS - 1) / UNIT_COLUMNS; }
+    /// Whether work items are blocks of rows rather than of columns. A block of columns packs all
+    /// of A's rows for itself and a block of rows all of B's columns, so two threads splitting N
+    /// pack `2·M·K + K·N` values and splitting M `M·K + 2·K·N`: items run along the longer side. A
+    /// product of a few rows (a GEMV, which streams W once) runs along N.
+    public boolean alongRows() { return rows() > Math.max(columns(), 8); }
+
+    public int unitsPerBatch() { return alongRows() ? (rows() + UNIT_ROWS - 1) / UNIT_ROWS : (columns() + UNIT_COLUMNS - 1) / UNIT_COLUMNS; }
 
     @Override
     public int workItems() { return batch().size() * unitsPerBatch(); }

@@ -13,12 +13,13 @@ import java.util.function.Supplier;
 /// Runs a [MatMulKernel]: the BLIS loops around a generated register-tile micro-kernel, then the
 /// fused epilogue (a generated pointwise kernel) on each block of C while it is still in cache.
 ///
-/// For each work item's columns of one batch entry:
+/// For each work item's rows and columns of one batch entry (all rows of a block of columns, or all
+/// columns of a block of rows: [MatMulKernel#alongRows]):
 /// ```
 /// for (jc = first; jc < last; jc += blocking.columns)           // B panel: a quarter of L2
 ///     for (pc = 0; pc < K; pc += blocking.depth) {               // steps of K: B micro-panel in half of L1
 ///         pack B[pc…, jc…] into micro-panels of tile.columns
-///         for (ic = 0; ic < M; ic += blocking.rows) {            // A block: half of L2
+///         for (ic = top; ic < bottom; ic += blocking.rows) {     // A block: half of L2
 ///             pack A[ic…, pc…] into micro-panels of tile.rows
 ///             for (jr …) for (ir …) tile.run(…, C at [ic + ir, jc + jr], accumulate = pc > 0)
 ///             if (pc is the last step) epilogue rows ic… of columns jc…
@@ -45,6 +46,7 @@ public final class MatMulFunction implements KernelFunction {
     private final int rows, columns, depth, units, resultSize;
     private boolean tinyWarm; // once TinyProduct is warm it stays so: skips asking on every call
     private final boolean gemv; // a few rows against W's rows: the Gemv, whatever the size
+    private final boolean alongRows; // work items are blocks of rows, not of columns
     private final Blocking blocking;
     private final BooleanSupplier tiny, vectorPacking;
 
@@ -94,6 +96,7 @@ public final class MatMulFunction implements KernelFunction {
         this.tiny = tiny;
         this.vectorPacking = vectorPacking;
         this.gemv = Gemv.applies(kernel);
+        this.alongRows = kernel.alongRows();
     }
 
     /// The function for `kernel` with this machine's micro-kernel, its epilogue run by `epilogue`
@@ -116,8 +119,9 @@ public final class MatMulFunction implements KernelFunction {
     public String tier() {
         if (gemv) return "GEMV: %d row(s) of x against W's rows streamed once, unpacked (a bf16 or int8 weight is dequantised in registers)%s".formatted(rows, Gemv.PAGES);
         if (tiny.getAsBoolean()) return "tiny product (no packing)";
-        return "%s; blocks of %d×%d, %d steps of K (L1 %d KiB, L2 %d KiB budgets: %s)".formatted(MicroKernels.of(kernel.dtype()).tier(),
-                blocking.rows(), blocking.columns(), blocking.depth(), Blocking.L1_BYTES >> 10, Blocking.L2_BYTES >> 10, Blocking.SOURCE);
+        return "%s; blocks of %d×%d, %d steps of K (L1 %d KiB, L2 %d KiB budgets: %s); threads split %s".formatted(MicroKernels.of(kernel.dtype()).tier(),
+                blocking.rows(), blocking.columns(), blocking.depth(), Blocking.L1_BYTES >> 10, Blocking.L2_BYTES >> 10, Blocking.SOURCE,
+                alongRows ? "M, each packing all of B" : "N, each packing all of A");
     }
 
     /// Accumulates in C, the last output, unless the epilogue reads an input in C's array (a
@@ -145,16 +149,20 @@ public final class MatMulFunction implements KernelFunction {
     private void products(Object[] buffers, Object c, Object[] epilogueBuffers, int start, int end) {
         Object a = buffers[kernel.left()], b = buffers[kernel.right()];
         if (batchDims.length == 0) { // one batch entry: no division to find it (a tenth of an 8³ product)
-            columnsOf(0, start * MatMulKernel.UNIT_COLUMNS, Math.min(columns, end * MatMulKernel.UNIT_COLUMNS), a, b, c, epilogueBuffers);
+            items(0, start, end, a, b, c, epilogueBuffers);
             return;
         }
         for (int unit = start; unit < end; ) {
             int batch = unit / units, stop = Math.min(end, (batch + 1) * units);
-            int first = (unit - batch * units) * MatMulKernel.UNIT_COLUMNS;
-            int last = Math.min(columns, (stop - batch * units) * MatMulKernel.UNIT_COLUMNS);
-            columnsOf(batch, first, last, a, b, c, epilogueBuffers);
+            items(batch, unit - batch * units, stop - batch * units, a, b, c, epilogueBuffers);
             unit = stop;
         }
+    }
+
+    // Items [from, to) of one batch entry: a block of rows for all columns, or of columns for all rows.
+    private void items(int batch, int from, int to, Object a, Object b, Object c, Object[] epilogueBuffers) {
+        if (alongRows) block(batch, from * MatMulKernel.UNIT_ROWS, Math.min(rows, to * MatMulKernel.UNIT_ROWS), 0, columns, a, b, c, epilogueBuffers);
+        else block(batch, 0, rows, from * MatMulKernel.UNIT_COLUMNS, Math.min(columns, to * MatMulKernel.UNIT_COLUMNS), a, b, c, epilogueBuffers);
     }
 
     private boolean readsOwnOutput(Object[] buffers, Object c) {
@@ -171,26 +179,29 @@ public final class MatMulFunction implements KernelFunction {
         return bound;
     }
 
-    private void columnsOf(int batch, int first, int last, Object a, Object b, Object c, Object[] epilogueBuffers) {
+    // Rows [top, bottom) and columns [first, last) of one batch entry's C.
+    private void block(int batch, int top, int bottom, int first, int last, Object a, Object b, Object c, Object[] epilogueBuffers) {
         int aBase = left.base(batchDims, batch), bBase = right.base(batchDims, batch), cBase = batch * rows * columns;
         if (depth == 0) { // an empty sum: C is 0
-            for (int m = 0; m < rows; m++) Scratch.zero(c, cBase + m * columns + first, cBase + m * columns + last);
-            epilogue(epilogueBuffers, batch, 0, rows, first, last);
+            for (int m = top; m < bottom; m++) Scratch.zero(c, cBase + m * columns + first, cBase + m * columns + last);
+            epilogue(epilogueBuffers, batch, top, bottom, first, last);
             return;
         }
+        int aTop = aBase + top * left.outer(), cTop = cBase + top * columns, height = bottom - top;
         if (gemv) {
-            Gemv.run((float[]) a, aBase, left, b, bBase, right.inner(), (float[]) c, cBase, columns, rows, depth, first, last);
-            epilogue(epilogueBuffers, batch, 0, rows, first, last);
+            Gemv.run((float[]) a, aTop, left, b, bBase, right.inner(), (float[]) c, cTop, columns, height, depth, first, last);
+            epilogue(epilogueBuffers, batch, top, bottom, first, last);
         } else if (tinyWarm || (tinyWarm = tiny.getAsBoolean())) {
-            int cAt = cBase + first;
-            if (a instanceof float[] af) TinyProduct.run(af, aBase, left, (float[]) b, bBase, right, (float[]) c, cAt, columns, rows, depth, first, last, SCRATCH);
-            else DoubleTinyProduct.run((double[]) a, aBase, left, (double[]) b, bBase, right, (double[]) c, cAt, columns, rows, depth, first, last, SCRATCH);
-            epilogue(epilogueBuffers, batch, 0, rows, first, last);
-        } else packed(batch, first, last, a, aBase, b, bBase, c, cBase, epilogueBuffers);
+            int cAt = cTop + first;
+            if (a instanceof float[] af) TinyProduct.run(af, aTop, left, (float[]) b, bBase, right, (float[]) c, cAt, columns, height, depth, first, last, SCRATCH);
+            else DoubleTinyProduct.run((double[]) a, aTop, left, (double[]) b, bBase, right, (double[]) c, cAt, columns, height, depth, first, last, SCRATCH);
+            epilogue(epilogueBuffers, batch, top, bottom, first, last);
+        } else packed(batch, top, bottom, first, last, a, aBase, b, bBase, c, cBase, epilogueBuffers);
     }
 
-    // The BLIS loops, apart from columnsOf so that C2 inlines the tiny path into run (8³: 3 ns).
-    private void packed(int batch, int first, int last, Object a, int aBase, Object b, int bBase, Object c, int cBase, Object[] epilogueBuffers) {
+    // The BLIS loops, apart from block so that C2 inlines the tiny path into run (8³: 3 ns).
+    private void packed(int batch, int top, int bottom, int first, int last, Object a, int aBase, Object b, int bBase, Object c, int cBase,
+                        Object[] epilogueBuffers) {
         var scratch = SCRATCH.get();
         boolean vector = vectorPacking.getAsBoolean();
         for (int jc = first; jc < last; jc += blocking.columns()) {
@@ -200,8 +211,8 @@ public final class MatMulFunction implements KernelFunction {
                 Object packedB = scratch.packedRight(tile.dtype(), roundUp(panelColumns, tile.columns()) * steps);
                 if (b instanceof float[] bf) Packing.right(bf, bBase, right, pc, steps, jc, panelColumns, tile.columns(), (float[]) packedB, vector);
                 else Packing.right((double[]) b, bBase, right, pc, steps, jc, panelColumns, tile.columns(), (double[]) packedB, vector);
-                for (int ic = 0; ic < rows; ic += blocking.rows()) {
-                    int blockRows = Math.min(blocking.rows(), rows - ic);
+                for (int ic = top; ic < bottom; ic += blocking.rows()) {
+                    int blockRows = Math.min(blocking.rows(), bottom - ic);
                     Object packedA = scratch.packedLeft(tile.dtype(), roundUp(blockRows, tile.rows()) * steps);
                     if (a instanceof float[] af) Packing.left(af, aBase, left, ic, blockRows, pc, steps, tile.rows(), (float[]) packedA, vector);
                     else Packing.left((double[]) a, aBase, left, ic, blockRows, pc, steps, tile.rows(), (double[]) packedA, vector);
