@@ -120,6 +120,30 @@ public abstract class MatMulBench {
         public Tensor epilogueOnly() { return epilogue.apply(product, bias); }
     }
 
+    /// A linear layer's `x @ wᵀ` (w stored `[N, K]`) at the shapes of the GPT step (M×K×N: 8·128
+    /// tokens of width 256, its 1024-wide feed-forward and 4096-word classifier, forward and the
+    /// backward's `dy @ w` shapes), on the machine's threads: how the work is split between them
+    /// and what each packs is part of what this measures.
+    @State(Scope.Benchmark)
+    public static class Linear extends MatMulBench {
+        @Param({"1024x256x256", "1024x1024x256", "1024x256x1024", "1024x4096x256", "4096x1024x256"})
+        public String shape;
+        Tensor x, w;
+        Compiled compiled = Jit.compile((Tensor x, Tensor w) -> x.matmul(w.t()));
+
+        @Setup
+        public void kernelsAgree() {
+            int[] mkn = java.util.Arrays.stream(shape.split("x")).mapToInt(Integer::parseInt).toArray();
+            var generator = new Generator(SEED);
+            x = Tensor.randn(generator, mkn[0], mkn[1]);
+            w = Tensor.randn(generator, mkn[2], mkn[1]);
+            Reference.check("x@wT " + shape, x.toFloatArray(), w.t().contiguous().toFloatArray(), linear().toFloatArray(), mkn[0], mkn[2], mkn[1]);
+        }
+
+        @Benchmark
+        public Tensor linear() { return compiled.apply(x, w); }
+    }
+
     /// Transposed operands stored transposed and read through strides: `xᵀ@w` takes x as `[K, M]`.
     @State(Scope.Benchmark)
     public static class Transposes extends MatMulBench {
