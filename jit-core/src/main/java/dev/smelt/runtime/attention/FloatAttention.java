@@ -19,12 +19,18 @@ import java.util.Arrays;
 ///                                                           // (fewer than 4 queries: dot products on k's rows;
 ///                                                           //  k stored transposed: read as it is)
 ///     per row: m' = max(m, max s); acc *= exp(m - m'); s = exp(s - m'); l = l·exp(m - m') + Σ s
+///                                                           // l lane by lane, summed across lanes at the end
 ///     acc += s · v[block]
 /// out = acc / l; logsumexp = m + log l                     // a row that saw no finite score: NaN
 /// ```
-/// Backward, for one kv head and each q head sharing it, per block of keys and block of queries:
-/// `P = exp(s - logsumexp)`, `dS = P ∘ (dO·vᵀ - rowsum(dO ∘ O))·scale`, then `dv += Pᵀ·dO`,
-/// `dk += dSᵀ·q`, `dq += dS·k`, accumulated in the output arrays.
+/// Backward, for one kv head and each q head sharing it (kᵀ and vᵀ packed once for them), per block
+/// of keys and block of queries: `P = exp(s - logsumexp)`, `dS = P ∘ (dO·vᵀ - rowsum(dO ∘ O))·scale`,
+/// then `dv += Pᵀ·dO`, `dk += dSᵀ·q`, `dq += dS·k`, accumulated in the output arrays.
+///
+/// On a block the causal mask cuts (its diagonal inside), each product skips, four rows at a time,
+/// what the mask zeroes ([FloatBlocks.Causal]): the scores past the diagonal, and the terms whose
+/// probability is 0; the row operations stop at the last vector holding a visible key. Under a
+/// causal mask at T = 128, two of a head's three blocks are cut.
 final class FloatAttention implements KernelFunction {
     private static final int QB = AttentionKernel.QUERY_BLOCK, KB = AttentionKernel.KEY_BLOCK;
 
