@@ -30,7 +30,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 4, time = 1)
+// 10 s of warm-up: forwardBackward's two programs (and their small kernels) reach C2 only after
+// several seconds on a busy 2-core machine; its first timed seconds were 2-4× the steady state.
+@Warmup(iterations = 10, time = 1)
 @Measurement(iterations = 5, time = 1)
 public abstract class AttentionGptBench {
     Tensor q, k, v, g;

