@@ -68,6 +68,25 @@ class FusedAttentionTest {
         }
     }
 
+    // Depths of whole vectors (GPT's 64, and 80): the block products' four-row tiles run, skipping
+    // on a causal diagonal block the scores past it and the probabilities it zeroes; T and S
+    // around the block and apart (the diagonal moves), grouped-query, masks on top; f32 and f64.
+    @Test
+    void causalBlocksAtVectorDepthsMatchTheInterpreter() {
+        var random = new Random(25);
+        int[][] shapes = {{2, 4, 4, 128, 128}, {1, 2, 1, 67, 130}, {1, 3, 3, 129, 70}, {1, 1, 1, 5, 5}, {1, 2, 2, 64, 1}};
+        for (int trial = 0; trial < shapes.length * 2; trial++) {
+            int[] s = shapes[trial % shapes.length];
+            DType dtype = trial < shapes.length ? DType.F32 : DType.F64;
+            Case c = new Case(s[0], s[1], s[2], s[3], s[4], 64, trial % 2 == 0 ? 64 : 80, trial % 3 == 2 ? 2 : 1, 0.125, dtype);
+            var inputs = operands(random, c);
+            var compiled = Jit.compile(attention(c), 4);
+            Tensor fused = compiled.applyAll(inputs.toArray(Tensor[]::new)).getFirst();
+            assertClose(Jit.trace(attention(c), inputs).interpret(inputs.toArray(Tensor[]::new)).getFirst(), fused, c, "interpreter");
+            assertArrayEquals(fused.toDoubleArray(), compiled.applyAll(inputs.toArray(Tensor[]::new)).getFirst().toDoubleArray(), "repeated call, " + c);
+        }
+    }
+
     /// Within the rounding of a softmax summed in another order: relative to the output's scale.
     static void assertClose(Tensor expected, Tensor actual, Case c, String what) {
         assertEquals(expected.shape(), actual.shape(), c.toString());

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.autograd;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.Jit;
@@ -64,6 +65,30 @@ class FusedAttentionGradientTest {
             List<Tensor> expected = unfused.applyAll(arguments), actual = fused.applyAll(arguments);
             for (int i = 0; i < 3; i++)
                 GradientCheck.agree("%s mask %d: gradient %d fused vs unfused".formatted(java.util.Arrays.toString(s), mask, i), expected.get(i), actual.get(i), 1e-10);
+        }
+    }
+
+    // Depths of whole vectors (64, as GPT's heads, and 80): the kernels' block products then run
+    // their four-row tiles, which skip what a causal diagonal block's mask zeroes; T and S around
+    // the block, apart (S > T and S < T move the diagonal), grouped-query; f32 and f64.
+    @Test
+    void causalDiagonalBlocksAtVectorDepthsAgainstTheUnfusedBackward() {
+        var random = new Random(24);
+        int[][] shapes = {{2, 2, 1, 128, 128, 64}, {1, 2, 2, 67, 130, 64}, {1, 3, 1, 129, 70, 80}, {1, 1, 1, 5, 5, 64}};
+        for (int trial = 0; trial < shapes.length * 2; trial++) {
+            int[] s = shapes[trial % shapes.length];
+            int batch = s[0], heads = s[1], kvHeads = s[2], tokens = s[3], sources = s[4], d = s[5];
+            DType dtype = trial < shapes.length ? DType.F32 : DType.F64;
+            Tensor[] arguments = {values(random, batch, heads, tokens, d).to(dtype), values(random, batch, kvHeads, sources, d).to(dtype),
+                    values(random, batch, kvHeads, sources, d).to(dtype), values(random, batch, heads, tokens, d).to(dtype), values(random, tokens, sources).to(dtype)};
+            var fused = Autograd.grad(loss(1, 0.125), 5, 0, 1, 2);
+            var unfused = Autograd.grad(unrecognised(1, 0.125), 5, 0, 1, 2);
+            assertTrue(fused.explain(arguments).contains("attention backward fusion"), fused.explain(arguments));
+            List<Tensor> expected = unfused.applyAll(arguments), actual = fused.applyAll(arguments);
+            for (int i = 0; i < 3; i++)
+                GradientCheck.agree("%s %s: gradient %d fused vs unfused".formatted(java.util.Arrays.toString(s), dtype, i), expected.get(i), actual.get(i), dtype == DType.F32 ? 2e-5 : 1e-10);
+            for (int i = 0; i < 3; i++)
+                assertArrayEquals(actual.get(i).toDoubleArray(), fused.applyAll(arguments).get(i).toDoubleArray(), "repeated call, gradient " + i);
         }
     }
 

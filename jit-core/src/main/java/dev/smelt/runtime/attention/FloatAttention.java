@@ -4,6 +4,7 @@ package dev.smelt.runtime.attention;
 import dev.smelt.ir.AttentionPart;
 import dev.smelt.kernel.AttentionKernel;
 import dev.smelt.kernel.KernelFunction;
+import dev.smelt.runtime.attention.FloatBlocks.Causal;
 import java.util.Arrays;
 
 /// Runs an [AttentionKernel] (FlashAttention-2), work item by work item. The build writes the f64
@@ -18,12 +19,18 @@ import java.util.Arrays;
 ///                                                           // (fewer than 4 queries: dot products on k's rows;
 ///                                                           //  k stored transposed: read as it is)
 ///     per row: m' = max(m, max s); acc *= exp(m - m'); s = exp(s - m'); l = l·exp(m - m') + Σ s
+///                                                           // l lane by lane, summed across lanes at the end
 ///     acc += s · v[block]
 /// out = acc / l; logsumexp = m + log l                     // a row that saw no finite score: NaN
 /// ```
-/// Backward, for one kv head and each q head sharing it, per block of keys and block of queries:
-/// `P = exp(s - logsumexp)`, `dS = P ∘ (dO·vᵀ - rowsum(dO ∘ O))·scale`, then `dv += Pᵀ·dO`,
-/// `dk += dSᵀ·q`, `dq += dS·k`, accumulated in the output arrays.
+/// Backward, for one kv head and each q head sharing it (kᵀ and vᵀ packed once for them), per block
+/// of keys and block of queries: `P = exp(s - logsumexp)`, `dS = P ∘ (dO·vᵀ - rowsum(dO ∘ O))·scale`,
+/// then `dv += Pᵀ·dO`, `dk += dSᵀ·q`, `dq += dS·k`, accumulated in the output arrays.
+///
+/// On a block the causal mask cuts (its diagonal inside), each product skips, four rows at a time,
+/// what the mask zeroes ([FloatBlocks.Causal]): the scores past the diagonal, and the terms whose
+/// probability is 0; the row operations stop at the last vector holding a visible key. Under a
+/// causal mask at T = 128, two of a head's three blocks are cut.
 final class FloatAttention implements KernelFunction {
     private static final int QB = AttentionKernel.QUERY_BLOCK, KB = AttentionKernel.KEY_BLOCK;
 
@@ -79,26 +86,39 @@ final class FloatAttention implements KernelFunction {
     }
 
     private final class Scratch {
-        final float[] scores = new float[QB * KB], queries, m = new float[QB], l = new float[QB];
+        final float[] scores = new float[QB * KB], queries, m = new float[QB];
+        final float[] l = new float[QB * FloatBlocks.laneCount()];    // each row's running sum, lane by lane
         float[] keys;                                         // allocated when a block is packed
         final float[] acc, gradient, values, rowDots;
         int packedHead = -1;                                  // the kv head whose keys `keys` holds, every block transposed
 
         Scratch(boolean backward) {
-            keys = backward ? new float[d * KB] : null;
+            keys = backward ? new float[d * KB * blocks(sources)] : null;
             queries = new float[(backward ? tokens : QB) * d];
             acc = backward ? null : new float[QB * dv];
             gradient = backward ? new float[QB * KB] : null;
-            values = backward ? new float[dv * KB] : null;
+            values = backward ? new float[dv * KB * blocks(sources)] : null;
             rowDots = backward ? new float[tokens] : null;
         }
     }
 
     private static int blocks(int keys) { return (keys + KB - 1) / KB; }
 
+    // How many of key block j0's `cols` keys query t may see: up to the diagonal when causal.
+    private int live(int t, int j0, int cols) { return kernel.causal() ? Math.clamp(t - j0 + 1, 0, cols) : cols; }
+
+    // Whether the causal mask cuts block (t0…, j0…): its first query cannot see its last key.
+    private boolean cut(int t0, int j0, int cols) { return kernel.causal() && j0 + cols - 1 > t0; }
+
+    // The row operations' span for `live` keys: whole vectors, whose lanes past `live` are masked.
+    private static int span(int live) {
+        int lanes = FloatBlocks.laneCount();
+        return Math.min(KB, (live + lanes - 1) / lanes * lanes);
+    }
+
     private void forward(Object[] buffers, int item, Scratch s) {
         int blocks = kernel.queryBlocks(), head = item / blocks, t0 = AttentionFunctions.queryBlock(item % blocks, blocks) * QB, rows = Math.min(QB, tokens - t0);
-        int kvHead = head / heads * kernel.kvHeads() + head % heads / group;
+        int kvHead = head / heads * kernel.kvHeads() + head % heads / group, lanes = FloatBlocks.laneCount();
         float[] q = (float[]) buffers[0], k = (float[]) buffers[1], v = (float[]) buffers[2];
         Object maskArray = mask == null ? null : buffers[maskInput];
         Arrays.fill(s.m, Float.NEGATIVE_INFINITY);
@@ -110,44 +130,44 @@ final class FloatAttention implements KernelFunction {
             for (int j0 = 0; j0 < sources; j0 += KB) FloatBlocks.transpose(k, keyStart[kvHead] + j0 * keyStep, keyStep, d, Math.min(KB, sources - j0), KB, s.keys, j0 / KB * d * KB);
             s.packedHead = kvHead;
         }
-        System.arraycopy(q, (head * tokens + t0) * d, s.queries, 0, rows * d);
-        FloatBlocks.scale(s.queries, 0, rows * d, scale);       // q·scale, then the products: the scores come out scaled
+        FloatBlocks.scaleInto(q, (head * tokens + t0) * d, s.queries, 0, rows * d, scale);   // q·scale: the scores come out scaled
         for (int j0 = 0; j0 < sources && !(kernel.causal() && j0 > t0 + rows - 1); j0 += KB) {
             int cols = Math.min(KB, sources - j0);
-            if (packed) FloatBlocks.product(s.queries, 0, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false);
+            boolean cut = cut(t0, j0, cols);
+            if (packed) FloatBlocks.product(s.queries, 0, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false, cut ? Causal.COLUMNS : Causal.NONE, t0 - j0);
             else if (keysTransposed) FloatBlocks.product(s.queries, 0, d, 1, k, keyStart[kvHead] + j0, keyFeatureStep, s.scores, 0, KB, rows, d, cols, false);
             else for (int r = 0; r < rows; r++) FloatBlocks.dots(s.queries, r * d, k, keyStart[kvHead] + j0 * keyStep, keyStep, d, cols, s.scores, r * KB);
             for (int r = 0; r < rows; r++) {
-                int at = r * KB;
-                mask(s.scores, at, maskArray, head, t0 + r, j0, cols);
-                float max = Math.max(s.m[r], FloatBlocks.max(s.scores, at, KB));
+                int at = r * KB, t = t0 + r, live = live(t, j0, cols), span = span(live);
+                mask(s.scores, at, maskArray, head, t, j0, live, span);
+                float max = Math.max(s.m[r], FloatBlocks.max(s.scores, at, span));
                 if (max == Float.NEGATIVE_INFINITY) {             // nothing seen yet: this block adds nothing
                     Arrays.fill(s.scores, at, at + KB, 0f);
                     continue;
                 }
                 float correction = (float) Math.exp(s.m[r] - max);
-                s.l[r] = s.l[r] * correction + FloatBlocks.exp(s.scores, at, KB, max);
+                FloatBlocks.expAdd(s.scores, at, span, max, s.l, r * lanes, correction);
+                Arrays.fill(s.scores, at + span, at + KB, 0f);     // past the span: probabilities 0, read by the product below
                 s.m[r] = max;
                 if (correction != 1) FloatBlocks.scale(s.acc, r * dv, dv, correction);
             }
-            FloatBlocks.product(s.scores, 0, KB, 1, v, valueStart[kvHead] + j0 * valueStep, valueStep, s.acc, 0, dv, rows, cols, dv, true);
+            FloatBlocks.product(s.scores, 0, KB, 1, v, valueStart[kvHead] + j0 * valueStep, valueStep, s.acc, 0, dv, rows, cols, dv, true, cut ? Causal.INNER_UP_TO : Causal.NONE, t0 - j0);
         }
         float[] out = (float[]) buffers[firstOutput + kernel.output(AttentionPart.OUTPUT)];
         int lse = kernel.output(AttentionPart.LOGSUMEXP);
         for (int r = 0; r < rows; r++) {
             boolean none = s.m[r] == Float.NEGATIVE_INFINITY;    // every score masked: NaN, as exp(-inf - -inf) unfused
-            float inverse = none ? Float.NaN : 1 / s.l[r];
-            int row = (head * tokens + t0 + r) * dv;
-            for (int c = 0; c < dv; c++) out[row + c] = s.acc[r * dv + c] * inverse;
-            if (lse >= 0) ((float[]) buffers[firstOutput + lse])[head * tokens + t0 + r] = none ? Float.NaN : s.m[r] + (float) Math.log(s.l[r]);
+            float sum = FloatBlocks.lanes(s.l, r * lanes);
+            FloatBlocks.scaleInto(s.acc, r * dv, out, (head * tokens + t0 + r) * dv, dv, none ? Float.NaN : 1 / sum);
+            if (lse >= 0) ((float[]) buffers[firstOutput + lse])[head * tokens + t0 + r] = none ? Float.NaN : s.m[r] + (float) Math.log(sum);
         }
     }
 
-    // Scores past the block's keys, above the diagonal or masked out become -inf; an added mask adds.
-    private void mask(float[] scores, int at, Object maskArray, int head, int t, int j0, int cols) {
-        if (cols < KB) Arrays.fill(scores, at + cols, at + KB, Float.NEGATIVE_INFINITY);
-        if (kernel.causal() && j0 + cols - 1 > t) Arrays.fill(scores, at + Math.max(0, t + 1 - j0), at + cols, Float.NEGATIVE_INFINITY);
-        if (mask != null) mask.apply(maskArray, head, t, j0, cols, scores, at);
+    // Of query t's scores of keys j0…: those from `live` to `span` (past the diagonal or the keys)
+    // become -inf; a mask drops or adds to the first `live`.
+    private void mask(float[] scores, int at, Object maskArray, int head, int t, int j0, int live, int span) {
+        Arrays.fill(scores, at + live, at + span, Float.NEGATIVE_INFINITY);
+        if (mask != null) mask.apply(maskArray, head, t, j0, live, scores, at);
     }
 
     private void backward(Object[] buffers, int item, Scratch s) {
@@ -158,30 +178,36 @@ final class FloatAttention implements KernelFunction {
         int kOff = kvHead * sources * d, vOff = kvHead * sources * dv;
         if (dk != null) Arrays.fill(dk, kOff, kOff + sources * d, 0f);
         if (dvOut != null) Arrays.fill(dvOut, vOff, vOff + sources * dv, 0f);
+        for (int j0 = 0; j0 < sources; j0 += KB) {              // kᵀ and vᵀ, once for every q head sharing them
+            int cols = Math.min(KB, sources - j0);
+            FloatBlocks.transpose(k, kOff + j0 * d, d, d, cols, KB, s.keys, j0 / KB * d * KB);
+            FloatBlocks.transpose(v, vOff + j0 * dv, dv, dv, cols, KB, s.values, j0 / KB * dv * KB);
+        }
         for (int head = batch * heads + kvInBatch * group; head < batch * heads + (kvInBatch + 1) * group; head++) {
             int qOff = head * tokens * d, oOff = head * tokens * dv;
             if (dq != null) Arrays.fill(dq, qOff, qOff + tokens * d, 0f);
-            System.arraycopy(q, qOff, s.queries, 0, tokens * d);
-            FloatBlocks.scale(s.queries, 0, tokens * d, scale);   // the scores as the forward computed them
+            FloatBlocks.scaleInto(q, qOff, s.queries, 0, tokens * d, scale);   // the scores as the forward computed them
             for (int t = 0; t < tokens; t++) s.rowDots[t] = FloatBlocks.dot(dOut, oOff + t * dv, out, oOff + t * dv, dv);
             for (int j0 = 0; j0 < sources; j0 += KB) {
                 int cols = Math.min(KB, sources - j0);
-                FloatBlocks.transpose(k, kOff + j0 * d, d, d, cols, KB, s.keys, 0);
-                FloatBlocks.transpose(v, vOff + j0 * dv, dv, dv, cols, KB, s.values, 0);
                 for (int t0 = kernel.causal() ? j0 / QB * QB : 0; t0 < tokens; t0 += QB) {
                     int rows = Math.min(QB, tokens - t0);
-                    FloatBlocks.product(s.queries, t0 * d, d, 1, s.keys, 0, KB, s.scores, 0, KB, rows, d, KB, false);
-                    FloatBlocks.product(dOut, oOff + t0 * dv, dv, 1, s.values, 0, KB, s.gradient, 0, KB, rows, dv, KB, false);
+                    boolean cut = cut(t0, j0, cols);
+                    Causal columns = cut ? Causal.COLUMNS : Causal.NONE, upTo = cut ? Causal.INNER_UP_TO : Causal.NONE, from = cut ? Causal.INNER_FROM : Causal.NONE;
+                    FloatBlocks.product(s.queries, t0 * d, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false, columns, t0 - j0);
+                    FloatBlocks.product(dOut, oOff + t0 * dv, dv, 1, s.values, j0 / KB * dv * KB, KB, s.gradient, 0, KB, rows, dv, KB, false, columns, t0 - j0);
                     for (int r = 0; r < rows; r++) {
-                        int at = r * KB, t = t0 + r;
-                        mask(s.scores, at, maskArray, head, t, j0, cols);
-                        FloatBlocks.exp(s.scores, at, KB, lse[head * tokens + t]);
-                        FloatBlocks.scoreGradient(s.scores, s.gradient, at, KB, s.rowDots[t], scale);
-                        if (mask != null) mask.zeroDropped(maskArray, head, t, j0, cols, s.gradient, at);
+                        int at = r * KB, t = t0 + r, live = live(t, j0, cols), span = span(live);
+                        mask(s.scores, at, maskArray, head, t, j0, live, span);
+                        FloatBlocks.exp(s.scores, at, span, lse[head * tokens + t]);
+                        FloatBlocks.scoreGradient(s.scores, s.gradient, at, span, s.rowDots[t], scale);
+                        if (mask != null) mask.zeroDropped(maskArray, head, t, j0, live, s.gradient, at);
+                        Arrays.fill(s.scores, at + span, at + KB, 0f);     // read by the products below: P and dS are 0 there
+                        Arrays.fill(s.gradient, at + span, at + KB, 0f);
                     }
-                    if (dvOut != null) FloatBlocks.product(s.scores, 0, 1, KB, dOut, oOff + t0 * dv, dv, dvOut, vOff + j0 * dv, dv, cols, rows, dv, true);
-                    if (dk != null) FloatBlocks.product(s.gradient, 0, 1, KB, q, qOff + t0 * d, d, dk, kOff + j0 * d, d, cols, rows, d, true);
-                    if (dq != null) FloatBlocks.product(s.gradient, 0, KB, 1, k, kOff + j0 * d, d, dq, qOff + t0 * d, d, rows, cols, d, true);
+                    if (dvOut != null) FloatBlocks.product(s.scores, 0, 1, KB, dOut, oOff + t0 * dv, dv, dvOut, vOff + j0 * dv, dv, cols, rows, dv, true, from, j0 - t0);
+                    if (dk != null) FloatBlocks.product(s.gradient, 0, 1, KB, q, qOff + t0 * d, d, dk, kOff + j0 * d, d, cols, rows, d, true, from, j0 - t0);
+                    if (dq != null) FloatBlocks.product(s.gradient, 0, KB, 1, k, kOff + j0 * d, d, dq, qOff + t0 * d, d, rows, cols, d, true, upTo, t0 - j0);
                 }
             }
         }

@@ -3,6 +3,7 @@ package dev.smelt.runtime.attention;
 
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /// The block arithmetic of f32 attention, on the Vector API: small products accumulated along a
@@ -15,6 +16,13 @@ final class FloatBlocks {
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED;
     private static final int L = F.length();
 
+    /// What a product over a block on a causal mask's diagonal may skip, `diagonal` being the
+    /// diagonal's offset in the block: nothing (`NONE`); row r's columns past `r + diagonal`
+    /// (`COLUMNS`: scores the mask overwrites, left as they were); row r's terms `i > r + diagonal`
+    /// (`INNER_UP_TO`) or `i < r + diagonal` (`INNER_FROM`), where `a` is zero (probabilities past the
+    /// diagonal, transposed or not). Rows go four at a time, so a few skippable ones are computed.
+    enum Causal { NONE, COLUMNS, INNER_UP_TO, INNER_FROM }
+
     /// `c[r, 0:cols] (+)= Σ_i a[r, i] · b[i, 0:cols]` for `r < rows`, `i < inner`, where `a[r, i]`
     /// is at `a[aOff + r·aRow + i·aCol]` (so a transposed `a` is only other strides), the rows of
     /// `b` and `c` are contiguous at strides `bRow` and `cRow`. Blocks of four rows by four vectors
@@ -22,11 +30,47 @@ final class FloatBlocks {
     /// and columns left over go one row at a time.
     static void product(float[] a, int aOff, int aRow, int aCol, float[] b, int bOff, int bRow, float[] c, int cOff, int cRow,
                         int rows, int inner, int cols, boolean accumulate) {
+        product(a, aOff, aRow, aCol, b, bOff, bRow, c, cOff, cRow, rows, inner, cols, accumulate, Causal.NONE, 0);
+    }
+
+    /// [#product(float[], int, int, int, float[], int, int, float[], int, int, int, int, int, boolean)]
+    /// skipping what `causal` says past the diagonal at `diagonal`.
+    static void product(float[] a, int aOff, int aRow, int aCol, float[] b, int bOff, int bRow, float[] c, int cOff, int cRow,
+                        int rows, int inner, int cols, boolean accumulate, Causal causal, int diagonal) {
         int wide = cols / (4 * L) * (4 * L), r = 0;
-        for (; r + 4 <= rows && wide > 0; r += 4)
-            for (int col = 0; col < wide; col += 4 * L) block(a, aOff + r * aRow, aRow, aCol, b, bOff + col, bRow, c, cOff + r * cRow + col, cRow, inner, accumulate);
+        for (; r + 4 <= rows && wide > 0; r += 4) {
+            int from = causal == Causal.INNER_FROM ? Math.clamp(r + diagonal, 0, inner) : 0;
+            int to = causal == Causal.INNER_UP_TO ? Math.clamp(r + 4 + diagonal, 0, inner) : inner;
+            int width = causal == Causal.COLUMNS ? Math.min(wide, Math.max(0, r + 4 + diagonal + 2 * L - 1) / (2 * L) * (2 * L)) : wide;
+            int ar = aOff + r * aRow + from * aCol, bi = bOff + from * bRow, at = cOff + r * cRow, col = 0;
+            for (; col + 4 * L <= width; col += 4 * L) block(a, ar, aRow, aCol, b, bi + col, bRow, c, at + col, cRow, to - from, accumulate);
+            if (col < width) half(a, ar, aRow, aCol, b, bi + col, bRow, c, at + col, cRow, to - from, accumulate);
+        }
         rows(a, aOff, aRow, aCol, b, bOff, bRow, c, cOff, cRow, 0, r, wide, inner, cols, accumulate);
         rows(a, aOff, aRow, aCol, b, bOff, bRow, c, cOff, cRow, r, rows, 0, inner, cols, accumulate);
+    }
+
+    // Four rows by two vectors of c at `at`: the columns of a diagonal block's last half-width.
+    private static void half(float[] a, int ar, int aRow, int aCol, float[] b, int bi, int bRow, float[] c, int at, int cRow, int inner, boolean accumulate) {
+        int at1 = at + cRow, at2 = at1 + cRow, at3 = at2 + cRow;
+        FloatVector c00 = start(c, at, accumulate), c01 = start(c, at + L, accumulate), c10 = start(c, at1, accumulate), c11 = start(c, at1 + L, accumulate);
+        FloatVector c20 = start(c, at2, accumulate), c21 = start(c, at2 + L, accumulate), c30 = start(c, at3, accumulate), c31 = start(c, at3 + L, accumulate);
+        int a1 = ar + aRow, a2 = a1 + aRow, a3 = a2 + aRow;
+        for (int i = 0; i < inner; i++) {
+            int bx = bi + i * bRow, ax = i * aCol;
+            var b0 = FloatVector.fromArray(F, b, bx);
+            var b1 = FloatVector.fromArray(F, b, bx + L);
+            var x = FloatVector.broadcast(F, a[ar + ax]);
+            c00 = b0.fma(x, c00); c01 = b1.fma(x, c01);
+            x = FloatVector.broadcast(F, a[a1 + ax]);
+            c10 = b0.fma(x, c10); c11 = b1.fma(x, c11);
+            x = FloatVector.broadcast(F, a[a2 + ax]);
+            c20 = b0.fma(x, c20); c21 = b1.fma(x, c21);
+            x = FloatVector.broadcast(F, a[a3 + ax]);
+            c30 = b0.fma(x, c30); c31 = b1.fma(x, c31);
+        }
+        c00.intoArray(c, at); c01.intoArray(c, at + L); c10.intoArray(c, at1); c11.intoArray(c, at1 + L);
+        c20.intoArray(c, at2); c21.intoArray(c, at2 + L); c30.intoArray(c, at3); c31.intoArray(c, at3 + L);
     }
 
     // Four rows by four vectors of c at `at`, rows `cRow` apart.
@@ -36,18 +80,20 @@ final class FloatBlocks {
         FloatVector c10 = start(c, at1, accumulate), c11 = start(c, at1 + L, accumulate), c12 = start(c, at1 + 2 * L, accumulate), c13 = start(c, at1 + 3 * L, accumulate);
         FloatVector c20 = start(c, at2, accumulate), c21 = start(c, at2 + L, accumulate), c22 = start(c, at2 + 2 * L, accumulate), c23 = start(c, at2 + 3 * L, accumulate);
         FloatVector c30 = start(c, at3, accumulate), c31 = start(c, at3 + L, accumulate), c32 = start(c, at3 + 2 * L, accumulate), c33 = start(c, at3 + 3 * L, accumulate);
-        for (int i = 0; i < inner; i++, bi += bRow, ar += aCol) {
-            var b0 = FloatVector.fromArray(F, b, bi);
-            var b1 = FloatVector.fromArray(F, b, bi + L);
-            var b2 = FloatVector.fromArray(F, b, bi + 2 * L);
-            var b3 = FloatVector.fromArray(F, b, bi + 3 * L);
-            var x = FloatVector.broadcast(F, a[ar]);
+        int a1 = ar + aRow, a2 = a1 + aRow, a3 = a2 + aRow;
+        for (int i = 0; i < inner; i++) {                       // addresses as i·stride: C2 hoists their bounds checks (64³ in L1: 89 → 100 GFLOP/s)
+            int bx = bi + i * bRow, ax = i * aCol;
+            var b0 = FloatVector.fromArray(F, b, bx);
+            var b1 = FloatVector.fromArray(F, b, bx + L);
+            var b2 = FloatVector.fromArray(F, b, bx + 2 * L);
+            var b3 = FloatVector.fromArray(F, b, bx + 3 * L);
+            var x = FloatVector.broadcast(F, a[ar + ax]);
             c00 = b0.fma(x, c00); c01 = b1.fma(x, c01); c02 = b2.fma(x, c02); c03 = b3.fma(x, c03);
-            x = FloatVector.broadcast(F, a[ar + aRow]);
+            x = FloatVector.broadcast(F, a[a1 + ax]);
             c10 = b0.fma(x, c10); c11 = b1.fma(x, c11); c12 = b2.fma(x, c12); c13 = b3.fma(x, c13);
-            x = FloatVector.broadcast(F, a[ar + 2 * aRow]);
+            x = FloatVector.broadcast(F, a[a2 + ax]);
             c20 = b0.fma(x, c20); c21 = b1.fma(x, c21); c22 = b2.fma(x, c22); c23 = b3.fma(x, c23);
-            x = FloatVector.broadcast(F, a[ar + 3 * aRow]);
+            x = FloatVector.broadcast(F, a[a3 + ax]);
             c30 = b0.fma(x, c30); c31 = b1.fma(x, c31); c32 = b2.fma(x, c32); c33 = b3.fma(x, c33);
         }
         c00.intoArray(c, at); c01.intoArray(c, at + L); c02.intoArray(c, at + 2 * L); c03.intoArray(c, at + 3 * L);
@@ -64,7 +110,8 @@ final class FloatBlocks {
             for (; col + 4 * L <= cols; col += 4 * L) {
                 int at = cr + col;
                 FloatVector c0 = start(c, at, accumulate), c1 = start(c, at + L, accumulate), c2 = start(c, at + 2 * L, accumulate), c3 = start(c, at + 3 * L, accumulate);
-                for (int i = 0, bi = bOff + col; i < inner; i++, bi += bRow) {
+                for (int i = 0; i < inner; i++) {
+                    int bi = bOff + col + i * bRow;
                     var x = FloatVector.broadcast(F, a[ar + i * aCol]);
                     c0 = FloatVector.fromArray(F, b, bi).fma(x, c0);
                     c1 = FloatVector.fromArray(F, b, bi + L).fma(x, c1);
@@ -78,7 +125,7 @@ final class FloatBlocks {
             }
             for (; col + L <= cols; col += L) {
                 FloatVector c0 = start(c, cr + col, accumulate);
-                for (int i = 0, bi = bOff + col; i < inner; i++, bi += bRow) c0 = FloatVector.fromArray(F, b, bi).fma(FloatVector.broadcast(F, a[ar + i * aCol]), c0);
+                for (int i = 0; i < inner; i++) c0 = FloatVector.fromArray(F, b, bOff + col + i * bRow).fma(FloatVector.broadcast(F, a[ar + i * aCol]), c0);
                 c0.intoArray(c, cr + col);
             }
             for (; col < cols; col++) {
@@ -108,19 +155,31 @@ final class FloatBlocks {
         return max;
     }
 
-    /// `x[i] = exp(x[i] - shift)`, returning their sum.
-    static float exp(float[] x, int from, int count, float shift) {
-        var sum = FloatVector.zero(F);
+    /// `x[i] = exp(x[i] - shift)`.
+    static void exp(float[] x, int from, int count, float shift) {
         int i = 0;
-        for (; i + L <= count; i += L) {
+        for (; i + L <= count; i += L) FloatExp.exp(FloatVector.fromArray(F, x, from + i).sub(shift)).intoArray(x, from + i);
+        for (; i < count; i++) x[from + i] = (float) Math.exp(x[from + i] - shift);
+    }
+
+    /// `x[i] = exp(x[i] - shift)` for `i < count`, a multiple of the lane count, and
+    /// `sums[at…at+L) = sums[at…at+L)·correction + Σ` of their vectors: a row's running sum kept
+    /// lane by lane, summed across lanes once at the end ([#lanes]).
+    static void expAdd(float[] x, int from, int count, float shift, float[] sums, int at, float correction) {
+        var sum = FloatVector.fromArray(F, sums, at).mul(correction);
+        for (int i = 0; i < count; i += L) {
             var e = FloatExp.exp(FloatVector.fromArray(F, x, from + i).sub(shift));
             e.intoArray(x, from + i);
             sum = sum.add(e);
         }
-        float total = sum(sum);
-        for (; i < count; i++) total += x[from + i] = (float) Math.exp(x[from + i] - shift);
-        return total;
+        sum.intoArray(sums, at);
     }
+
+    /// The lanes at `sums[at…at+L)` summed, in [#sum]'s fixed order.
+    static float lanes(float[] sums, int at) { return sum(FloatVector.fromArray(F, sums, at)); }
+
+    /// The lane count: how many of [#expAdd]'s sums one row keeps.
+    static int laneCount() { return L; }
 
     /// `ds[i] = p[i] · (ds[i] - rowDot) · scale`: the scores' gradient, scaled for q's and k's.
     static void scoreGradient(float[] p, float[] ds, int from, int count, float rowDot, float scale) {
@@ -155,20 +214,84 @@ final class FloatBlocks {
     }
 
     // The lanes of `s` summed in a fixed tree (lane i takes lane i + half, half = L/2 … 1), the same
-    // pairs in every tier: `reduceLanes`' order may differ between the interpreter and C2.
+    // pairs in every tier: `reduceLanes`' order may differ between the interpreter and C2. On the
+    // lanes stored, not by `slice`, which C2 left as a call (a profile of the forward: a tenth of it).
     private static float sum(FloatVector s) {
-        for (int half = L / 2; half > 0; half /= 2) s = s.add(s.slice(half));
-        return s.lane(0);
+        float[] lanes = s.toArray();
+        for (int half = L / 2; half > 0; half /= 2)
+            for (int i = 0; i < half; i++) lanes[i] += lanes[i + half];
+        return lanes[0];
     }
 
     /// `packed[at + i·width + c] = source[from + c·step + i]` for `i < features`, `c < count`, zero for
     /// `count ≤ c < width`: a block of keys (or values) transposed, so that a row of scores is a
-    /// product along `c`.
+    /// product along `c`. Tiles of 8 keys × 8 features are transposed in registers ([#eight]), the
+    /// rest value by value.
     static void transpose(float[] source, int from, int step, int features, int count, int width, float[] packed, int at) {
+        int c = 0;
+        if (BY_EIGHT)
+            for (; c + 8 <= count; c += 8) {
+                int i = 0;
+                for (; i + 8 <= features; i += 8) eight(source, from + c * step + i, step, packed, at + i * width + c, width);
+                for (; i < features; i++)
+                    for (int x = c; x < c + 8; x++) packed[at + i * width + x] = source[from + x * step + i];
+            }
         for (int i = 0; i < features; i++) {
             int row = at + i * width;
-            for (int c = 0; c < count; c++) packed[row + c] = source[from + c * step + i];
+            for (int x = c; x < count; x++) packed[row + x] = source[from + x * step + i];
             java.util.Arrays.fill(packed, row + count, row + width, 0f);
         }
+    }
+
+    // Eight-lane vectors for [#eight], used where the machine's vectors hold eight lanes or more.
+    private static final VectorSpecies<Float> EIGHT = VectorSpecies.of(float.class, VectorShape.forBitSize(8 * Float.SIZE));
+    private static final boolean BY_EIGHT = L >= 8;
+    // LOW_h[j] picks lane j of the first vector when bit h of j is clear, else lane j - h of the
+    // second (index j - h + 8); HIGH_h picks lane j + h of the first, or lane j of the second.
+    private static final FloatVector LOW4 = butterfly(4, false), HIGH4 = butterfly(4, true), LOW2 = butterfly(2, false), HIGH2 = butterfly(2, true),
+            LOW1 = butterfly(1, false), HIGH1 = butterfly(1, true);
+
+    private static FloatVector butterfly(int h, boolean high) {
+        float[] index = new float[8];
+        for (int j = 0; j < 8; j++) index[j] = (j & h) == 0 ? (high ? j + h : j) : (high ? j + 8 : j - h + 8);
+        return FloatVector.fromArray(EIGHT, index, 0);
+    }
+
+    // 8 rows of 8 values `step` apart from `from`, written as 8 columns of rows `width` apart at `to`:
+    // three butterfly stages of two-vector `selectFrom` (a `vpermi2ps` each on AVX-512), stage h
+    // pairing rows i and i + h (i & h == 0) and swapping bit h of lane and row, as
+    // `runtime.matmul.PanelTranspose` packs a matmul's panels.
+    private static void eight(float[] source, int from, int step, float[] packed, int to, int width) {
+        var r0 = FloatVector.fromArray(EIGHT, source, from);
+        var r1 = FloatVector.fromArray(EIGHT, source, from + step);
+        var r2 = FloatVector.fromArray(EIGHT, source, from + 2 * step);
+        var r3 = FloatVector.fromArray(EIGHT, source, from + 3 * step);
+        var r4 = FloatVector.fromArray(EIGHT, source, from + 4 * step);
+        var r5 = FloatVector.fromArray(EIGHT, source, from + 5 * step);
+        var r6 = FloatVector.fromArray(EIGHT, source, from + 6 * step);
+        var r7 = FloatVector.fromArray(EIGHT, source, from + 7 * step);
+        var s0 = LOW4.selectFrom(r0, r4); var s4 = HIGH4.selectFrom(r0, r4);
+        var s1 = LOW4.selectFrom(r1, r5); var s5 = HIGH4.selectFrom(r1, r5);
+        var s2 = LOW4.selectFrom(r2, r6); var s6 = HIGH4.selectFrom(r2, r6);
+        var s3 = LOW4.selectFrom(r3, r7); var s7 = HIGH4.selectFrom(r3, r7);
+        r0 = LOW2.selectFrom(s0, s2); r2 = HIGH2.selectFrom(s0, s2);
+        r1 = LOW2.selectFrom(s1, s3); r3 = HIGH2.selectFrom(s1, s3);
+        r4 = LOW2.selectFrom(s4, s6); r6 = HIGH2.selectFrom(s4, s6);
+        r5 = LOW2.selectFrom(s5, s7); r7 = HIGH2.selectFrom(s5, s7);
+        LOW1.selectFrom(r0, r1).intoArray(packed, to);
+        HIGH1.selectFrom(r0, r1).intoArray(packed, to + width);
+        LOW1.selectFrom(r2, r3).intoArray(packed, to + 2 * width);
+        HIGH1.selectFrom(r2, r3).intoArray(packed, to + 3 * width);
+        LOW1.selectFrom(r4, r5).intoArray(packed, to + 4 * width);
+        HIGH1.selectFrom(r4, r5).intoArray(packed, to + 5 * width);
+        LOW1.selectFrom(r6, r7).intoArray(packed, to + 6 * width);
+        HIGH1.selectFrom(r6, r7).intoArray(packed, to + 7 * width);
+    }
+
+    /// `y[yOff + i] = x[xOff + i] · factor` for `i < count`.
+    static void scaleInto(float[] x, int xOff, float[] y, int yOff, int count, float factor) {
+        int i = 0;
+        for (; i + L <= count; i += L) FloatVector.fromArray(F, x, xOff + i).mul(factor).intoArray(y, yOff + i);
+        for (; i < count; i++) y[yOff + i] = x[xOff + i] * factor;
     }
 }

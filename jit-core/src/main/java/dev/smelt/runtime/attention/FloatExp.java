@@ -15,9 +15,14 @@ final class FloatExp {
             E3 = FloatVector.broadcast(F, Transcendentals.E3), E2 = FloatVector.broadcast(F, Transcendentals.E2), ONE = FloatVector.broadcast(F, 1),
             MINUS_LN2_HI = FloatVector.broadcast(F, -Transcendentals.LN2_HI), MINUS_LN2_LO = FloatVector.broadcast(F, -Transcendentals.LN2_LO);
 
+    // At and below this, `(float) Math.exp` is 0: a lane of a
+    // masked score (-inf), common in a causal block, need not go lane by lane.
+    private static final float VANISHING = -104f;
+
     /// `exp` inline, as generated kernels compute it (`kernel.Transcendentals`, whose constants these
-    /// are): SVML's is a call, around which C2 spills the live vectors. Past ±86.9 and for NaN,
-    /// `Math.exp` lane by lane (-inf gives 0): the Vector API's `EXP` is SVML's once C2 has
+    /// are): SVML's is a call, around which C2 spills the live vectors. At or below -104 (masked
+    /// scores' -inf among them), 0, which is what `Math.exp` rounds to in f32 there; otherwise past
+    /// ±86.9 and for NaN, `Math.exp` lane by lane: the Vector API's `EXP` is SVML's once C2 has
     /// compiled the caller and the JDK's before, so its last bits could change between calls.
     /// Written out, not emitted from the rewrite's tree: that tree becomes code only through
     /// codegen's emitters, inside a generated kernel class, so hand-written code could reach it only
@@ -31,6 +36,8 @@ final class FloatExp {
         e = e.reinterpretAsInts().add(t.reinterpretAsInts().lanewise(VectorOperators.LSHL, 23)).reinterpretAsFloats();
         var inRange = x.abs().compare(VectorOperators.LE, Transcendentals.LIMIT);
         if (inRange.allTrue()) return e;
+        var vanishing = x.compare(VectorOperators.LE, VANISHING);
+        if (inRange.or(vanishing).allTrue()) return e.blend(0f, vanishing);
         float[] lanes = x.toArray();
         for (int i = 0; i < lanes.length; i++) lanes[i] = (float) Math.exp(lanes[i]);
         return FloatVector.fromArray(F, lanes, 0).blend(e, inRange);

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+package dev.smelt.runtime.attention;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.smelt.runtime.attention.FloatBlocks.Causal;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/// Attention's block arithmetic against its definition: the transpose of a block of keys (in 8 × 8
+/// register tiles and value by value), and the block products that skip, on a causal mask's
+/// diagonal, what the mask zeroes (`Causal`): the skipped terms are zero in `a` and the skipped
+/// columns are not read, so on the rest the product is the full one, to the bit.
+class FloatBlocksTest {
+    @Test
+    void transposeIsTheDefinition() {
+        var random = new Random(30);
+        for (int trial = 0; trial < 200; trial++) {
+            int features = 1 + random.nextInt(80), count = 1 + random.nextInt(64), width = count + random.nextInt(4), step = features + random.nextInt(5), from = random.nextInt(9);
+            float[] source = new float[from + count * step + 1];
+            for (int i = 0; i < source.length; i++) source[i] = random.nextFloat();
+            int at = random.nextInt(5);
+            float[] packed = new float[at + features * width];
+            java.util.Arrays.fill(packed, Float.NaN);
+            FloatBlocks.transpose(source, from, step, features, count, width, packed, at);
+            for (int i = 0; i < features; i++)
+                for (int c = 0; c < width; c++)
+                    assertEquals(c < count ? source[from + c * step + i] : 0f, packed[at + i * width + c], "features %d, count %d, width %d: [%d, %d]".formatted(features, count, width, i, c));
+        }
+    }
+
+    @Test
+    void causalProductsAreTheFullProductWhereTheMaskKeeps() {
+        var random = new Random(31);
+        for (int trial = 0; trial < 300; trial++) {
+            Causal causal = Causal.values()[1 + trial % 3];
+            int rows = 1 + random.nextInt(70), inner = 1 + random.nextInt(70), cols = 1 + random.nextInt(130), diagonal = random.nextInt(41) - 20;
+            boolean transposed = random.nextBoolean(), accumulate = random.nextBoolean();
+            float[] a = new float[rows * inner], b = new float[inner * cols], start = new float[rows * cols];
+            for (int r = 0; r < rows; r++)
+                for (int i = 0; i < inner; i++) {
+                    boolean zero = causal == Causal.INNER_UP_TO ? i > r + diagonal : causal == Causal.INNER_FROM && i < r + diagonal;
+                    a[transposed ? i * rows + r : r * inner + i] = zero ? 0 : random.nextFloat() - 0.5f;
+                }
+            for (int i = 0; i < b.length; i++) b[i] = random.nextFloat() - 0.5f;
+            for (int i = 0; i < start.length; i++) start[i] = random.nextFloat();
+            float[] full = start.clone(), skipping = start.clone();
+            int aRow = transposed ? 1 : inner, aCol = transposed ? rows : 1;
+            FloatBlocks.product(a, 0, aRow, aCol, b, 0, cols, full, 0, cols, rows, inner, cols, accumulate);
+            FloatBlocks.product(a, 0, aRow, aCol, b, 0, cols, skipping, 0, cols, rows, inner, cols, accumulate, causal, diagonal);
+            for (int r = 0; r < rows; r++)
+                for (int c = 0; c < cols; c++)
+                    if (causal != Causal.COLUMNS || c <= r + diagonal)
+                        assertEquals(full[r * cols + c], skipping[r * cols + c], 0f, "%s, diagonal %d, %d × %d × %d: [%d, %d]".formatted(causal, diagonal, rows, inner, cols, r, c));
+        }
+    }
+}
