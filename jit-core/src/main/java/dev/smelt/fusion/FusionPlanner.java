@@ -203,7 +203,10 @@ public final class FusionPlanner {
         var decisions = new ArrayList<>(planned);
         decisions.addAll(attempt.kernelDecisions());
         decisions.addAll(recomputed);
-        return new Schedule(schedule.buffers(), schedule.launches(), schedule.inputs(), schedule.outputs(), decisions);
+        var returned = new java.util.HashSet<Integer>();
+        for (var output : schedule.outputs()) returned.add(output.buffer());
+        var launches = SinkOrder.early(schedule.buffers(), schedule.launches(), schedule.inputs(), returned);
+        return new Schedule(schedule.buffers(), launches, schedule.inputs(), schedule.outputs(), decisions);
     }
 
     /// `%7 exp`: each node's number in the printed graph and its operator, for `explain()`.
