@@ -133,7 +133,7 @@ public record AttentionKernel(List<AttentionPart> parts, Shape scores, int kvHea
     /// Multiply-adds over 32, as [MatMulKernel#work] counts them, or, when more, the keys and values
     /// read over 3, as a GEMV's weights: a decode step's one query per head is bound by streaming
     /// its cache rows (6 heads × 128 keys of 48: 24,576 units of reads against 2,304 of products),
-    /// so from 64 keys it is split over the heads when a worker is ready (Executor.READY_THRESHOLD).
+    /// so from 96 keys at that shape it is split over the heads when a worker is ready (Executor.READY_THRESHOLD).
     @Override
     public long work() { return Math.max(1, Math.max(flops() / 64, (long) batch() * kvHeads * sources() * (depth + valueDepth) / 3)); }
 

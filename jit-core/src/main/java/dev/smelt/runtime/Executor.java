@@ -23,7 +23,9 @@ public final class Executor {
     /// [Workers#ready]: a worker spinning on its core takes a chunk within a microsecond, so a
     /// 288×288 GEMV (2^14.8, 10–15 µs) is shared; one descheduled by another process would hold the
     /// caller for its time slice (milliseconds), which is why these stay alone on a busy machine.
-    public static final int READY_THRESHOLD = 1 << 13;
+    /// Not lower: a cheap pointwise kernel of a few thousand elements takes about a microsecond,
+    /// and the hand-off (0.1–0.2 µs) and the last chunk's imbalance would eat most of the gain.
+    public static final int READY_THRESHOLD = 1 << 14;
 
     private final int threads;
     private final long threshold, readyThreshold;
