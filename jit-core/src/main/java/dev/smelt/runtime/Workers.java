@@ -52,11 +52,13 @@ final class Workers {
         return false;
     }
 
-    /// Whether a split handed out now would be taken up at once: no thread was seen descheduled
-    /// lately (see [#CALM_NANOS]), and one of the first `count` workers is idle and spinning on its
-    /// core. A parked worker is not woken for a mid-size kernel: waking takes about 45 µs here,
-    /// longer than such a kernel, and on a busy machine the woken thread competes with the caller
-    /// for a core. True before the workers are started, so that the first split starts them.
+    /// Whether a split handed out now would be taken up soon: no thread was seen descheduled
+    /// lately (see [#CALM_NANOS]), and one of the first `count` workers is idle and either
+    /// spinning on its core or parked. A parked one is woken by the split (about 45 µs here, while
+    /// the caller runs the chunks) and spins through the next kernels: without that, a decode's
+    /// worker, parked between tokens, was woken by nothing but the classifier and never shared a
+    /// GEMV. One that should be spinning but has not turned its loop lately is descheduled: not
+    /// ready. True before the workers are started, so that the first split starts them.
     static boolean ready(int count) {
         long now = System.nanoTime();
         if (now - disturbedAt < calm) return false;
@@ -102,7 +104,7 @@ final class Workers {
 
         boolean ready(long now) {
             Split held = slot.get();
-            return (held == null || held.claimed()) && !parked && now - turned < HOT_NANOS;
+            return (held == null || held.claimed()) && (parked || now - turned < HOT_NANOS);
         }
 
         boolean offer(Split split) {
