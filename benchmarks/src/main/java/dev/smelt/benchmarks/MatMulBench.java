@@ -122,9 +122,10 @@ public abstract class MatMulBench {
 
     /// A linear layer's `x @ wᵀ` (w stored `[N, K]`) at the shapes of the GPT step (M×K×N: 8·128
     /// tokens of width 256, its 1024-wide feed-forward and 4096-word classifier, forward and the
-    /// backward's `dy @ w` shapes), on the machine's threads: how the work is split between them
+    /// backward's `dy @ w` shapes), on two threads: how the work is split between them
     /// and what each packs is part of what this measures.
     @State(Scope.Benchmark)
+    @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "-Dsmelt.threads=2"})
     public static class Linear extends MatMulBench {
         @Param({"1024x256x256", "1024x1024x256", "1024x256x1024", "1024x4096x256", "4096x1024x256"})
         public String shape;
