@@ -130,12 +130,9 @@ public record AttentionKernel(List<AttentionPart> parts, Shape scores, int kvHea
     @Override
     public int workItems() { return backward() ? batch() * kvHeads : batch() * heads() * queryBlocks(); }
 
-    /// Multiply-adds over 32, as [MatMulKernel#work] counts them, or, when more, the keys and values
-    /// read over 3, as a GEMV's weights: a decode step's one query per head is bound by streaming
-    /// its cache rows (6 heads × 128 keys of 48: 24,576 units of reads against 2,304 of products),
-    /// so from 96 keys at that shape it is split over the heads when a worker is ready (Executor.READY_THRESHOLD).
+    /// Multiply-adds over 32, as [MatMulKernel#work] counts them.
     @Override
-    public long work() { return Math.max(1, Math.max(flops() / 64, (long) batch() * kvHeads * sources() * (depth + valueDepth) / 3)); }
+    public long work() { return Math.max(1, flops() / 64); }
 
     /// Floating-point operations of the products, per head: `2·T·S·(d + dv)` forward (q·kᵀ, P·v),
     /// `2·T·S·(3d + 2dv)` backward (q·kᵀ, dO·vᵀ, Pᵀ·dO, dS·k, dSᵀ·q).

@@ -6,9 +6,7 @@ import dev.smelt.kernel.KernelFunction;
 
 /// Runs a kernel's rows: on the calling thread when the kernel is small, else cut into chunks
 /// (KernelForm.chunksPerThread per thread, [Split]) that the caller and idle [Workers] claim
-/// until none is left. A mid-size kernel is split only while a worker is ready to take a chunk
-/// at once ([Workers#ready]): on a quiet machine that spreads a decode's small GEMVs over both
-/// cores, on a busy one it keeps them from waiting for a descheduled worker.
+/// until none is left.
 public final class Executor {
     /// Below this much work (KernelForm.work: about one unit per pointwise element) a kernel stays on
     /// the calling thread. A [Workers] thread that is still spinning takes a chunk within a
@@ -19,26 +17,16 @@ public final class Executor {
     /// 0.13 ms more) and 1.01× at 2^20. Kernels of a program follow each other, so 2^17.
     public static final int PARALLEL_THRESHOLD = 1 << 17;
 
-    /// From this much work up to [#PARALLEL_THRESHOLD] a kernel is split only when
-    /// [Workers#ready]: a worker spinning on its core takes a chunk within a microsecond, so a
-    /// 288×288 GEMV (2^14.8, 10–15 µs) is shared; one descheduled by another process would hold the
-    /// caller for its time slice (milliseconds), which is why these stay alone on a busy machine.
-    /// Not lower: a cheap pointwise kernel of a few thousand elements takes about a microsecond,
-    /// and the hand-off (0.1–0.2 µs) and the last chunk's imbalance would eat most of the gain.
-    public static final int READY_THRESHOLD = 1 << 14;
-
     private final int threads;
-    private final long threshold, readyThreshold;
+    private final long threshold;
 
     /// `threads` ≤ 1 runs everything on the calling thread.
     public Executor(int threads) { this(threads, PARALLEL_THRESHOLD); }
 
-    /// Splitting kernels of at least `threshold` work always, and from [#READY_THRESHOLD] (or
-    /// `threshold`, if lower) when a worker is ready (tests split small ones to check the split).
+    /// Splitting kernels of at least `threshold` work (tests split small ones to check the split).
     public Executor(int threads, long threshold) {
         this.threads = threads;
         this.threshold = threshold;
-        this.readyThreshold = Math.min(threshold, READY_THRESHOLD);
     }
 
     /// Threads a kernel may use: `-Dsmelt.threads=N`, else one per core.
@@ -54,7 +42,7 @@ public final class Executor {
 
     /// [#run(KernelFunction, Object[], KernelForm)] with the kernel's sizes worked out beforehand.
     void run(KernelFunction function, Object[] buffers, int rows, long work, int granule, int chunksPerThread) {
-        if (threads <= 1 || rows < 2 || work < readyThreshold || work < threshold && !Workers.ready(threads - 1)) {
+        if (threads <= 1 || rows < 2 || work < threshold) {
             function.run(buffers, 0, rows);
             return;
         }
@@ -62,6 +50,7 @@ public final class Executor {
         var split = new Split(function, buffers, rows, chunks, granule);
         for (int w = 1; w < Math.min(threads, chunks); w++)
             if (!Workers.offer(split, threads - 1)) break; // no idle worker: the caller takes the chunks
-        split.join(split.help());
+        split.help();
+        split.join();
     }
 }

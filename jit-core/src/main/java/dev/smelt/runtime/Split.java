@@ -16,7 +16,6 @@ final class Split {
     private final Object[] buffers;
     private final int rows, chunks, granule;
     private final Thread caller = Thread.currentThread();
-    private final long started = System.nanoTime();
     private final AtomicInteger next = new AtomicInteger(), finished = new AtomicInteger();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
@@ -29,11 +28,10 @@ final class Split {
         this.granule = granule;
     }
 
-    /// Runs chunks until none is left to claim and returns how many this thread ran. A chunk that
-    /// throws still counts as run; the first failure is kept for the caller.
-    int help() {
-        int ran = 0;
-        for (int c = next.getAndIncrement(); c < chunks; c = next.getAndIncrement(), ran++) {
+    /// Runs chunks until none is left to claim. A chunk that throws still counts as run; the first
+    /// failure is kept for the caller.
+    void help() {
+        for (int c = next.getAndIncrement(); c < chunks; c = next.getAndIncrement()) {
             try {
                 int start = boundary(c), end = boundary(c + 1);
                 if (start < end) function.run(buffers, start, end);
@@ -44,23 +42,18 @@ final class Split {
                 if (finished.incrementAndGet() == chunks && Thread.currentThread() != caller) LockSupport.unpark(caller);
             }
         }
-        return ran;
     }
 
     /// Whether every chunk has been claimed: a worker holding this split has nothing left to take.
     boolean claimed() { return next.get() >= chunks; }
 
-    /// Waits, spinning first, until every chunk has run, the caller having run `ran` of them; then
-    /// throws the first failure. A wait much longer than the caller's own chunks took means a
-    /// worker was descheduled in the middle of one: [Workers#disturbed] hears of it.
-    void join(int ran) {
-        long waiting = System.nanoTime(), until = waiting + Workers.SPIN_NANOS;
+    /// Waits, spinning first, until every chunk has run; then throws the first failure.
+    void join() {
+        long until = System.nanoTime() + Workers.SPIN_NANOS;
         while (finished.get() < chunks) {
             if (System.nanoTime() < until) Thread.onSpinWait();
             else LockSupport.park(this);
         }
-        long now = System.nanoTime();
-        if (now - waiting > Math.max(Workers.GAP_NANOS, 2 * (waiting - started) / Math.max(1, ran))) Workers.disturbed(now);
         Throwable thrown = failure.get();
         if (thrown instanceof RuntimeException e) throw e;
         if (thrown instanceof Error e) throw e;

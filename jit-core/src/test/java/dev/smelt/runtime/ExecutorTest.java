@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
@@ -182,47 +181,5 @@ class ExecutorTest {
             assertEquals(2 * perThread, calls.get());
             for (int r = 0; r < counts.length; r++) assertEquals(1, counts[r], "row " + r);
         }
-    }
-
-    /// Just after a thread was seen descheduled, a mid-size kernel (from READY_THRESHOLD up to
-    /// PARALLEL_THRESHOLD) stays on its caller, every row computed once.
-    @Test
-    void aMidSizeKernelStaysOnTheCallerWhileTheMachineIsBusy() {
-        var executor = new Executor(2);
-        int[] counts = new int[1000];
-        Set<String> threads = ConcurrentHashMap.newKeySet();
-        for (int call = 0; call < 20; call++) {
-            Workers.disturbed(System.nanoTime());
-            executor.run((buffers, start, end) -> {
-                threads.add(Thread.currentThread().getName());
-                for (int r = start; r < end; r++) counts[r]++;
-            }, new Object[0], counts.length, 4 * Executor.READY_THRESHOLD, 1, 4);
-        }
-        assertEquals(Set.of(Thread.currentThread().getName()), threads);
-        for (int r = 0; r < counts.length; r++) assertEquals(20, counts[r], "row " + r);
-    }
-
-    /// A caller that waits for a worker's chunk far longer than its own chunks took (the worker
-    /// was descheduled in the middle of it) marks the machine busy, so the next mid-size kernels
-    /// stay on their callers.
-    @Test
-    void aLongWaitForAWorkersChunkMarksTheMachineBusy() {
-        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
-            var caller = Thread.currentThread();
-            var workerStarted = new java.util.concurrent.CountDownLatch(1);
-            long before = System.nanoTime();
-            new Executor(2, 0).run((buffers, start, end) -> {
-                try {
-                    if (Thread.currentThread() != caller) {
-                        workerStarted.countDown();
-                        Thread.sleep(200); // a chunk held up as by a deschedule
-                    } else workerStarted.await(); // the caller's chunk waits until the worker has one, so that it does get one
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            }, new Object[0], 2, 1, 1, 1);
-            assertTrue(Workers.disturbedAt() - before >= 0, "the wait was not noted");
-            assertTrue(!Workers.ready(1), "a worker counted as ready just after a long wait");
-        });
     }
 }
