@@ -203,9 +203,7 @@ public final class FusionPlanner {
         var decisions = new ArrayList<>(planned);
         decisions.addAll(attempt.kernelDecisions());
         decisions.addAll(recomputed);
-        var returned = new java.util.HashSet<Integer>();
-        for (var output : schedule.outputs()) returned.add(output.buffer());
-        var launches = SinkOrder.early(schedule.buffers(), schedule.launches(), schedule.inputs(), returned);
+        var launches = SinkOrder.early(schedule);
         return new Schedule(schedule.buffers(), launches, schedule.inputs(), schedule.outputs(), decisions);
     }
 

@@ -23,8 +23,11 @@ import java.util.Set;
 final class SinkOrder {
     private SinkOrder() {}
 
-    static List<Schedule.Launch> early(List<Schedule.Buffer> buffers, List<Schedule.Launch> launches, List<Integer> inputs, Set<Integer> outputs) {
-        Set<Integer> graphInputs = new HashSet<>(inputs);
+    static List<Schedule.Launch> early(Schedule schedule) {
+        var buffers = schedule.buffers();
+        var launches = schedule.launches();
+        Set<Integer> graphInputs = new HashSet<>(schedule.inputs()), outputs = new HashSet<>();
+        for (var output : schedule.outputs()) outputs.add(output.buffer());
         boolean[] sinks = sinks(launches, outputs);
         var order = new ArrayList<Schedule.Launch>();
         for (int l = 0; l < launches.size(); l++) {
@@ -43,20 +46,20 @@ final class SinkOrder {
         Set<Integer> readByOthers = new HashSet<>();
         for (int l = launches.size() - 1; l >= 0; l--) {
             var launch = launches.get(l);
-            sinks[l] = outputs.containsAll(writes(launch)) && writes(launch).stream().noneMatch(readByOthers::contains);
-            if (!sinks[l]) readByOthers.addAll(reads(launch));
+            sinks[l] = outputs.containsAll(launch.writes()) && launch.writes().stream().noneMatch(readByOthers::contains);
+            if (!sinks[l]) readByOthers.addAll(launch.reads());
         }
         return sinks;
     }
 
     // The last launch of `order` that `launch` must follow, or -1.
     private static int after(List<Schedule.Launch> order, Schedule.Launch launch, Set<Integer> overwritable) {
-        var reads = reads(launch);
-        var writes = writes(launch);
+        var reads = launch.reads();
+        var writes = launch.writes();
         for (int l = order.size() - 1; l >= 0; l--) {
             var earlier = order.get(l);
-            for (int buffer : writes(earlier)) if (reads.contains(buffer) || writes.contains(buffer)) return l;
-            for (int buffer : reads(earlier)) if (overwritable.contains(buffer)) return l;
+            for (int buffer : earlier.writes()) if (reads.contains(buffer) || writes.contains(buffer)) return l;
+            for (int buffer : earlier.reads()) if (overwritable.contains(buffer)) return l;
         }
         return -1;
     }
@@ -64,16 +67,12 @@ final class SinkOrder {
     // The graph inputs `launch` reads that one of its outputs could be written over: same dtype and size.
     private static Set<Integer> overwritable(List<Schedule.Buffer> buffers, Schedule.Launch launch, Set<Integer> graphInputs) {
         Set<Integer> inputs = new HashSet<>();
-        for (int input : reads(launch)) {
+        for (int input : launch.reads()) {
             if (!graphInputs.contains(input)) continue;
             var in = buffers.get(input);
-            for (int output : writes(launch))
+            for (int output : launch.writes())
                 if (buffers.get(output).dtype() == in.dtype() && buffers.get(output).size() == in.size()) inputs.add(input);
         }
         return inputs;
     }
-
-    private static List<Integer> reads(Schedule.Launch launch) { return launch.buffers().subList(0, launch.kernel().inputs().size()); }
-
-    private static List<Integer> writes(Schedule.Launch launch) { return launch.buffers().subList(launch.kernel().inputs().size(), launch.buffers().size()); }
 }

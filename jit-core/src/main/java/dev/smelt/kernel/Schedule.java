@@ -22,6 +22,12 @@ public record Schedule(List<Buffer> buffers, List<Launch> launches, List<Integer
             if (buffers.size() != kernel.bufferCount())
                 throw new IllegalArgumentException("launch binds " + buffers.size() + " buffers to a kernel of " + kernel.bufferCount());
         }
+
+        /// The buffers it reads: its kernel's inputs.
+        public List<Integer> reads() { return buffers.subList(0, kernel.inputs().size()); }
+
+        /// The buffers it writes: its kernel's outputs.
+        public List<Integer> writes() { return buffers.subList(kernel.inputs().size(), buffers.size()); }
     }
 
     /// Graph output: buffer `buffer`, read as `shape`.

@@ -24,8 +24,8 @@ public record Lifetime(int start, int end, int writers, boolean input, boolean r
         for (int buffer : schedule.inputs()) start[buffer] = -1;
         for (int l = 0; l < launches; l++) {
             var launch = schedule.launches().get(l);
-            for (int buffer : reads(launch)) end[buffer] = Math.max(end[buffer], l);
-            for (int buffer : writes(launch)) {
+            for (int buffer : launch.reads()) end[buffer] = Math.max(end[buffer], l);
+            for (int buffer : launch.writes()) {
                 start[buffer] = Math.min(start[buffer], l);
                 end[buffer] = Math.max(end[buffer], l);
                 writers[buffer]++;
@@ -40,13 +40,5 @@ public record Lifetime(int start, int end, int writers, boolean input, boolean r
             lifetimes.add(new Lifetime(start[b], returned[b] ? launches : Math.max(end[b], start[b]), writers[b], input[b], returned[b]));
         }
         return lifetimes;
-    }
-
-    /// The buffers `launch` reads: its kernel's inputs.
-    static List<Integer> reads(Schedule.Launch launch) { return launch.buffers().subList(0, launch.kernel().inputs().size()); }
-
-    /// The buffers `launch` writes: its kernel's outputs.
-    static List<Integer> writes(Schedule.Launch launch) {
-        return launch.buffers().subList(launch.kernel().inputs().size(), launch.buffers().size());
     }
 }

@@ -65,7 +65,7 @@ public final class MemoryPlanner {
         planner.openReturnedSlots();
         for (var donation : donations.entrySet()) planner.donate(donation.getKey(), donation.getValue());
         for (int l = 0; l < schedule.launches().size(); l++) {
-            var writes = Lifetime.writes(schedule.launches().get(l));
+            var writes = schedule.launches().get(l).writes();
             for (int output = 0; output < writes.size(); output++) planner.place(l, output, writes.get(output));
         }
         return planner.build();
@@ -90,7 +90,7 @@ public final class MemoryPlanner {
         if (dtype(buffer) != dtype(donor) || size(buffer) != size(donor)) return;
         if (returned.stream().anyMatch(other -> other.donor == input)) return;
         var writer = schedule.launches().get(value.start());
-        if (read.end() > value.start() || read.end() == value.start() && !InPlace.donatable(writer, Lifetime.writes(writer).indexOf(buffer), donor)) return;
+        if (read.end() > value.start() || read.end() == value.start() && !InPlace.donatable(writer, writer.writes().indexOf(buffer), donor)) return;
         slot.donor = input;
         slot.donorEnd = read.end();
     }
@@ -113,7 +113,7 @@ public final class MemoryPlanner {
     private Draft inPlaceSlot(int l, int output, int buffer) {
         var launch = schedule.launches().get(l);
         if (lifetimes.get(buffer).writers() != 1) return null;
-        for (int input : Lifetime.reads(launch)) {
+        for (int input : launch.reads()) {
             Lifetime old = lifetimes.get(input);
             if (old.input() || old.returned() || old.end() != l) continue;
             Draft slot = home[input];
@@ -139,7 +139,7 @@ public final class MemoryPlanner {
         if (value.end() < slot.writer) return true;
         if (value.end() > slot.writer || output.writers() != 1) return false;
         var launch = schedule.launches().get(slot.writer);
-        return InPlace.safe(launch, Lifetime.writes(launch).indexOf(slot.output), buffer);
+        return InPlace.safe(launch, launch.writes().indexOf(slot.output), buffer);
     }
 
     private MemoryPlan build() {

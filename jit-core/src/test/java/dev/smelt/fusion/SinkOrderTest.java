@@ -45,22 +45,19 @@ class SinkOrderTest {
         int w = schedule.inputs().get(1), updated = schedule.outputs().get(1).buffer();
         int update = launchWriting(schedule, updated);
         for (int l = 0; l < schedule.launches().size(); l++)
-            if (reads(schedule.launches().get(l)).contains(w) && l != update) assertTrue(l < update, "launch " + l + " reads w after its update " + update);
+            if (schedule.launches().get(l).reads().contains(w) && l != update) assertTrue(l < update, "launch " + l + " reads w after its update " + update);
         assertTrue(MemoryPlanner.plan(schedule, Map.of(1, 1)).toString().contains("in the array of input 1"));
     }
 
     private static int launchWriting(Schedule schedule, int buffer) {
         for (int l = 0; l < schedule.launches().size(); l++) {
-            var launch = schedule.launches().get(l);
-            if (launch.buffers().subList(launch.kernel().inputs().size(), launch.buffers().size()).contains(buffer)) return l;
+            if (schedule.launches().get(l).writes().contains(buffer)) return l;
         }
         throw new AssertionError("no launch writes buffer " + buffer);
     }
 
     private static int launchReading(Schedule schedule, int buffer) {
-        for (int l = 0; l < schedule.launches().size(); l++) if (reads(schedule.launches().get(l)).contains(buffer)) return l;
+        for (int l = 0; l < schedule.launches().size(); l++) if (schedule.launches().get(l).reads().contains(buffer)) return l;
         throw new AssertionError("no launch reads buffer " + buffer);
     }
-
-    private static List<Integer> reads(Schedule.Launch launch) { return launch.buffers().subList(0, launch.kernel().inputs().size()); }
 }
