@@ -59,6 +59,7 @@ final class FusionRules {
     // A matmul kernel computes one product, into a dense buffer of the product's dtype.
     static final Rule<Loop> ONE_PRODUCT = new Rule<>("another matmul or reduction shares its loop; apart, the product runs as a matmul") { boolean test(Loop l) { return l.products() > 0 && l.reductions() > 1; } };
     static final Rule<Boolean> OTHER_PRODUCT = new Rule<>("a matmul kernel computes one product and its epilogue: a sibling folding another product (or none) runs apart") { boolean test(Boolean otherProduct) { return otherProduct; } };
+    static final Rule<Boolean> APART_SIBLING = new Rule<>("a sibling reduction whose inputs are ready after another kernel runs apart, as soon as they are written") { boolean test(Boolean apart) { return apart; } };
     static final Rule<Integer> ACCUMULATOR = new Rule<>("its epilogue writes no dense %s buffer to accumulate the product in") { boolean test(Integer output) { return output < 0; } };
 
     // The planner prices pointwise nodes only: a reduction or a product is folded by one kernel, never recomputed.

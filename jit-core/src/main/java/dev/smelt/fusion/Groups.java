@@ -16,6 +16,11 @@ import java.util.function.Function;
 /// kernel runs, or by that kernel at the root's own point (then computed there, not read back);
 /// otherwise it starts a kernel of its own. Each concat part is its own kernel, and so is each
 /// update and sort, and attention with its siblings ([FusionRules#ownKernel]).
+///
+/// Sibling reductions join only when they become ready after the same kernel
+/// ([FusionRules#APART_SIBLING]): the bias gradients of every layer have one loop nest, and joined,
+/// their kernel could run only after the last layer's backward, reading each layer's gradient
+/// back from memory; apart, `SinkOrder` runs each right after the kernel that writes its input.
 final class Groups {
     private Groups() {}
 
@@ -29,6 +34,7 @@ final class Groups {
         var groups = new ArrayList<ScheduleBuilder.Group>();
         var sizes = new ArrayList<Integer>();
         var matmuls = new ArrayList<Node>();
+        var readies = new ArrayList<Integer>();
         Map<Loop, List<Integer>> byLoop = new HashMap<>();
         Map<Node, Integer> groupOf = new IdentityHashMap<>();
         for (Node root : roots) {
@@ -37,6 +43,7 @@ final class Groups {
                     groups.add(new ScheduleBuilder.Group(Signature.pointwise(concat.parts().get(part).shape()), List.of(concat.parts().get(part)), concat, part));
                     sizes.add(0);
                     matmuls.add(null); // concat parts take no siblings: they are in no loop's list
+                    readies.add(-1);
                 }
                 groupOf.put(root, groups.size() - 1);
                 continue;
@@ -45,11 +52,16 @@ final class Groups {
                 groups.add(new ScheduleBuilder.Group(Signature.pointwise(root.shape()), List.of(root), null, 0));
                 sizes.add(0);
                 matmuls.add(null); // an update or a sort takes no siblings: it is in no loop's list
+                readies.add(-1);
                 groupOf.put(root, groups.size() - 1);
                 continue;
             }
             if (FusionRules.ATTENTION.test(root) && root instanceof Node.Attention attention) {
+                int before = groups.size();
                 groupOf.put(root, attentionGroup(groups, sizes, matmuls, attention));
+                if (groups.size() > before) {
+                    readies.add(-1);
+                }
                 continue;
             }
             Signature signature = signatureOf.apply(root);
@@ -60,27 +72,33 @@ final class Groups {
             Node matmul = matmulOf(root, cone);
             int last = lastWriter(buffers, groupOf);
             int joined = -1;
-            boolean kept = false;
+            FusionRules.Rule<Boolean> kept = null;
             for (int g : multiOutput ? from(byLoop.getOrDefault(loop, List.of()), last) : List.<Integer>of())
                 if (sizes.get(g) + size <= budget && (g > last || readsAtItsPoint(g, root, realized, buffers, groupOf))) {
                     if (FusionRules.OTHER_PRODUCT.test(matmuls.get(g) != matmul)) {
-                        kept = true;
+                        kept = FusionRules.OTHER_PRODUCT;
+                        continue;
+                    }
+                    if (matmul == null && signature.isRow() && FusionRules.APART_SIBLING.test(readies.get(g) != last)) {
+                        kept = FusionRules.APART_SIBLING;
                         continue;
                     }
                     joined = g;
                     break;
                 }
             if (joined < 0) {
-                if (kept) decisions.add(Decision.rule(labels.get(root), Decision.Choice.OWN_KERNEL, FusionRules.OTHER_PRODUCT.reason()));
+                if (kept != null) decisions.add(Decision.rule(labels.get(root), Decision.Choice.OWN_KERNEL, kept.reason()));
                 groups.add(new ScheduleBuilder.Group(signature, new ArrayList<>(List.of(root)), null, 0));
                 sizes.add(size);
                 matmuls.add(matmul);
+                readies.add(last);
                 joined = groups.size() - 1;
                 if (!byLoop.containsKey(loop)) byLoop.put(loop, new ArrayList<>());
                 byLoop.get(loop).add(joined);
             } else {
                 groups.get(joined).roots().add(root);
                 sizes.set(joined, sizes.get(joined) + size);
+                readies.set(joined, Math.max(readies.get(joined), last));
             }
             groupOf.put(root, joined);
         }

@@ -10,7 +10,9 @@ import java.util.Set;
 /// The launch order, with every sink moved up: a launch that writes only returned values, read by
 /// no other launch but sinks (an optimiser's update of a parameter and its moments, and the
 /// weight gradient's product or sum that writes the moments), runs right after the launches it
-/// depends on, instead of where its graph nodes come.
+/// depends on, instead of where its graph nodes come. So does a reduction read only by sinks
+/// whose results are small beside what it reads (a bias gradient's column sum, which an update
+/// then reads): moving it up keeps only its small results alive longer.
 /// An optimiser's nodes come after the whole backward, so in graph order each update read its
 /// layer's gradient tens of kernels after the backward wrote it, from memory rather than cache.
 ///
@@ -28,7 +30,7 @@ final class SinkOrder {
         var launches = schedule.launches();
         Set<Integer> graphInputs = new HashSet<>(schedule.inputs()), outputs = new HashSet<>();
         for (var output : schedule.outputs()) outputs.add(output.buffer());
-        boolean[] sinks = sinks(launches, outputs);
+        boolean[] sinks = sinks(buffers, launches, outputs);
         var order = new ArrayList<Schedule.Launch>();
         for (int l = 0; l < launches.size(); l++) {
             var launch = launches.get(l);
@@ -37,19 +39,28 @@ final class SinkOrder {
         return order;
     }
 
-    // The sinks: launches that write only returned values, which no launch reads but other sinks (a
-    // product whose epilogue writes an update's new moments, which the update then reads, moves
-    // with the update). An intermediate result never makes its writer a sink, so the program's
-    // own order, which the fusion planner's estimates assume, stays as it was.
-    private static boolean[] sinks(List<Schedule.Launch> launches, Set<Integer> outputs) {
+    // The sinks: launches that write only returned values or are small reductions, and whose
+    // results no launch reads but other sinks (a product whose epilogue writes an update's new
+    // moments, which the update then reads, moves with the update). A large intermediate result
+    // never makes its writer a sink, so the program's own order, which the fusion planner's
+    // estimates assume, stays as it was: moving all that feeds the updates would move the backward.
+    private static boolean[] sinks(List<Schedule.Buffer> buffers, List<Schedule.Launch> launches, Set<Integer> outputs) {
         boolean[] sinks = new boolean[launches.size()];
         Set<Integer> readByOthers = new HashSet<>();
         for (int l = launches.size() - 1; l >= 0; l--) {
             var launch = launches.get(l);
-            sinks[l] = outputs.containsAll(launch.writes()) && launch.writes().stream().noneMatch(readByOthers::contains);
+            sinks[l] = (outputs.containsAll(launch.writes()) || reduces(buffers, launch)) && launch.writes().stream().noneMatch(readByOthers::contains);
             if (!sinks[l]) readByOthers.addAll(launch.reads());
         }
         return sinks;
+    }
+
+    // Whether `launch` writes at most a sixteenth of the elements it reads.
+    private static boolean reduces(List<Schedule.Buffer> buffers, Schedule.Launch launch) {
+        long read = 0, written = 0;
+        for (int buffer : new HashSet<>(launch.reads())) read += buffers.get(buffer).size();
+        for (int buffer : launch.writes()) written += buffers.get(buffer).size();
+        return 16 * written <= read;
     }
 
     // The last launch of `order` that `launch` must follow, or -1.
