@@ -79,7 +79,7 @@ final class Groups {
                         kept = FusionRules.OTHER_PRODUCT;
                         continue;
                     }
-                    if (matmul == null && signature.isRow() && FusionRules.APART_SIBLING.test(readies.get(g) != last)) {
+                    if (matmul == null && signature.isRow() && FusionRules.APART_SIBLING.test(g > last && readies.get(g) != last)) {
                         kept = FusionRules.APART_SIBLING;
                         continue;
                     }
@@ -98,7 +98,7 @@ final class Groups {
             } else {
                 groups.get(joined).roots().add(root);
                 sizes.set(joined, sizes.get(joined) + size);
-                readies.set(joined, Math.max(readies.get(joined), last));
+                readies.set(joined, Math.max(readies.get(joined), joined > last ? last : lastWriterBefore(buffers, groupOf, joined)));
             }
             groupOf.put(root, joined);
         }
@@ -140,6 +140,16 @@ final class Groups {
     private static int lastWriter(List<Node> buffers, Map<Node, Integer> groupOf) {
         int last = -1;
         for (Node buffer : buffers) last = Math.max(last, groupOf.getOrDefault(buffer, -1));
+        return last;
+    }
+
+    /// The last kernel before `g` that writes one of `buffers`, or -1.
+    private static int lastWriterBefore(List<Node> buffers, Map<Node, Integer> groupOf, int g) {
+        int last = -1;
+        for (Node buffer : buffers) {
+            int writer = groupOf.getOrDefault(buffer, -1);
+            if (writer < g) last = Math.max(last, writer);
+        }
         return last;
     }
 
