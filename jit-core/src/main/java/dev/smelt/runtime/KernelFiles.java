@@ -13,16 +13,14 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.zip.CRC32;
 import jdk.incubator.vector.VectorShape;
 
 /// Generated kernel classes kept in files between runs, so that a fresh JVM that needs a kernel an
 /// earlier run of the same Smelt jar generated reads its class file instead of generating it: code
-/// generation, and the ASM and emitter classes it loads, is about a sixth of a fresh JVM's first
-/// compile, run by the bytecode interpreter (README, cold start).
+/// generation, and loading the ASM and emitter classes it runs in the bytecode interpreter, is a
+/// sixth of a fresh JVM's first compile (README, cold start).
 ///
 /// A file is named by a hash of its key, the kernel's printed text with the variant and the
 /// machine's preferred vector size (the scalar class of a floating-point sum adds in its vector
@@ -30,9 +28,10 @@ import jdk.incubator.vector.VectorShape;
 /// checksum fails (a torn or corrupt file) or that cannot be read is a miss, generated again and
 /// written over. Files are written whole to a temporary name and renamed into place, so concurrent
 /// processes read either nothing or a whole file, and two writers of one kernel write the same
-/// bytes. The directory is one per Smelt jar, named from the jar's path, size and modification
-/// time, so that a rebuilt jar never reads its predecessor's classes; classes loaded from a
-/// directory (an IDE's, a test run's) have no such identity, and use no files.
+/// bytes; all of it with `java.io` (NIO's `Files.move` alone loads some 50 classes in a fresh JVM).
+/// The directory is one per Smelt jar, named from the jar's path, size and modification time, so
+/// that a rebuilt jar never reads its predecessor's classes; classes loaded from a directory (an
+/// IDE's, a test run's) have no such identity, and use no files.
 ///
 /// Where: `-Dsmelt.kernelFiles=<dir>`, else `$XDG_CACHE_HOME/smelt/kernels` or
 /// `~/.cache/smelt/kernels`; `-Dsmelt.kernelFiles=off` turns it off. The files are code that this
@@ -107,7 +106,9 @@ public final class KernelFiles {
     /// Writes `kernel` under `key` to `file`, through a temporary file renamed into place; a
     /// failure leaves at most a temporary file behind and is otherwise ignored.
     static void write(File file, String key, GeneratedKernel kernel) {
-        File temporary = new File(file.getParentFile(), file.getName() + "." + ProcessHandle.current().pid() + "." + Thread.currentThread().threadId() + ".tmp");
+        // a name of this thread's and this moment's (not the pid: ProcessHandle's classes cost a fresh JVM
+        // milliseconds); two writers that drew the same name tear the file at worst, which its checksum catches
+        File temporary = new File(file.getParentFile(), file.getName() + "." + Thread.currentThread().threadId() + "." + System.nanoTime() + ".tmp");
         try {
             var bytes = new ByteArrayOutputStream();
             var out = new DataOutputStream(bytes);
@@ -127,7 +128,8 @@ public final class KernelFiles {
             try (var stream = new FileOutputStream(temporary)) {
                 bytes.writeTo(stream);
             }
-            Files.move(temporary.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            // rename(2), atomic and replacing on POSIX; where renaming onto a file fails, the file goes first
+            if (!temporary.renameTo(file) && !(file.delete() && temporary.renameTo(file))) temporary.delete();
         } catch (IOException | RuntimeException unwritable) {
             temporary.delete(); // a read-only or full disk: the class was generated, and runs all the same
         }
