@@ -20,7 +20,7 @@ import dev.smelt.runtime.KernelLoader;
 import dev.smelt.runtime.TieredKernel;
 import dev.smelt.runtime.attention.AttentionFunctions;
 import dev.smelt.runtime.matmul.MatMulFunction;
-import dev.smelt.runtime.matmul.MicroKernels;
+import dev.smelt.runtime.matmul.WarmUpThread;
 import java.util.List;
 
 /// The pipeline's code generation stage: runnable code for each launch of a schedule, shared
@@ -75,6 +75,6 @@ public final class Kernels {
     /// medians of ten alternations) while the 784-512-10 step's first 100 took 1,625–1,750 ms with it
     /// against 1,927–2,182 without.
     public static void expectMatMul(DType dtype, long work) {
-        if (work >= EARLY_TILE_WORK) MicroKernels.of(dtype).current();
+        if (work >= EARLY_TILE_WORK) WarmUpThread.startTile(dtype);
     }
 }
