@@ -30,14 +30,17 @@ import jdk.incubator.vector.VectorShape;
 /// processes read either nothing or a whole file, and two writers of one kernel write the same
 /// bytes; all of it with `java.io` (NIO's `Files.move` alone loads some 50 classes in a fresh JVM).
 /// The directory is one per Smelt jar, named from the jar's path, size and modification time, so
-/// that a rebuilt jar never reads its predecessor's classes; classes loaded from a directory (an
-/// IDE's, a test run's) have no such identity, and use no files.
+/// that a rebuilt jar never reads its predecessor's classes (and a new jar's first write removes
+/// the directories no file was written to for a week); classes loaded from a directory (an IDE's,
+/// a test run's) have no such identity, and use no files.
 ///
 /// Where: `-Dsmelt.kernelFiles=<dir>`, else `$XDG_CACHE_HOME/smelt/kernels` or
 /// `~/.cache/smelt/kernels`; `-Dsmelt.kernelFiles=off` turns it off. The files are code that this
 /// process runs, as trusted as the jar: keep the directory the user's own.
 public final class KernelFiles {
     private static final int MAGIC = 0x534d4b31; // "SMK1": this layout
+    /// How long another jar's directory is kept without a new file: a week.
+    static final long STALE_MILLIS = 7L * 24 * 3600 * 1000;
     private static final File DIRECTORY = directory(System.getProperty("smelt.kernelFiles"));
 
     private KernelFiles() {}
@@ -124,7 +127,7 @@ public final class KernelFiles {
             var checksum = new CRC32();
             checksum.update(bytes.toByteArray());
             out.writeLong(checksum.getValue());
-            file.getParentFile().mkdirs();
+            if (file.getParentFile().mkdirs()) prune(file.getParentFile(), System.currentTimeMillis());
             try (var stream = new FileOutputStream(temporary)) {
                 bytes.writeTo(stream);
             }
@@ -132,6 +135,20 @@ public final class KernelFiles {
             if (!temporary.renameTo(file) && !(file.delete() && temporary.renameTo(file))) temporary.delete();
         } catch (IOException | RuntimeException unwritable) {
             temporary.delete(); // a read-only or full disk: the class was generated, and runs all the same
+        }
+    }
+
+    /// Removes the directories beside `directory` (other jars') in which no file was written for
+    /// [#STALE_MILLIS]: called when a jar's directory is made, so old versions' classes do not pile
+    /// up. A jar still in use whose directory goes generates its classes again, once.
+    static void prune(File directory, long now) {
+        File[] siblings = directory.getParentFile().listFiles();
+        if (siblings == null) return;
+        for (File sibling : siblings) {
+            if (sibling.equals(directory) || !sibling.isDirectory() || now - sibling.lastModified() < STALE_MILLIS) continue;
+            File[] files = sibling.listFiles();
+            if (files != null) for (File file : files) file.delete();
+            sibling.delete();
         }
     }
 

@@ -3,8 +3,10 @@ package dev.smelt.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.codegen.GeneratedKernel;
 import dev.smelt.codegen.Variant;
@@ -82,6 +84,24 @@ class KernelFilesTest {
         }
         assertEquals(kernel, KernelFiles.read(file, key(kernel), Variant.VECTOR));
         assertEquals(1, directory.list().length, "no temporary file left");
+    }
+
+    /// A new jar's directory removes those of other jars that had no new file for a week.
+    @Test
+    void aNewJarsDirectoryRemovesOtherJarsStaleOnes() throws Exception {
+        long now = System.currentTimeMillis();
+        var current = new File(directory, "current");
+        var recent = new File(directory, "recent");
+        var stale = new File(directory, "stale");
+        for (var jar : new File[] {current, recent, stale}) {
+            assertTrue(jar.mkdir());
+            Files.write(new File(jar, "k.class").toPath(), new byte[] {1, 2, 3});
+        }
+        assertTrue(recent.setLastModified(now - KernelFiles.STALE_MILLIS + 60_000));
+        assertTrue(stale.setLastModified(now - KernelFiles.STALE_MILLIS - 60_000));
+        KernelFiles.prune(current, now);
+        assertTrue(current.isDirectory() && recent.isDirectory());
+        assertFalse(stale.exists());
     }
 
     /// Classes loaded from a directory (this test run's target/classes) have no jar to name their
