@@ -31,10 +31,13 @@ public final class FirstSteps {
         var model = new Sequential(new Linear(784, 512, generator), new Activations.ReLU(), new Linear(512, 10, generator));
         var adam = new Adam(model.parameters(), 1e-3);
         var threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long[] sched = FirstCall.schedstat();
         long threadCpu = threads.getCurrentThreadCpuTime(), start = System.nanoTime();
         TrainStep step = adam.compile((x, labels) -> model.forward(x).crossEntropy(labels));
         step.explain(batches[0][0], batches[0][1]); // compiles without taking a step
-        double compile = (System.nanoTime() - start) / 1e6, compileCpu = (threads.getCurrentThreadCpuTime() - threadCpu) / 1e6;
+        long compiled = System.nanoTime();
+        double compile = (compiled - start) / 1e6, compileCpu = (threads.getCurrentThreadCpuTime() - threadCpu) / 1e6;
+        String waits = FirstCall.waits(sched, compiled - start);
         step.apply(batches[0][0], batches[0][1]);
         double firstStep = (System.nanoTime() - start) / 1e6;
         double first = steps(step, batches, 1, BLOCK - 1, start);
@@ -43,8 +46,8 @@ public final class FirstSteps {
         for (int b = 0; b < blockCount; b++) blocks[b] = steps(step, batches, (b + 1) * BLOCK, BLOCK, System.nanoTime());
         java.util.Arrays.sort(blocks, Math.max(0, blockCount - 5), blockCount);
         double steady = blocks[Math.max(0, blockCount - 5) + Math.min(5, blockCount) / 2];
-        System.out.printf("compile=%.1f compileCpu=%.1f firstStep=%.1f first100=%.1f steady100=%.1f ratio=%.2f%n", compile, compileCpu, firstStep, first, steady,
-                first / steady);
+        System.out.printf("compile=%.1f compileCpu=%.1f %s firstStep=%.1f first100=%.1f steady100=%.1f ratio=%.2f%n", compile, compileCpu, waits, firstStep, first,
+                steady, first / steady);
     }
 
     // Milliseconds from `start` to the end of `count` steps, the first of them step number `from`.

@@ -28,7 +28,7 @@ public final class PreloadList {
 
     public static void main(String[] args) throws Exception {
         var command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--add-modules", "jdk.incubator.vector",
-                "-Dsmelt.preload=false", "-Xlog:class+load=info,class+init=info:stdout", "-cp", System.getProperty("java.class.path"), Child.class.getName());
+                "-Dsmelt.preload=false", "-Dsmelt.kernelFiles=off", "-Xlog:class+load=info,class+init=info:stdout", "-cp", System.getProperty("java.class.path"), Child.class.getName());
         var process = new ProcessBuilder(command).redirectErrorStream(true).start();
         List<String> lines = new String(process.getInputStream().readAllBytes()).lines().toList();
         if (process.waitFor() != 0) throw new IllegalStateException(String.join("\n", lines));

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.driver;
 
-import dev.smelt.codegen.KernelEmitter;
 import dev.smelt.codegen.RowExtent;
 import dev.smelt.codegen.Variant;
 import dev.smelt.ir.DType;
@@ -16,11 +15,12 @@ import dev.smelt.kernel.SortKernel;
 import dev.smelt.kernel.UpdateFunction;
 import dev.smelt.kernel.UpdateKernel;
 import dev.smelt.runtime.KernelCache;
+import dev.smelt.runtime.KernelFiles;
 import dev.smelt.runtime.KernelLoader;
 import dev.smelt.runtime.TieredKernel;
 import dev.smelt.runtime.attention.AttentionFunctions;
 import dev.smelt.runtime.matmul.MatMulFunction;
-import dev.smelt.runtime.matmul.MicroKernels;
+import dev.smelt.runtime.matmul.WarmUpThread;
 import java.util.List;
 
 /// The pipeline's code generation stage: runnable code for each launch of a schedule, shared
@@ -56,12 +56,14 @@ public final class Kernels {
     // Scalar code now; for large kernels, vector code warmed up in the background (TieredKernel).
     // Both are generated for the kernel's RowExtent representative, so every extent of its rows
     // (a dynamic batch) shares them, and small and large extents share the scalar class.
+    // The classes come from KernelFiles: an earlier run's, when it generated the same kernel.
     private static KernelFunction generate(Kernel kernel) {
         Kernel shared = RowExtent.representative(kernel);
-        KernelFunction scalar = KernelCache.get(shared, k -> KernelLoader.load(KernelEmitter.emit(k, Variant.SCALAR)));
+        String text = shared.toString();
+        KernelFunction scalar = KernelCache.get(text, () -> KernelLoader.load(KernelFiles.get(shared, text, Variant.SCALAR)));
         long elements = (long) kernel.workItems() * Math.max(1, kernel.rowLength());
         if (elements < VECTOR_THRESHOLD) return scalar;
-        return KernelCache.get("tiered " + shared, () -> new TieredKernel(shared, scalar, () -> KernelLoader.load(KernelEmitter.emit(shared, Variant.VECTOR))));
+        return KernelCache.get("tiered " + text, () -> new TieredKernel(shared, scalar, () -> KernelLoader.load(KernelFiles.get(shared, text, Variant.VECTOR))));
     }
 
     /// Starts the warm-up of `dtype`'s vector matmul tile when a product of `work` multiply-adds is
@@ -73,6 +75,6 @@ public final class Kernels {
     /// medians of ten alternations) while the 784-512-10 step's first 100 took 1,625–1,750 ms with it
     /// against 1,927–2,182 without.
     public static void expectMatMul(DType dtype, long work) {
-        if (work >= EARLY_TILE_WORK) MicroKernels.of(dtype).current();
+        if (work >= EARLY_TILE_WORK) WarmUpThread.startTile(dtype);
     }
 }

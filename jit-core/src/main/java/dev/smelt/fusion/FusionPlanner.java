@@ -176,7 +176,7 @@ public final class FusionPlanner {
     /// compute is written once; else it splits the kernel that spills.
     private static Decision decision(Decision.Subject subject, Node node, ScheduleBuilder.Attempt attempt, double cost) {
         int kernels = kernelCounts(attempt).stream().filter(c -> c.node() == node).mapToInt(Computed::kernels).findFirst().orElse(0);
-        if (kernels > 1) return Decision.costed(subject, Decision.Choice.MATERIALISE, cost, attempt.cost(), "computed by %d kernels; writing it once and reading it back is cheaper".formatted(kernels));
+        if (kernels > 1) return Decision.costed(subject, Decision.Choice.MATERIALISE, cost, attempt.cost(), "computed by " + kernels + " kernels; writing it once and reading it back is cheaper");
         return Decision.costed(subject, Decision.Choice.SPLIT, cost, attempt.cost(), "its kernel spills registers; splitting the kernel here is cheaper");
     }
 
@@ -191,7 +191,7 @@ public final class FusionPlanner {
             if (mode == FusionMode.GREEDY) decision = Decision.rule(labels.get(node), Decision.Choice.RECOMPUTE, "greedy fusion recomputes every producer in every consumer");
             else if (Double.isNaN(alternative)) decision = Decision.rule(labels.get(node), Decision.Choice.RECOMPUTE, "materialising it was not priced (candidate limit)");
             else decision = Decision.costed(labels.get(node), Decision.Choice.RECOMPUTE, attempt.cost(), alternative, "recomputing it is cheaper than writing it once and reading it back");
-            decisions.add(decision.withDetail("in each of %d kernels".formatted(computed.kernels())));
+            decisions.add(decision.withDetail("in each of " + computed.kernels() + " kernels"));
         }
         return decisions;
     }

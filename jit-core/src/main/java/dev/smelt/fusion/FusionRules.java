@@ -23,7 +23,8 @@ final class FusionRules {
 
         abstract boolean test(T subject);
 
-        String reason(Object... figures) { return reason.formatted(figures); }
+        // most reasons name no figure: no Formatter for them, which a fresh JVM runs interpreted
+        String reason(Object... figures) { return figures.length == 0 ? reason : reason.formatted(figures); }
     }
 
     /// A node as a kernel reads it: its value wanted at each point of the kernel through `mapping`.

@@ -17,7 +17,8 @@ public record Machine(int vectorRegisters, int vectorBits) {
     private static Machine detect() {
         int bits = VectorShape.preferredShape().vectorBitSize();
         // x86 has 32 vector registers only with AVX-512 (zmm0–31); AVX2 has 16 (ymm0–15); AArch64 has 32.
-        boolean x86 = System.getProperty("os.arch", "").matches("amd64|x86_64");
+        String arch = System.getProperty("os.arch", ""); // not String.matches: a regex compiles interpreted on every first compile
+        boolean x86 = arch.equals("amd64") || arch.equals("x86_64");
         int registers = !x86 || bits >= 512 ? 32 : 16;
         return new Machine(Integer.getInteger("smelt.vectorRegisters", registers), bits);
     }

@@ -129,7 +129,7 @@ final class Sharing {
             int count = uses.get(value);
             double recomputed = keptCost + (count - 1) * inline(value, chosenSet);
             decisions.add(Decision.costed(subject(value), Decision.Choice.KEEP_IN_REGISTER, keptCost, recomputed,
-                    "computed once per point instead of %d times (per point)".formatted(count)));
+                    "computed once per point instead of " + count + " times (per point)")); // not formatted: a training step's compile makes hundreds
         }
         return new Decided(shared, spills, arithmetic);
     }

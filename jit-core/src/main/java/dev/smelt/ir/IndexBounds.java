@@ -8,8 +8,15 @@ package dev.smelt.ir;
 public record IndexBounds(String op, String what, int limit) {
     /// `op` and `what` are single words, as the IR's text form spells attributes; `limit` ≥ 0.
     public IndexBounds {
-        Check.that(op != null && op.matches("\\S+") && what != null && what.matches("\\S+"), "index bounds need a one-word op and what, not '%s' and '%s'", op, what);
+        Check.that(word(op) && word(what), "index bounds need a one-word op and what, not '%s' and '%s'", op, what);
         Check.that(limit >= 0, "index limit %d is negative", limit);
+    }
+
+    // `text` matches \S+; by hand: a regex compiles in the interpreter, and a training step's compile builds these
+    private static boolean word(String text) {
+        if (text == null || text.isEmpty()) return false;
+        for (int i = 0; i < text.length(); i++) if (" \t\n\u000B\f\r".indexOf(text.charAt(i)) >= 0) return false; // regex's \s
+        return true;
     }
 
     /// Whether `index` (a constant's value) passes the check.

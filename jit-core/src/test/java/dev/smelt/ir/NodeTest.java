@@ -35,6 +35,17 @@ class NodeTest {
     }
 
     @Test
+    void indexBoundsNameTheirOpAndIndexInOneWordEach() {
+        assertEquals("op=crossEntropy what=target limit=10", new IndexBounds("crossEntropy", "target", 10).toString());
+        for (String word : new String[] {"", "two words", "tab\there", "line\nbreak", "vertical\u000Btab", "feed\f", "cr\r"}) {
+            assertRejected("one-word op", () -> new IndexBounds(word, "target", 10));
+            assertRejected("one-word op", () -> new IndexBounds("gather", word, 10));
+        }
+        assertRejected("one-word op", () -> new IndexBounds(null, "target", 10));
+        assertEquals("no\u00A0break", new IndexBounds("no\u00A0break", "x", 1).op()); // a no-break space is not \s: accepted, as by the regex before
+    }
+
+    @Test
     void iotaNeedsAnAxisInRange() {
         assertType("i32[2,3]", new Node.Iota(1, Shape.of(2, 3), DType.I32));
         assertRejected("axis 2 out of range for [2,3]", () -> new Node.Iota(2, Shape.of(2, 3), DType.I32));

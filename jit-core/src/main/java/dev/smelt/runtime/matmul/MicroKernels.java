@@ -8,7 +8,6 @@ import dev.smelt.ir.DType;
 import dev.smelt.runtime.KernelLoader;
 import dev.smelt.runtime.Stopwatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 
 /// The micro-kernel each dtype's matmuls use now: the [ScalarTile] until the generated vector tile
@@ -28,12 +27,7 @@ public final class MicroKernels {
     /// Warm-ups of [TinyProduct] before packing keeps serving tiny products for good.
     static final int TINY_ATTEMPTS = 3;
 
-    private static final ExecutorService WARMER = Executors.newSingleThreadExecutor(runnable -> {
-        var thread = new Thread(runnable, "smelt-matmul-warm-up");
-        thread.setDaemon(true);
-        thread.setPriority(Thread.MIN_PRIORITY);
-        return thread;
-    });
+    private static final ExecutorService WARMER = WarmUpThread.EXECUTOR;
 
     private static final MicroKernels F32 = new MicroKernels(MicroKernelShape.of(DType.F32));
     private static final MicroKernels F64 = new MicroKernels(MicroKernelShape.of(DType.F64));
