@@ -63,7 +63,8 @@ final class Gemv {
         }
     }
 
-    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED.length() >= 8 ? FloatVector.SPECIES_PREFERRED : FloatVector.SPECIES_256;
+    // 16 or 8 lanes, so that a group of 32 int8 weights is two or four vectors
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED.length() == 16 ? FloatVector.SPECIES_PREFERRED : FloatVector.SPECIES_256;
     private static final int L = F.length();
     private static final VectorSpecies<Short> S = VectorSpecies.of(short.class, VectorShape.forBitSize(L * 16));
     private static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(L * 8));
@@ -158,14 +159,15 @@ final class Gemv {
     }
 
     // Four chains of groups (group g feeds chain g % 4 while whole fours last), each group's sum of
-    // q·x scaled once: the widening of each byte is the bound, and four independent chains keep
-    // the conversions and products in flight.
+    // q·x scaled once, so that the conversions and products of four groups are in flight. The loop
+    // tests `g <= whole - 4`, not `g + 4 <= whole`: C2 takes only the first for a counted loop, and
+    // only a counted loop loses its range checks and is unrolled.
     private static float q8(float[] a, int x, PackedMatrix p, int n, int depth) {
         byte[] q = p.quants();
         float[] scales = p.scales();
         int whole = depth / GROUP, w0 = n * depth, g0 = n * PackedMatrix.groups(depth), g = 0;
         FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
-        for (; g + 4 <= whole; g += 4) {
+        for (int bound = whole - 4; g <= bound; g += 4) {
             int k = g * GROUP;
             s0 = group(q, w0 + k, a, x + k).fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
             s1 = group(q, w0 + k + GROUP, a, x + k + GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 1]), s1);
@@ -180,11 +182,12 @@ final class Gemv {
         return Math.fma(t, scales[g0 + whole], s);
     }
 
-    // Σ q·x over one group of 32, lane-wise: GROUP / L products.
+    // Σ q·x over one group of 32, lane-wise: GROUP / L products (2 or 4), written out so that the
+    // loop over groups stays C2's innermost loop.
     private static FloatVector group(byte[] q, int at, float[] a, int x) {
-        FloatVector t = widen(q, at).mul(FloatVector.fromArray(F, a, x));
-        for (int k = L; k < GROUP; k += L) t = widen(q, at + k).fma(FloatVector.fromArray(F, a, x + k), t);
-        return t;
+        FloatVector t = widen(q, at + L).fma(FloatVector.fromArray(F, a, x + L), widen(q, at).mul(FloatVector.fromArray(F, a, x)));
+        if (GROUP == 2 * L) return t;
+        return widen(q, at + 3 * L).fma(FloatVector.fromArray(F, a, x + 3 * L), widen(q, at + 2 * L).fma(FloatVector.fromArray(F, a, x + 2 * L), t));
     }
 
     // L int8 values widened to f32.
