@@ -10,6 +10,7 @@ import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /// A matrix-vector product `y[m, n] = Σ_k x[m, k] · W[n, k]` for a few rows of x and W's rows
@@ -70,6 +71,8 @@ final class Gemv {
     private static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(L * 8));
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED.length() == L ? IntVector.SPECIES_PREFERRED : VectorSpecies.of(int.class, F.vectorShape());
     private static final int GROUP = PackedMatrix.GROUP;
+    private static final VectorShuffle<Float> ROTATE_8 = VectorShuffle.iota(F, 8, 1, true), ROTATE_4 = VectorShuffle.iota(F, 4, 1, true),
+            ROTATE_2 = VectorShuffle.iota(F, 2, 1, true), ROTATE_1 = VectorShuffle.iota(F, 1, 1, true); // lane i takes lane (i + n) mod L
     private static final ThreadLocal<float[]> ROWS = ThreadLocal.withInitial(() -> new float[0]); // x copied when not contiguous along K
 
     /// Whether `kernel` runs as a GEMV: an `f32` product of at most [#MAX_ROWS] rows whose right
@@ -195,12 +198,15 @@ final class Gemv {
         return (FloatVector) ByteVector.fromArray(B, q, at).convertShape(VectorOperators.B2F, F, 0);
     }
 
-    // The lanes of `s` summed in a fixed order: lane i takes lane i + half for half = L/2, L/4, … 1
-    // (`s + s.slice(half)`, lanes past the end zero), the same pairs in every tier. In registers:
-    // an array walk in the same order puts a store and dependent reloads between rows, and the
-    // stream of W stalls on them.
+    // The lanes of `s` summed in a fixed order: lane i takes lane i + half for half = L/2, L/4, … 1,
+    // the same pairs in every tier. Rotations by constant shuffles, written out: each step is one
+    // permute and one add (a loop over half stayed a loop in C2, building each step's shuffle and
+    // blending in zeros). In registers: an array walk in the same order puts a store and dependent
+    // reloads between rows, and the stream of W stalls on them.
     private static float sum(FloatVector s) {
-        for (int half = L / 2; half > 0; half /= 2) s = s.add(s.slice(half));
-        return s.lane(0);
+        if (L == 16) s = s.add(s.rearrange(ROTATE_8));
+        s = s.add(s.rearrange(ROTATE_4));
+        s = s.add(s.rearrange(ROTATE_2));
+        return s.add(s.rearrange(ROTATE_1)).lane(0);
     }
 }
