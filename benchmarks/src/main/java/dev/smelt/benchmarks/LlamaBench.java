@@ -2,6 +2,7 @@
 package dev.smelt.benchmarks;
 
 import dev.smelt.Generator;
+import dev.smelt.WeightFormat;
 import dev.smelt.models.llama.Llama2;
 import dev.smelt.models.llama.Llama2Checkpoint;
 import dev.smelt.models.llama.Llama2Config;
@@ -31,8 +32,11 @@ import org.openjdk.jmh.annotations.Warmup;
 /// [Llama2Session#next] each, as llama2.c's `run.c` reports its tokens per second (tok/s = 256 /
 /// the time per op); `prefill`: a 128-token prompt as one batch (tok/s = 128 / the time per op).
 /// `read` streams the same bytes as one token's weights (a vectorised sum over a `float[]` of
-/// the checkpoint's size, one thread), the bandwidth bound for one thread. Threads: `-jvmArgsPrepend -Dsmelt.threads=1` (or 2);
-/// compare with `benchmarks/llama2c` in the same session.
+/// the checkpoint's size, one thread), the bandwidth bound for one thread (of f32 weights: `format`
+/// does not change it). `format` reads the matrices as f32, bf16 or int8
+/// ([Llama2Checkpoint#read(Path, WeightFormat)]), so one run gives each format's tokens/s against
+/// f32's. Threads: `-jvmArgsPrepend -Dsmelt.threads=1` (or 2); compare with `benchmarks/llama2c` in
+/// the same session.
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -45,6 +49,9 @@ public class LlamaBench {
     @Param({"stories15M", "stories110M"})
     public String shape;
 
+    @Param({"F32", "BF16", "INT8"})
+    public WeightFormat format;
+
     Path file;
     Llama2 model;
     Llama2Session session, prefillSession;
@@ -56,7 +63,7 @@ public class LlamaBench {
         Llama2Config config = shape.equals("stories15M") ? Llama2Config.STORIES_15M : Llama2Config.STORIES_110M;
         file = Files.createTempFile("llama-bench", ".bin");
         Llama2Checkpoint.writeRandom(file, config, new Generator(1));
-        model = new Llama2(Llama2Checkpoint.read(file));
+        model = new Llama2(Llama2Checkpoint.read(file, format));
         session = model.session();
         prefillSession = model.session();
         prompt = new int[PROMPT];

@@ -10,6 +10,7 @@ import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShape;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 /// A matrix-vector product `y[m, n] = Σ_k x[m, k] · W[n, k]` for a few rows of x and W's rows
@@ -63,12 +64,15 @@ final class Gemv {
         }
     }
 
-    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED.length() >= 8 ? FloatVector.SPECIES_PREFERRED : FloatVector.SPECIES_256;
+    // 16 or 8 lanes, so that a group of 32 int8 weights is two or four vectors
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED.length() == 16 ? FloatVector.SPECIES_PREFERRED : FloatVector.SPECIES_256;
     private static final int L = F.length();
     private static final VectorSpecies<Short> S = VectorSpecies.of(short.class, VectorShape.forBitSize(L * 16));
     private static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(L * 8));
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED.length() == L ? IntVector.SPECIES_PREFERRED : VectorSpecies.of(int.class, F.vectorShape());
     private static final int GROUP = PackedMatrix.GROUP;
+    private static final VectorShuffle<Float> ROTATE_8 = VectorShuffle.iota(F, 8, 1, true), ROTATE_4 = VectorShuffle.iota(F, 4, 1, true),
+            ROTATE_2 = VectorShuffle.iota(F, 2, 1, true), ROTATE_1 = VectorShuffle.iota(F, 1, 1, true); // lane i takes lane (i + n) mod L
     private static final ThreadLocal<float[]> ROWS = ThreadLocal.withInitial(() -> new float[0]); // x copied when not contiguous along K
 
     /// Whether `kernel` runs as a GEMV: an `f32` product of at most [#MAX_ROWS] rows whose right
@@ -158,14 +162,15 @@ final class Gemv {
     }
 
     // Four chains of groups (group g feeds chain g % 4 while whole fours last), each group's sum of
-    // q·x scaled once: the widening of each byte is the bound, and four independent chains keep
-    // the conversions and products in flight.
+    // q·x scaled once, so that the conversions and products of four groups are in flight. The loop
+    // tests `g <= whole - 4`, not `g + 4 <= whole`: C2 takes only the first for a counted loop, and
+    // only a counted loop loses its range checks and is unrolled.
     private static float q8(float[] a, int x, PackedMatrix p, int n, int depth) {
         byte[] q = p.quants();
         float[] scales = p.scales();
         int whole = depth / GROUP, w0 = n * depth, g0 = n * PackedMatrix.groups(depth), g = 0;
         FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
-        for (; g + 4 <= whole; g += 4) {
+        for (int bound = whole - 4; g <= bound; g += 4) {
             int k = g * GROUP;
             s0 = group(q, w0 + k, a, x + k).fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
             s1 = group(q, w0 + k + GROUP, a, x + k + GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 1]), s1);
@@ -180,11 +185,12 @@ final class Gemv {
         return Math.fma(t, scales[g0 + whole], s);
     }
 
-    // Σ q·x over one group of 32, lane-wise: GROUP / L products.
+    // Σ q·x over one group of 32, lane-wise: GROUP / L products (2 or 4), written out so that the
+    // loop over groups stays C2's innermost loop.
     private static FloatVector group(byte[] q, int at, float[] a, int x) {
-        FloatVector t = widen(q, at).mul(FloatVector.fromArray(F, a, x));
-        for (int k = L; k < GROUP; k += L) t = widen(q, at + k).fma(FloatVector.fromArray(F, a, x + k), t);
-        return t;
+        FloatVector t = widen(q, at + L).fma(FloatVector.fromArray(F, a, x + L), widen(q, at).mul(FloatVector.fromArray(F, a, x)));
+        if (GROUP == 2 * L) return t;
+        return widen(q, at + 3 * L).fma(FloatVector.fromArray(F, a, x + 3 * L), widen(q, at + 2 * L).fma(FloatVector.fromArray(F, a, x + 2 * L), t));
     }
 
     // L int8 values widened to f32.
@@ -192,12 +198,15 @@ final class Gemv {
         return (FloatVector) ByteVector.fromArray(B, q, at).convertShape(VectorOperators.B2F, F, 0);
     }
 
-    // The lanes of `s` summed in a fixed order: lane i takes lane i + half for half = L/2, L/4, … 1
-    // (`s + s.slice(half)`, lanes past the end zero), the same pairs in every tier. In registers:
-    // an array walk in the same order puts a store and dependent reloads between rows, and the
-    // stream of W stalls on them.
+    // The lanes of `s` summed in a fixed order: lane i takes lane i + half for half = L/2, L/4, … 1,
+    // the same pairs in every tier. Rotations by constant shuffles, written out: each step is one
+    // permute and one add (a loop over half stayed a loop in C2, building each step's shuffle and
+    // blending in zeros). In registers: an array walk in the same order puts a store and dependent
+    // reloads between rows, and the stream of W stalls on them.
     private static float sum(FloatVector s) {
-        for (int half = L / 2; half > 0; half /= 2) s = s.add(s.slice(half));
-        return s.lane(0);
+        if (L == 16) s = s.add(s.rearrange(ROTATE_8));
+        s = s.add(s.rearrange(ROTATE_4));
+        s = s.add(s.rearrange(ROTATE_2));
+        return s.add(s.rearrange(ROTATE_1)).lane(0);
     }
 }
