@@ -34,7 +34,7 @@ final class Groups {
         var groups = new ArrayList<ScheduleBuilder.Group>();
         var sizes = new ArrayList<Integer>();
         var matmuls = new ArrayList<Node>();
-        var readies = new ArrayList<Integer>();
+        Map<Integer, Integer> readies = new HashMap<>(); // per loop group: the last kernel its roots' inputs wait for
         Map<Loop, List<Integer>> byLoop = new HashMap<>();
         Map<Node, Integer> groupOf = new IdentityHashMap<>();
         for (Node root : roots) {
@@ -43,7 +43,6 @@ final class Groups {
                     groups.add(new ScheduleBuilder.Group(Signature.pointwise(concat.parts().get(part).shape()), List.of(concat.parts().get(part)), concat, part));
                     sizes.add(0);
                     matmuls.add(null); // concat parts take no siblings: they are in no loop's list
-                    readies.add(-1);
                 }
                 groupOf.put(root, groups.size() - 1);
                 continue;
@@ -52,16 +51,11 @@ final class Groups {
                 groups.add(new ScheduleBuilder.Group(Signature.pointwise(root.shape()), List.of(root), null, 0));
                 sizes.add(0);
                 matmuls.add(null); // an update or a sort takes no siblings: it is in no loop's list
-                readies.add(-1);
                 groupOf.put(root, groups.size() - 1);
                 continue;
             }
             if (FusionRules.ATTENTION.test(root) && root instanceof Node.Attention attention) {
-                int before = groups.size();
                 groupOf.put(root, attentionGroup(groups, sizes, matmuls, attention));
-                if (groups.size() > before) {
-                    readies.add(-1);
-                }
                 continue;
             }
             Signature signature = signatureOf.apply(root);
@@ -91,14 +85,14 @@ final class Groups {
                 groups.add(new ScheduleBuilder.Group(signature, new ArrayList<>(List.of(root)), null, 0));
                 sizes.add(size);
                 matmuls.add(matmul);
-                readies.add(last);
+                readies.put(groups.size() - 1, last);
                 joined = groups.size() - 1;
                 if (!byLoop.containsKey(loop)) byLoop.put(loop, new ArrayList<>());
                 byLoop.get(loop).add(joined);
             } else {
                 groups.get(joined).roots().add(root);
                 sizes.set(joined, sizes.get(joined) + size);
-                readies.set(joined, Math.max(readies.get(joined), joined > last ? last : lastWriterBefore(buffers, groupOf, joined)));
+                readies.put(joined, Math.max(readies.get(joined), joined > last ? last : lastWriterBefore(buffers, groupOf, joined)));
             }
             groupOf.put(root, joined);
         }
@@ -137,11 +131,7 @@ final class Groups {
     }
 
     /// The last kernel that writes one of `buffers`, or -1 when inputs and nothing else are read.
-    private static int lastWriter(List<Node> buffers, Map<Node, Integer> groupOf) {
-        int last = -1;
-        for (Node buffer : buffers) last = Math.max(last, groupOf.getOrDefault(buffer, -1));
-        return last;
-    }
+    private static int lastWriter(List<Node> buffers, Map<Node, Integer> groupOf) { return lastWriterBefore(buffers, groupOf, Integer.MAX_VALUE); }
 
     /// The last kernel before `g` that writes one of `buffers`, or -1.
     private static int lastWriterBefore(List<Node> buffers, Map<Node, Integer> groupOf, int g) {
