@@ -28,7 +28,8 @@ import java.util.function.Supplier;
 /// [Stopwatch#LAST_BACK_OFF_NANOS], for as long as it is called, and stays at the first while the JIT
 /// finished other compilations during the round (C2's queue was not empty). Warm-ups are bounded: a few wait in a
 /// queue (a kernel that finds it full tries again on a later call), and a waiting warm-up holds
-/// its inputs weakly, so it keeps no array alive that the program dropped.
+/// its inputs weakly, so it keeps no array alive that the program dropped. No warm-up starts while
+/// a matmul tile warms up ([WarmUpOrder]).
 ///
 /// Both variants give the same bits (see `KernelEmitter`), so the switch never changes a result.
 /// `-Dsmelt.tier=scalar` or `=vector` fixes every tiered kernel's variant, for debugging.
@@ -122,7 +123,8 @@ public final class TieredKernel implements KernelFunction {
             calledBefore = true;
             return;
         }
-        if (current == scalar && !warming.get() && System.nanoTime() - nextTry >= 0 && warming.compareAndSet(false, true)) startWarmUp(buffers, end);
+        if (current == scalar && !warming.get() && System.nanoTime() - nextTry >= 0 && !WarmUpOrder.kernelsWait() && warming.compareAndSet(false, true))
+            startWarmUp(buffers, end);
     }
 
     // The inputs weakly, the outputs by length: a waiting warm-up keeps no array alive.
