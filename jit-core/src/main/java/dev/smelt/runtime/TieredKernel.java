@@ -51,6 +51,9 @@ public final class TieredKernel implements KernelFunction {
     /// that many back edges per pass, and so many idle calls would cost the warm-up more than the
     /// compilations they save.
     static final int IDLE_CALLS = 1 << 12;
+    /// Boxed vector code (before C2) runs 50–500× slower than compiled code; within this many
+    /// times the scalar variant's time, the vector variant is compiled.
+    static final int COMPILED = 4;
     /// Warm-ups that may wait for the warming thread at once.
     static final int QUEUE = 4;
     static final String FORCED = System.getProperty("smelt.tier", "auto");
@@ -77,6 +80,7 @@ public final class TieredKernel implements KernelFunction {
     private volatile int lost;
     private volatile boolean calledBefore;
     private int vectorCalls; // by the warming thread only
+    private boolean compiledButSlower; // by the warming thread only: the last comparison's
     private volatile String tier;
 
     public TieredKernel(Kernel kernel, KernelFunction scalar, Supplier<KernelFunction> vector) {
@@ -153,7 +157,11 @@ public final class TieredKernel implements KernelFunction {
         }
         // While the JIT is still finishing compilations (ours may be queued behind them), a lost
         // round says nothing of the vector code: try again soon rather than back off further.
-        boolean jitBusy = jitMillis.getAsLong() != compiled;
+        // Unless the vector variant already ran within COMPILED of the scalar one, which boxed code
+        // never does: C2 has compiled it and it is not faster (in an MLP's training step, a kernel
+        // over [2, 784] lost round after round a second apart, 1.45 against 0.78 µs, while the
+        // steps kept the JIT busy).
+        boolean jitBusy = jitMillis.getAsLong() != compiled && !compiledButSlower;
         long backOff = jitBusy ? firstBackOff : Stopwatch.backOff(firstBackOff, lost);
         if (!jitBusy) lost++;
         nextTry = System.nanoTime() + backOff;
@@ -206,6 +214,7 @@ public final class TieredKernel implements KernelFunction {
         while (System.nanoTime() - deadline < 0) {
             long batch = System.nanoTime();
             long scalarNanos = Stopwatch.best(20, call -> scalar.run(buffers, 0, rows)), vectorNanos = Stopwatch.best(20, call -> candidate.run(buffers, 0, rows));
+            compiledButSlower = vectorNanos < COMPILED * scalarNanos;
             if (vectorNanos < scalarNanos) {
                 active = candidate;
                 tier = "vector";
