@@ -38,7 +38,8 @@ public final class MicroKernels {
     private final long limit, firstBackOff;
     private MicroKernel vector; // by the warm-up thread only: generated once, kept across rounds
     private volatile MicroKernel current;
-    private volatile boolean warming;
+    private volatile boolean warming, large;
+    private boolean gated; // written before each warm-up is queued, read by it: whether it holds kernel warm-ups back
     private volatile long nextTry = System.nanoTime();
     private int lost; // by the warm-up thread only
     private volatile String tier = "scalar tile (vector tile not yet needed)";
@@ -113,11 +114,21 @@ public final class MicroKernels {
         return KernelLoader.load(MicroKernelEmitter.emit(shape), MicroKernel.class);
     }
 
+    /// Starts the warm-up, as [#current] does, for a program with a large product: from now on,
+    /// no kernel warm-up starts while the tile's runs ([WarmUpOrder]). Programs of small products
+    /// (the digits MLP's, an Adam step of a tiny one) gain little from the tile and keep the
+    /// kernels' vector variants coming at once.
+    void startForLargeProducts() {
+        large = true;
+        current();
+    }
+
     private synchronized void startWarmUp() {
         if (warming) return;
         warming = true;
         if (lost == 0) tier = "scalar tile (vector tile warming up)";
-        WarmUpOrder.tileStarted(); // here, not on the warm-up thread: no kernel warm-up starts while this one waits in the queue
+        gated = large;
+        if (gated) WarmUpOrder.tileStarted(); // here, not on the warm-up thread: no kernel warm-up starts while this one waits in the queue
         WARMER.execute(this::warmUp);
     }
 
@@ -131,11 +142,11 @@ public final class MicroKernels {
     // its profile saw, and a tile warmed up without accumulating deoptimised at the first real
     // step of K and ran boxed again, 5 s of an MLP's first steps (FirstSteps: `unstable_if` trap).
     private void warmUp() {
-        boolean won;
+        boolean won, gated = this.gated; // read first: a lost round lets the next warm-up start
         try {
             won = vectorTileWins();
         } finally {
-            WarmUpOrder.tileEnded();
+            if (gated) WarmUpOrder.tileEnded();
         }
         if (won) warmUpPacking();
     }
