@@ -166,7 +166,7 @@ public final class MicroKernels {
                     tier = "vector tile " + shape;
                     return true;
                 }
-                if (calls >= Stopwatch.CALLS_TO_COMPILE && calls < Stopwatch.CALLS_TO_COMPILE + 506) deadline = Math.max(deadline, System.nanoTime() + limit);
+                if (calls >= Stopwatch.CALLS_TO_COMPILE && calls - 506 < Stopwatch.CALLS_TO_COMPILE) deadline = System.nanoTime() + limit; // C2 was just asked
                 if (calls >= Stopwatch.CALLS_TO_COMPILE) Stopwatch.rest(round, deadline);
             }
             long backOff = Stopwatch.backOff(firstBackOff, lost++);
