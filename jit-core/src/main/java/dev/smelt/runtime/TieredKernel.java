@@ -26,10 +26,11 @@ import java.util.function.Supplier;
 /// is no verdict, since on a busy machine C2 may not have compiled the vector code yet: the
 /// kernel tries again after a back-off that doubles from [Stopwatch#FIRST_BACK_OFF_NANOS] to
 /// [Stopwatch#LAST_BACK_OFF_NANOS], for as long as it is called, and stays at the first while the JIT
-/// finished other compilations during the round (C2's queue was not empty). Warm-ups are bounded: a few wait in a
+/// finished other compilations during the round (C2's queue was not empty), unless the vector variant
+/// already ran within [#COMPILED] times the scalar one's time. Warm-ups are bounded: a few wait in a
 /// queue (a kernel that finds it full tries again on a later call), and a waiting warm-up holds
 /// its inputs weakly, so it keeps no array alive that the program dropped. No warm-up starts while
-/// a matmul tile warms up ([WarmUpOrder]).
+/// the matmul tile of a program with a large product warms up ([WarmUpOrder]).
 ///
 /// Both variants give the same bits (see `KernelEmitter`), so the switch never changes a result.
 /// `-Dsmelt.tier=scalar` or `=vector` fixes every tiered kernel's variant, for debugging.
