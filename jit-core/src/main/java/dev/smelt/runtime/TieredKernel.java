@@ -26,9 +26,11 @@ import java.util.function.Supplier;
 /// is no verdict, since on a busy machine C2 may not have compiled the vector code yet: the
 /// kernel tries again after a back-off that doubles from [Stopwatch#FIRST_BACK_OFF_NANOS] to
 /// [Stopwatch#LAST_BACK_OFF_NANOS], for as long as it is called, and stays at the first while the JIT
-/// finished other compilations during the round (C2's queue was not empty). Warm-ups are bounded: a few wait in a
+/// finished other compilations during the round (C2's queue was not empty), unless the vector variant
+/// already ran within [#COMPILED] times the scalar one's time. Warm-ups are bounded: a few wait in a
 /// queue (a kernel that finds it full tries again on a later call), and a waiting warm-up holds
-/// its inputs weakly, so it keeps no array alive that the program dropped.
+/// its inputs weakly, so it keeps no array alive that the program dropped. No warm-up starts while
+/// the matmul tile of a program with a large product warms up ([WarmUpOrder]).
 ///
 /// Both variants give the same bits (see `KernelEmitter`), so the switch never changes a result.
 /// `-Dsmelt.tier=scalar` or `=vector` fixes every tiered kernel's variant, for debugging.
@@ -50,6 +52,9 @@ public final class TieredKernel implements KernelFunction {
     /// that many back edges per pass, and so many idle calls would cost the warm-up more than the
     /// compilations they save.
     static final int IDLE_CALLS = 1 << 12;
+    /// Boxed vector code (before C2) runs 50–500× slower than compiled code; within this many
+    /// times the scalar variant's time, the vector variant is compiled.
+    static final int COMPILED = 4;
     /// Warm-ups that may wait for the warming thread at once.
     static final int QUEUE = 4;
     static final String FORCED = System.getProperty("smelt.tier", "auto");
@@ -76,6 +81,7 @@ public final class TieredKernel implements KernelFunction {
     private volatile int lost;
     private volatile boolean calledBefore;
     private int vectorCalls; // by the warming thread only
+    private boolean compiledButSlower; // by the warming thread only: the last comparison's
     private volatile String tier;
 
     public TieredKernel(Kernel kernel, KernelFunction scalar, Supplier<KernelFunction> vector) {
@@ -122,7 +128,8 @@ public final class TieredKernel implements KernelFunction {
             calledBefore = true;
             return;
         }
-        if (current == scalar && !warming.get() && System.nanoTime() - nextTry >= 0 && warming.compareAndSet(false, true)) startWarmUp(buffers, end);
+        if (current == scalar && !warming.get() && System.nanoTime() - nextTry >= 0 && !WarmUpOrder.kernelsWait() && warming.compareAndSet(false, true))
+            startWarmUp(buffers, end);
     }
 
     // The inputs weakly, the outputs by length: a waiting warm-up keeps no array alive.
@@ -151,7 +158,11 @@ public final class TieredKernel implements KernelFunction {
         }
         // While the JIT is still finishing compilations (ours may be queued behind them), a lost
         // round says nothing of the vector code: try again soon rather than back off further.
-        boolean jitBusy = jitMillis.getAsLong() != compiled;
+        // Unless the vector variant already ran within COMPILED of the scalar one, which boxed code
+        // never does: C2 has compiled it and it is not faster (in an MLP's training step, a kernel
+        // over [2, 784] lost round after round a second apart, 1.45 against 0.78 µs, while the
+        // steps kept the JIT busy).
+        boolean jitBusy = jitMillis.getAsLong() != compiled && !compiledButSlower;
         long backOff = jitBusy ? firstBackOff : Stopwatch.backOff(firstBackOff, lost);
         if (!jitBusy) lost++;
         nextTry = System.nanoTime() + backOff;
@@ -204,6 +215,7 @@ public final class TieredKernel implements KernelFunction {
         while (System.nanoTime() - deadline < 0) {
             long batch = System.nanoTime();
             long scalarNanos = Stopwatch.best(20, call -> scalar.run(buffers, 0, rows)), vectorNanos = Stopwatch.best(20, call -> candidate.run(buffers, 0, rows));
+            compiledButSlower = vectorNanos < COMPILED * scalarNanos;
             if (vectorNanos < scalarNanos) {
                 active = candidate;
                 tier = "vector";

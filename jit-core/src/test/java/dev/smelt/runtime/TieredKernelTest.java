@@ -77,6 +77,43 @@ class TieredKernelTest {
         }
     }
 
+    /// A round the vector variant lost once compiled (within [TieredKernel#COMPILED] of the scalar
+    /// time) counts towards the next back-off even while the JIT is busy: C2's queue is no reason.
+    @Test
+    void aRoundLostByCompiledCodeIsCountedWhileTheJitIsBusy() throws InterruptedException {
+        var clock = new AtomicInteger();
+        var tiered = new TieredKernel(COPY, copy(() -> 20), () -> copy(() -> 40), "auto", 1_000_000L, 5_000_000L, clock::incrementAndGet);
+        float[] in = new float[4096], out = new float[4096];
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!tiered.tier().contains("trying again") && System.nanoTime() < deadline) {
+            tiered.run(new Object[] {in, out}, 0, 64);
+            Thread.sleep(1);
+        }
+        assertTrue(tiered.tier().contains("trying again") && !tiered.tier().contains("the JIT still compiling"), tiered.tier());
+    }
+
+    /// No warm-up starts while a matmul tile warms up; one starts on a call after it ended.
+    @Test
+    void noWarmUpStartsWhileATileWarmsUp() throws InterruptedException {
+        var vectorLoads = new AtomicInteger();
+        var tiered = new TieredKernel(COPY, copy(() -> 0), () -> { vectorLoads.incrementAndGet(); return copy(() -> 0); }, "auto", 1_000_000L, 5_000_000L);
+        float[] in = new float[4096], out = new float[4096];
+        WarmUpOrder.tileStarted();
+        try {
+            for (int call = 0; call < 20; call++) tiered.run(new Object[] {in, out}, 0, 64);
+            Thread.sleep(50);
+            assertEquals(0, vectorLoads.get(), "a kernel warm-up started beside the tile's");
+        } finally {
+            WarmUpOrder.tileEnded();
+        }
+        long deadline = System.nanoTime() + 60_000_000_000L; // a real tile of the shared test JVM may be warming up too
+        while (!tiered.tier().equals("vector") && System.nanoTime() < deadline) {
+            tiered.run(new Object[] {in, out}, 0, 64);
+            Thread.sleep(1);
+        }
+        assertEquals("vector", tiered.tier());
+    }
+
     /// Warm-ups waiting for the warming thread keep no array alive that the program dropped.
     @Test
     void aWaitingWarmUpHoldsItsInputsWeakly() throws InterruptedException {

@@ -7,6 +7,7 @@ import dev.smelt.codegen.MicroKernelShape;
 import dev.smelt.ir.DType;
 import dev.smelt.runtime.KernelLoader;
 import dev.smelt.runtime.Stopwatch;
+import dev.smelt.runtime.WarmUpOrder;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Supplier;
 
@@ -37,7 +38,8 @@ public final class MicroKernels {
     private final long limit, firstBackOff;
     private MicroKernel vector; // by the warm-up thread only: generated once, kept across rounds
     private volatile MicroKernel current;
-    private volatile boolean warming;
+    private volatile boolean warming, large;
+    private boolean gated; // written before each warm-up is queued, read by it: whether it holds kernel warm-ups back
     private volatile long nextTry = System.nanoTime();
     private int lost; // by the warm-up thread only
     private volatile String tier = "scalar tile (vector tile not yet needed)";
@@ -112,37 +114,59 @@ public final class MicroKernels {
         return KernelLoader.load(MicroKernelEmitter.emit(shape), MicroKernel.class);
     }
 
+    /// Starts the warm-up, as [#current] does, for a program with a large product: from now on,
+    /// no kernel warm-up starts while the tile's runs ([WarmUpOrder]). Programs of small products
+    /// (the digits MLP's, an Adam step of a tiny one) gain little from the tile and keep the
+    /// kernels' vector variants coming at once.
+    void startForLargeProducts() {
+        large = true;
+        current();
+    }
+
     private synchronized void startWarmUp() {
         if (warming) return;
         warming = true;
         if (lost == 0) tier = "scalar tile (vector tile warming up)";
+        gated = large;
+        if (gated) WarmUpOrder.tileStarted(); // here, not on the warm-up thread: no kernel warm-up starts while this one waits in the queue
         WARMER.execute(this::warmUp);
     }
 
     // Times both tiles on one packed block until the vector tile is twice as fast as the scalar
-    // one, then switches; once C2 has been asked for the vector tile, it rests between rounds, and
-    // a warm-up that ends without a switch is tried again after its back-off. The scalar tile runs
+    // one, then switches; once C2 has been asked for the vector tile, it rests between rounds and
+    // gives C2 the whole limit from then on (a busy C2 took seconds for the tile, and a warm-up
+    // that had ended just before was lost, its back-off spent on the scalar tile), and a warm-up
+    // that ends without a switch is tried again after its back-off. The scalar tile runs
     // 2000 times first, so it is timed as C2 compiles it; "twice" keeps a vector tile that C1 has compiled (which still boxes) from passing. Calls
     // alternate `accumulate`, as a product deeper than one block does: C2 compiles only the paths
     // its profile saw, and a tile warmed up without accumulating deoptimised at the first real
     // step of K and ran boxed again, 5 s of an MLP's first steps (FirstSteps: `unstable_if` trap).
     private void warmUp() {
+        boolean won, gated = this.gated; // read first: a lost round lets the next warm-up start
+        try {
+            won = vectorTileWins();
+        } finally {
+            if (gated) WarmUpOrder.tileEnded();
+        }
+        if (won) warmUpPacking();
+    }
+
+    private boolean vectorTileWins() {
         try {
             if (vector == null) vector = vectors == null ? vector(shape) : vectors.get();
             MicroKernel vector = this.vector, scalar = current;
             Object a = array(shape.rows() * WARM_UP_DEPTH), b = array(shape.columns() * WARM_UP_DEPTH), c = array(shape.rows() * shape.columns());
             long scalarNanos = Stopwatch.best(2000, call -> run(scalar, a, b, c, call));
             long deadline = System.nanoTime() + limit;
-            for (int calls = 506; System.nanoTime() < deadline; calls += 506) {
+            for (int calls = 506; System.nanoTime() - deadline < 0; calls += 506) {
                 long round = System.nanoTime();
                 for (int call = 0; call < 500; call++) vector.run(a, 0, b, 0, SHORT_DEPTH, c, 0, shape.columns(), call % 2 == 1);
                 if (2 * Stopwatch.best(6, call -> run(vector, a, b, c, call)) < scalarNanos) {
                     current = vector;
                     tier = "vector tile " + shape;
-                    vectorPacking = Packing.warmUp(shape.dtype(), shape.columns(), System.nanoTime() + limit);
-                    if (vectorPacking) tier += ", vector packing";
-                    return;
+                    return true;
                 }
+                if (calls >= Stopwatch.CALLS_TO_COMPILE && calls - 506 < Stopwatch.CALLS_TO_COMPILE) deadline = System.nanoTime() + limit; // C2 was just asked
                 if (calls >= Stopwatch.CALLS_TO_COMPILE) Stopwatch.rest(round, deadline);
             }
             long backOff = Stopwatch.backOff(firstBackOff, lost++);
@@ -151,6 +175,17 @@ public final class MicroKernels {
             warming = false;
         } catch (RuntimeException | LinkageError e) {
             tier = "scalar tile (vector tile failed: " + e + ")"; // warming stays set: a tile that fails is not tried again
+        }
+        return false;
+    }
+
+    // After the tile, so kernel warm-ups need not wait for it: packing is a small part of a product.
+    private void warmUpPacking() {
+        try {
+            vectorPacking = Packing.warmUp(shape.dtype(), shape.columns(), System.nanoTime() + limit);
+            if (vectorPacking) tier += ", vector packing";
+        } catch (RuntimeException | LinkageError e) {
+            vectorPacking = false; // packs value by value, as before the warm-up
         }
     }
 

@@ -23,8 +23,9 @@ public final class WarmUpThread {
 
     private static final Set<DType> STARTED = ConcurrentHashMap.newKeySet();
 
-    /// Starts `dtype`'s tile warm-up on the warm-up thread, once per JVM (not `MicroKernels`' own
-    /// method: calling one would initialise it here).
+    /// Starts `dtype`'s tile warm-up for a large product on the warm-up thread, once per JVM (not
+    /// `MicroKernels`' own method: calling one would initialise it here); kernel warm-ups then wait
+    /// for the tile's.
     public static void startTile(DType dtype) {
         if (STARTED.add(dtype)) EXECUTOR.execute(new StartTile(dtype));
     }
@@ -32,6 +33,6 @@ public final class WarmUpThread {
     // A class, not a lambda: it runs once, and a fresh JVM loads a class faster than it bootstraps a lambda.
     private record StartTile(DType dtype) implements Runnable {
         @Override
-        public void run() { MicroKernels.of(dtype).current(); }
+        public void run() { MicroKernels.of(dtype).startForLargeProducts(); }
     }
 }
