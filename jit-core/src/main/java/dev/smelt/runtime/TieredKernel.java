@@ -55,6 +55,11 @@ public final class TieredKernel implements KernelFunction {
     /// Boxed vector code (before C2) runs 50–500× slower than compiled code; within this many
     /// times the scalar variant's time, the vector variant is compiled.
     static final int COMPILED = 4;
+    /// Batches a compiled vector variant may lose before its round ends: a round that ran its full
+    /// [#ROUND_NANOS] would hold the warming thread, which every other kernel's warm-up waits for,
+    /// for seconds that tell nothing more (the training step's 26 AdamW updates, which C2
+    /// vectorises as well from the scalar loops, held it for most of every minute).
+    static final int COMPILED_LOSSES = 3;
     /// Warm-ups that may wait for the warming thread at once.
     static final int QUEUE = 4;
     static final String FORCED = System.getProperty("smelt.tier", "auto");
@@ -82,6 +87,7 @@ public final class TieredKernel implements KernelFunction {
     private volatile boolean calledBefore;
     private int vectorCalls; // by the warming thread only
     private boolean compiledButSlower; // by the warming thread only: the last comparison's
+    private long scalarNanos, vectorNanos; // by the warming thread only: the last comparison's best times
     private volatile String tier;
 
     public TieredKernel(Kernel kernel, KernelFunction scalar, Supplier<KernelFunction> vector) {
@@ -166,8 +172,10 @@ public final class TieredKernel implements KernelFunction {
         long backOff = jitBusy ? firstBackOff : Stopwatch.backOff(firstBackOff, lost);
         if (!jitBusy) lost++;
         nextTry = System.nanoTime() + backOff;
-        tier = "scalar (the vector variant was not faster yet%s; trying again in %d s)".formatted(jitBusy ? ", the JIT still compiling" : "",
-                Math.max(1, backOff / 1_000_000_000L));
+        long seconds = Math.max(1, backOff / 1_000_000_000L);
+        tier = compiledButSlower
+                ? "scalar (the vector variant, compiled, was slower: %,d against %,d ns on the first rows; trying again in %d s)".formatted(vectorNanos, scalarNanos, seconds)
+                : "scalar (the vector variant was not faster yet%s; trying again in %d s)".formatted(jitBusy ? ", the JIT still compiling" : "", seconds);
         warming.set(false);
     }
 
@@ -207,20 +215,23 @@ public final class TieredKernel implements KernelFunction {
         return (int) Math.min(IDLE_CALLS, (KernelEmitter.backEdges(kernel, rows) - 1) / BACK_EDGES_PER_CALL);
     }
 
-    // Both variants on the first rows, alternately, until the vector one is the faster or the round ends.
+    // Both variants on the first rows, alternately, until the vector one is the faster, has lost
+    // COMPILED_LOSSES times compiled, or the round ends.
     private boolean faster(Object[] buffers, int end) {
         if (candidate == null) candidate = vector.get();
         int rows = warmUpRows(kernel, end), idle = idleCalls(kernel, rows);
         long deadline = System.nanoTime() + round;
-        while (System.nanoTime() - deadline < 0) {
+        for (int compiledLosses = 0; System.nanoTime() - deadline < 0; ) {
             long batch = System.nanoTime();
-            long scalarNanos = Stopwatch.best(20, call -> scalar.run(buffers, 0, rows)), vectorNanos = Stopwatch.best(20, call -> candidate.run(buffers, 0, rows));
+            scalarNanos = Stopwatch.best(20, call -> scalar.run(buffers, 0, rows));
+            vectorNanos = Stopwatch.best(20, call -> candidate.run(buffers, 0, rows));
             compiledButSlower = vectorNanos < COMPILED * scalarNanos;
             if (vectorNanos < scalarNanos) {
                 active = candidate;
                 tier = "vector";
                 return true;
             }
+            if (compiledButSlower && ++compiledLosses == COMPILED_LOSSES) return false;
             for (int call = 0; call < 20 * idle; call++) candidate.run(buffers, 0, 0);
             vectorCalls += 20 * (1 + idle);
             if (vectorCalls >= Stopwatch.CALLS_TO_COMPILE) Stopwatch.rest(batch, deadline);
