@@ -76,6 +76,7 @@ final class Gemv {
             ROTATE_2 = VectorShuffle.iota(F, 2, 1, true), ROTATE_1 = VectorShuffle.iota(F, 1, 1, true); // lane i takes lane (i + n) mod L
     private static final VectorShuffle<Float>[] JOIN = joins(); // JOIN[skew]: lanes skew … skew + L - 1 of two vectors side by side
     private static final ThreadLocal<float[]> ROWS = ThreadLocal.withInitial(() -> new float[0]); // x copied when not contiguous along K
+    private static final ThreadLocal<float[]> LINES = ThreadLocal.withInitial(() -> new float[0]); // x copied onto whole lines
 
     /// Whether `kernel` runs as a GEMV: an `f32` product of at most [#MAX_ROWS] rows whose right
     /// operand is W `[N, K]` with rows contiguous along K. (A left operand not contiguous along K
@@ -113,9 +114,19 @@ final class Gemv {
         switch (w) {
             case float[] f -> {
                 int line = HeapLayout.lineOffset(f);
+                if (line < 0) {
+                    for (int n = first; n < last; n++)
+                        for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(a, aAt + m * lda, f, bAt + n * ldb, depth, 0);
+                    return;
+                }
+                float[] x = LINES.get(); // x's rows copied onto whole vectors as well: its loads then stay in one line each
+                int stride = (depth + L - 1) / L * L;
+                if (x.length < rows * stride + L) LINES.set(x = HeapLayout.lineArray(rows * stride + L));
+                int start = (L - HeapLayout.lineOffset(x) / Float.BYTES % L) % L;
+                for (int m = 0; m < rows; m++) System.arraycopy(a, aAt + m * lda, x, start + m * stride, depth);
                 for (int n = first; n < last; n++) {
-                    int w0 = bAt + n * ldb, skew = line < 0 ? 0 : (line / Float.BYTES + w0) % L; // W[n, 0] lies skew lanes past a vector boundary
-                    for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(a, aAt + m * lda, f, w0, depth, skew);
+                    int w0 = bAt + n * ldb, skew = (line / Float.BYTES + w0) % L; // W[n, 0] lies skew lanes past a vector boundary
+                    for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(x, start + m * stride, f, w0, depth, skew);
                 }
             }
             case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> {

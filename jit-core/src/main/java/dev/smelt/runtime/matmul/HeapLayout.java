@@ -30,6 +30,13 @@ final class HeapLayout {
         return BASE_OFFSET % LINE;
     }
 
+    /// A new array of at least `length` elements, long enough that [#lineOffset] knows where it
+    /// lies when the flags tell for any array (then at least half a G1 region: 1 MB for a 4 GB heap).
+    static float[] lineArray(int length) {
+        if (BASE_OFFSET < 0 || HUMONGOUS_BYTES == Long.MAX_VALUE) return new float[length];
+        return new float[(int) Math.max(length, HUMONGOUS_BYTES / Float.BYTES + 1)];
+    }
+
     // Half a G1 region: objects larger than that are humongous (G1's humongous threshold).
     private static long humongousBytes() {
         Boolean g1 = flag("UseG1GC");
