@@ -32,8 +32,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /// [Llama2Session#next] each, as llama2.c's `run.c` reports its tokens per second (tok/s = 256 /
 /// the time per op); `prefill`: a 128-token prompt as one batch (tok/s = 128 / the time per op).
 /// `read` streams the same bytes as one token's weights (a vectorised sum over a `float[]` of
-/// the checkpoint's size, one thread), the bandwidth bound for one thread (of f32 weights: `format`
-/// does not change it). `format` reads the matrices as f32, bf16 or int8
+/// the checkpoint's size, one thread, from its first element on a 64-byte boundary, as the GEMV
+/// reads its weights), the bandwidth bound for one thread (of f32 weights: `format` does not
+/// change it). `format` reads the matrices as f32, bf16 or int8
 /// ([Llama2Checkpoint#read(Path, WeightFormat)]), so one run gives each format's tokens/s against
 /// f32's. Threads: `-jvmArgsPrepend -Dsmelt.threads=1` (or 2); compare with `benchmarks/llama2c` in
 /// the same session.
@@ -96,7 +97,7 @@ public class LlamaBench {
     public float read() {
         var species = FloatVector.SPECIES_PREFERRED;
         FloatVector a = FloatVector.zero(species), b = a, c = a, d = a;
-        int i = 0, step = species.length();
+        int i = ReadBandwidthBench.LINE_START, step = species.length();
         for (; i + 4 * step <= weights.length; i += 4 * step) { // four chains: the adds keep up with memory
             a = a.add(FloatVector.fromArray(species, weights, i));
             b = b.add(FloatVector.fromArray(species, weights, i + step));
@@ -105,6 +106,7 @@ public class LlamaBench {
         }
         float sum = a.add(b).add(c).add(d).reduceLanes(VectorOperators.ADD);
         for (; i < weights.length; i++) sum += weights[i];
+        for (int j = 0; j < ReadBandwidthBench.LINE_START; j++) sum += weights[j];
         return sum;
     }
 }

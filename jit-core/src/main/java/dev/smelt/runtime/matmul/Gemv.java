@@ -36,6 +36,11 @@ import jdk.incubator.vector.VectorSpecies;
 /// the columns were split between threads. Lanes are summed in a fixed tree (not `reduceLanes`, whose order may
 /// differ between the interpreted and compiled Vector API).
 ///
+/// An f32 W whose rows start off a 64-byte boundary (a Java array's elements start 16 bytes into
+/// one) would have every 64-byte load straddle two cache lines; when [HeapLayout] knows where the
+/// array lies, each vector of a row is instead joined from the two aligned vectors around it by one
+/// permute, so W streams in whole lines and the sums are those of the loads they replace.
+///
 /// A [PackedMatrix] W is dequantised in registers: bf16 lanes widened and shifted into `f32`
 /// bits; int8 lanes widened to `f32`, each group of 32 summed against x, then scaled once
 /// (`s = fma(Σ_group q·x, scale, s)`, groups in four chains), the last, shorter group of a row in
@@ -55,13 +60,9 @@ final class Gemv {
     static final String PAGES = pages();
 
     private static String pages() {
-        try {
-            var option = java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class).getVMOption("UseTransparentHugePages");
-            return Boolean.parseBoolean(option.getValue()) ? "; the heap is on transparent huge pages"
-                    : "; the heap is on 4 KB pages: -XX:+UseTransparentHugePages lets W stream faster";
-        } catch (RuntimeException | LinkageError unknown) { // no jdk.management, or not HotSpot
-            return "";
-        }
+        if (HeapLayout.HUGE_PAGES == null) return ""; // not HotSpot, or no jdk.management
+        return HeapLayout.HUGE_PAGES ? "; the heap is on transparent huge pages"
+                : "; the heap is on 4 KB pages: -XX:+UseTransparentHugePages lets W stream faster";
     }
 
     // 16 or 8 lanes, so that a group of 32 int8 weights is two or four vectors
@@ -73,7 +74,9 @@ final class Gemv {
     private static final int GROUP = PackedMatrix.GROUP;
     private static final VectorShuffle<Float> ROTATE_8 = VectorShuffle.iota(F, 8, 1, true), ROTATE_4 = VectorShuffle.iota(F, 4, 1, true),
             ROTATE_2 = VectorShuffle.iota(F, 2, 1, true), ROTATE_1 = VectorShuffle.iota(F, 1, 1, true); // lane i takes lane (i + n) mod L
+    private static final VectorShuffle<Float>[] JOIN = joins(); // JOIN[skew]: lanes skew … skew + L - 1 of two vectors side by side
     private static final ThreadLocal<float[]> ROWS = ThreadLocal.withInitial(() -> new float[0]); // x copied when not contiguous along K
+    private static final ThreadLocal<float[]> LINES = ThreadLocal.withInitial(() -> new float[0]); // x copied onto whole lines
 
     /// Whether `kernel` runs as a GEMV: an `f32` product of at most [#MAX_ROWS] rows whose right
     /// operand is W `[N, K]` with rows contiguous along K. (A left operand not contiguous along K
@@ -110,8 +113,21 @@ final class Gemv {
     static void run(float[] a, int aAt, int lda, Object w, int bAt, int ldb, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
         switch (w) {
             case float[] f -> {
-                for (int n = first; n < last; n++)
-                    for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(a, aAt + m * lda, f, bAt + n * ldb, depth);
+                int line = HeapLayout.lineOffset(f);
+                if (line < 0) {
+                    for (int n = first; n < last; n++)
+                        for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(a, aAt + m * lda, f, bAt + n * ldb, depth, 0);
+                    return;
+                }
+                float[] x = LINES.get(); // x's rows copied onto whole vectors as well: its loads then stay in one line each
+                int stride = (depth + L - 1) / L * L;
+                if (x.length < rows * stride + L) LINES.set(x = HeapLayout.lineArray(rows * stride + L));
+                int start = (L - HeapLayout.lineOffset(x) / Float.BYTES % L) % L;
+                for (int m = 0; m < rows; m++) System.arraycopy(a, aAt + m * lda, x, start + m * stride, depth);
+                for (int n = first; n < last; n++) {
+                    int w0 = bAt + n * ldb, skew = (line / Float.BYTES + w0) % L; // W[n, 0] lies skew lanes past a vector boundary
+                    for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(x, start + m * stride, f, w0, depth, skew);
+                }
             }
             case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> {
                 for (int n = first; n < last; n++)
@@ -125,14 +141,31 @@ final class Gemv {
         }
     }
 
-    private static float f32(float[] a, int x, float[] w, int w0, int depth) {
+    // A row's sum, each vector of W loaded as is, or, when W[w0] lies `skew` lanes past a vector
+    // boundary, the main loop's vectors joined from aligned loads (see joined): the same vectors, so the same sum.
+    private static float f32(float[] a, int x, float[] w, int w0, int depth, int skew) {
         FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
         int k = 0;
-        for (int bound = depth - 4 * L; k <= bound; k += 4 * L) {
-            s0 = FloatVector.fromArray(F, w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
-            s1 = FloatVector.fromArray(F, w, w0 + k + L).fma(FloatVector.fromArray(F, a, x + k + L), s1);
-            s2 = FloatVector.fromArray(F, w, w0 + k + 2 * L).fma(FloatVector.fromArray(F, a, x + k + 2 * L), s2);
-            s3 = FloatVector.fromArray(F, w, w0 + k + 3 * L).fma(FloatVector.fromArray(F, a, x + k + 3 * L), s3);
+        if (skew != 0 && w0 >= skew && w0 - skew + depth + L <= w.length) { // the aligned vectors around the row lie in W
+            var join = JOIN[skew];
+            int at = w0 - skew;
+            FloatVector next = FloatVector.fromArray(F, w, at);
+            for (int bound = depth - 4 * L; k <= bound; k += 4 * L) {
+                FloatVector v1 = FloatVector.fromArray(F, w, at + k + L), v2 = FloatVector.fromArray(F, w, at + k + 2 * L),
+                        v3 = FloatVector.fromArray(F, w, at + k + 3 * L), v4 = FloatVector.fromArray(F, w, at + k + 4 * L);
+                s0 = next.rearrange(join, v1).fma(FloatVector.fromArray(F, a, x + k), s0);
+                s1 = v1.rearrange(join, v2).fma(FloatVector.fromArray(F, a, x + k + L), s1);
+                s2 = v2.rearrange(join, v3).fma(FloatVector.fromArray(F, a, x + k + 2 * L), s2);
+                s3 = v3.rearrange(join, v4).fma(FloatVector.fromArray(F, a, x + k + 3 * L), s3);
+                next = v4;
+            }
+        } else {
+            for (int bound = depth - 4 * L; k <= bound; k += 4 * L) {
+                s0 = FloatVector.fromArray(F, w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
+                s1 = FloatVector.fromArray(F, w, w0 + k + L).fma(FloatVector.fromArray(F, a, x + k + L), s1);
+                s2 = FloatVector.fromArray(F, w, w0 + k + 2 * L).fma(FloatVector.fromArray(F, a, x + k + 2 * L), s2);
+                s3 = FloatVector.fromArray(F, w, w0 + k + 3 * L).fma(FloatVector.fromArray(F, a, x + k + 3 * L), s3);
+            }
         }
         for (int bound = F.loopBound(depth); k < bound; k += L) s0 = FloatVector.fromArray(F, w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
         float s = sum(s0.add(s1).add(s2.add(s3)));
@@ -196,6 +229,16 @@ final class Gemv {
     // L int8 values widened to f32.
     private static FloatVector widen(byte[] q, int at) {
         return (FloatVector) ByteVector.fromArray(B, q, at).convertShape(VectorOperators.B2F, F, 0);
+    }
+
+    // Vector j of a row that starts `skew` lanes past a boundary is lanes skew … skew + L - 1 of the
+    // aligned vectors at w0 - skew + jL and w0 - skew + (j + 1)L: `first.rearrange(JOIN[skew], second)`
+    // (a shuffle index of L or more, partially wrapped to a negative one, takes from the second).
+    @SuppressWarnings("unchecked")
+    private static VectorShuffle<Float>[] joins() {
+        var joins = new VectorShuffle[L];
+        for (int skew = 0; skew < L; skew++) joins[skew] = VectorShuffle.iota(F, skew, 1, false);
+        return joins;
     }
 
     // The lanes of `s` summed in a fixed order: lane i takes lane i + half for half = L/2, L/4, … 1,

@@ -107,6 +107,36 @@ class GemvTest {
             }
     }
 
+    /// A W large enough that HeapLayout knows where its rows lie (a G1 humongous array) takes the
+    /// loads from whole cache lines, whatever the skew of a row, and gives the bits that the same rows
+    /// copied into a small array give (read as is), within the f32 bound of the exact product. The
+    /// first and last rows of the array take plain loads (the aligned vectors around them leave it).
+    @Test
+    void alignedLoadsOfALargeWeightGiveTheBitsOfPlainLoads() {
+        float[] big = values(new Random(3), 6 << 20); // 24 MB: more than half of G1's largest region
+        org.junit.jupiter.api.Assumptions.assumeTrue(HeapLayout.lineOffset(big) >= 0, "this JVM's flags do not say where the array lies");
+        var random = new Random(11);
+        for (int k : new int[] {64, 96, 200, 301, 768})
+            for (int shift = 0; shift < 16; shift++) // W[0, 0] at every position within a line
+                for (int m = 1; m <= 2; m++) {
+                    int n = 5, ldb = k + random.nextInt(3), at = random.nextBoolean() ? shift : big.length - n * ldb - shift;
+                    float[] x = values(random, m * k), small = java.util.Arrays.copyOfRange(big, at, at + n * ldb);
+                    float[] fromBig = new float[m * n], fromSmall = new float[m * n];
+                    Gemv.run(x, 0, k, big, at, ldb, fromBig, 0, n, m, k, 0, n);
+                    Gemv.run(x, 0, k, small, 0, ldb, fromSmall, 0, n, m, k, 0, n);
+                    String where = "K %d, W at %d, ldb %d, M %d".formatted(k, at, ldb, m);
+                    assertArrayEquals(fromSmall, fromBig, where);
+                    for (int i = 0; i < m * n; i++) {
+                        double exact = 0, magnitude = 0;
+                        for (int p = 0; p < k; p++) {
+                            exact += (double) x[i / n * k + p] * small[i % n * ldb + p];
+                            magnitude += Math.abs((double) x[i / n * k + p] * small[i % n * ldb + p]);
+                        }
+                        assertTrue(Math.abs(fromBig[i] - exact) <= (k + 2) * Math.ulp(1f) * magnitude, "%s, element %d: %s against %s".formatted(where, i, fromBig[i], exact));
+                    }
+                }
+    }
+
     private static float[] values(Random random, int count) {
         float[] values = new float[count];
         for (int i = 0; i < count; i++) values[i] = (float) random.nextGaussian();
