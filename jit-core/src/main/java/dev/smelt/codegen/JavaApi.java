@@ -46,17 +46,17 @@ final class JavaApi {
     static MethodRef lanesTotal(DType dtype) { return dtype == DType.F32 ? SUM_FLOAT_LANES : SUM_DOUBLE_LANES; }
 
 
-    /// What a `max` or `min` reduction over `f32` or `f64` vectors calls ([OrderKeys]): the key
-    /// vector's methods (`IntVector` for `f32`) and the value of a reduced key.
-    record OrderKeyRefs(VectorApi.Methods keyVector, MethodRef value) {}
+    /// What a `max` or `min` reduction over `f32` or `f64` vectors calls ([OrderKeys]): the keys of a
+    /// vector, the key vector's methods (`IntVector` for `f32`), and the value of a reduced key.
+    record OrderKeyRefs(MethodRef keys, VectorApi.Methods keyVector, MethodRef value) {}
 
     /// A holder: vector code alone asks for order keys, and building them loads the Vector API's
     /// classes (VectorApi), which cost a fresh JVM's first scalar kernel 6-9 ms.
     private static final class OrderKeyTable {
-        static final OrderKeyRefs MAX_F32 = new OrderKeyRefs(VectorApi.INT, MethodRef.of(OrderKeys.class, "fromMaxKey", int.class)),
-                MIN_F32 = new OrderKeyRefs(VectorApi.INT, MethodRef.of(OrderKeys.class, "fromMinKey", int.class)),
-                MAX_F64 = new OrderKeyRefs(VectorApi.LONG, MethodRef.of(OrderKeys.class, "fromMaxKey", long.class)),
-                MIN_F64 = new OrderKeyRefs(VectorApi.LONG, MethodRef.of(OrderKeys.class, "fromMinKey", long.class));
+        static final OrderKeyRefs MAX_F32 = orderKeyRefs("max", FloatVector.class, VectorApi.INT, int.class),
+                MIN_F32 = orderKeyRefs("min", FloatVector.class, VectorApi.INT, int.class),
+                MAX_F64 = orderKeyRefs("max", DoubleVector.class, VectorApi.LONG, long.class),
+                MIN_F64 = orderKeyRefs("min", DoubleVector.class, VectorApi.LONG, long.class);
     }
 
     static OrderKeyRefs orderKeys(ReduceOp op, DType dtype) {
@@ -66,6 +66,12 @@ final class JavaApi {
             case F64 -> max ? OrderKeyTable.MAX_F64 : OrderKeyTable.MIN_F64;
             case I32, BOOL -> throw new IllegalArgumentException(op + " over " + dtype + " folds its values");
         };
+    }
+
+    // OrderKeys.maxKeys(FloatVector) and OrderKeys.fromMaxKey(int), and the others
+    private static OrderKeyRefs orderKeyRefs(String op, Class<?> vector, VectorApi.Methods keyVector, Class<?> key) {
+        String suffix = op.equals("max") ? "Max" : "Min";
+        return new OrderKeyRefs(MethodRef.of(OrderKeys.class, op + "Keys", vector), keyVector, MethodRef.of(OrderKeys.class, "from" + suffix + "Key", key));
     }
 
     private static final Map<UnaryOp, MethodRef> FUNCTIONS = new EnumMap<>(UnaryOp.class);

@@ -212,7 +212,6 @@ final class KernelClass {
             writer.visitField(ACC_PRIVATE | ACC_STATIC | ACC_FINAL, VectorPlan.speciesField(dtype), "Ljdk/incubator/vector/VectorSpecies;", null, null).visitEnd();
             VectorApi.speciesOf(clinit, dtype, plan.bits(dtype));
             clinit.visitFieldInsn(PUTSTATIC, className, VectorPlan.speciesField(dtype), "Ljdk/incubator/vector/VectorSpecies;");
-            if (dtype.isFloating()) rotations(code, dtype);
         }
         for (int stride : strideMaps) {
             String field = VectorEmitter.strideMapField(stride);
@@ -230,21 +229,6 @@ final class KernelClass {
         code.op(RETURN);
         clinit.visitMaxs(0, 0);
         clinit.visitEnd();
-    }
-
-    // static final VectorShuffle ROTATE_F32_8 = VectorShuffle.iota(SPECIES_F32, 8, 1, true), and 4, 2, 1:
-    // the rotations that sum a floating accumulator's lanes (VectorFolds.sumLanes)
-    private void rotations(Code code, DType dtype) {
-        for (int half = plan.lanes() / 2; half > 0; half /= 2) {
-            String field = VectorPlan.rotationField(dtype, half);
-            writer.visitField(ACC_PRIVATE | ACC_STATIC | ACC_FINAL, field, "Ljdk/incubator/vector/VectorShuffle;", null, null).visitEnd();
-            code.mv.visitFieldInsn(GETSTATIC, className, VectorPlan.speciesField(dtype), "Ljdk/incubator/vector/VectorSpecies;");
-            code.pushInt(half);
-            code.pushInt(1);
-            code.pushInt(1);
-            VectorApi.SHUFFLE_IOTA.invoke(code.mv);
-            code.mv.visitFieldInsn(PUTSTATIC, className, field, "Ljdk/incubator/vector/VectorShuffle;");
-        }
     }
 
     private BitSet usedBuffers() {

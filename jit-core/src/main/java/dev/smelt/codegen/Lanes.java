@@ -3,53 +3,61 @@ package dev.smelt.codegen;
 
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.UnaryOp;
+import jdk.incubator.vector.DoubleVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
 
 /// What vector kernels compute lane by lane, so that they give the bits of their scalar twins: the
 /// transcendentals the kernels do not inline (`expm1`, `log1p`, every `f64` one, `pow`), whose Vector API forms (SVML on x86 once C2 compiles them, the JDK's Java code before)
 /// differ from `Math`'s and from each other by an ulp here and there; `gelu_erf` and integer `pow`,
 /// which have no lanewise form; the lanes of an inline `f32` transcendental past its polynomial's
-/// range. The kernel spills the lanes to arrays (`x.toArray()`), these apply the scalar definition
-/// in place, and the kernel reloads the result (`FloatVector.fromArray`). They take and return
-/// arrays, not vectors: a vector that a call returns is an object C2 knows nothing of, and where it
-/// meets a computed vector (the result of an inline `exp` and its rare out-of-range fix-up), C2
-/// must allocate the computed one too, on every iteration, whether the call runs or not. Public
-/// only because the kernel classes, hidden classes in `dev.smelt.runtime`, call it.
+/// range. Each spills the lanes to an array, applies the scalar definition, and reloads. Public only because the kernel
+/// classes, hidden classes in `dev.smelt.runtime`, call it.
 public final class Lanes {
     private Lanes() {}
 
     /// `(float) op.apply((double) x)` in each lane: the operator's definition, which is what a
     /// scalar kernel calls for the operators vector code does not inline ([JavaApi#function] and
     /// [Scalars] call the same `Math` methods and `UnaryOp.apply`).
-    public static float[] apply(float[] lanes, UnaryOp op) {
+    public static FloatVector apply(FloatVector x, UnaryOp op) {
+        float[] lanes = x.toArray();
         for (int i = 0; i < lanes.length; i++) lanes[i] = (float) op.apply(lanes[i]);
-        return lanes;
+        return FloatVector.fromArray(x.species(), lanes, 0);
     }
 
-    public static double[] apply(double[] lanes, UnaryOp op) {
+    public static DoubleVector apply(DoubleVector x, UnaryOp op) {
+        double[] lanes = x.toArray();
         for (int i = 0; i < lanes.length; i++) lanes[i] = op.apply(lanes[i]);
-        return lanes;
+        return DoubleVector.fromArray(x.species(), lanes, 0);
     }
 
     /// `result`, with `(float) op((double) x)` in each lane `inside` leaves out: the lanes past a
     /// polynomial's range (or NaN), of a rewritten `f32` transcendental (`dev.smelt.kernel.Expr.Fallback`).
-    public static float[] outside(float[] x, float[] result, boolean[] inside, UnaryOp op) {
-        for (int i = 0; i < x.length; i++) if (!inside[i]) result[i] = (float) op.apply(x[i]);
-        return result;
+    /// The mask may be of any species of x's lane count.
+    public static FloatVector outside(FloatVector x, FloatVector result, VectorMask<?> inside, UnaryOp op) {
+        float[] in = x.toArray(), out = result.toArray();
+        boolean[] kept = inside.toArray();
+        for (int i = 0; i < in.length; i++) if (!kept[i]) out[i] = (float) op.apply(in[i]);
+        return FloatVector.fromArray(x.species(), out, 0);
     }
 
     /// C's `pow` in each lane, as [Scalars#pow].
-    public static float[] pow(float[] lanes, float[] exponents) {
+    public static FloatVector pow(FloatVector a, FloatVector b) {
+        float[] lanes = a.toArray(), exponents = b.toArray();
         for (int i = 0; i < lanes.length; i++) lanes[i] = (float) Scalars.pow(lanes[i], exponents[i]);
-        return lanes;
+        return FloatVector.fromArray(a.species(), lanes, 0);
     }
 
-    public static double[] pow(double[] lanes, double[] exponents) {
+    public static DoubleVector pow(DoubleVector a, DoubleVector b) {
+        double[] lanes = a.toArray(), exponents = b.toArray();
         for (int i = 0; i < lanes.length; i++) lanes[i] = Scalars.pow(lanes[i], exponents[i]);
-        return lanes;
+        return DoubleVector.fromArray(a.species(), lanes, 0);
     }
 
-    public static int[] pow(int[] lanes, int[] exponents) {
+    public static IntVector pow(IntVector a, IntVector b) {
+        int[] lanes = a.toArray(), exponents = b.toArray();
         for (int i = 0; i < lanes.length; i++) lanes[i] = BinaryOp.POW.applyInt(lanes[i], exponents[i]);
-        return lanes;
+        return IntVector.fromArray(a.species(), lanes, 0);
     }
 }

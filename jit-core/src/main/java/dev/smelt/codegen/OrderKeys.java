@@ -1,6 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.codegen;
 
+import static jdk.incubator.vector.VectorOperators.ASHR;
+import static jdk.incubator.vector.VectorOperators.XOR;
+
+import jdk.incubator.vector.DoubleVector;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.LongVector;
+
 /// How a vector `max` or `min` reduction over floats folds its lanes: as integer keys whose signed
 /// order is `Math.max`'s (or `Math.min`'s) order on the floats, so that each lane folds with one
 /// integer `max` instead of `FloatVector.max`. The float `max` must make NaN win and -0 < +0,
@@ -14,16 +22,33 @@ package dev.smelt.codegen;
 /// `0x7f800001` rotates the negative NaNs to the top, above the positive ones, and makes the key of
 /// -∞ (the identity) `MIN_VALUE`. For `min` the same with the sign flipped: `b ^ (~(b >> 31) & MAX_VALUE)`.
 /// Any key above that of +∞ (of -∞ for `min`) is a NaN; the others map back exactly. `f64` is the
-/// same on 64 bits. Kernels compute the keys inline ([VectorFolds]) and call this class for the
-/// value of the reduced key; public only because the kernel classes, hidden classes in
-/// `dev.smelt.runtime`, call it.
+/// same on 64 bits. Public only because the kernel classes, hidden classes in `dev.smelt.runtime`,
+/// call it.
 public final class OrderKeys {
     private OrderKeys() {}
 
-    static final int ROTATE = 0x7f80_0001;
-    static final long ROTATE_64 = 0x7ff0_0000_0000_0001L;
-    private static final int LAST = 0x7f00_0001;
-    private static final long LAST_64 = 0x7fe0_0000_0000_0001L;
+    private static final int ROTATE = 0x7f80_0001, LAST = 0x7f00_0001;
+    private static final long ROTATE_64 = 0x7ff0_0000_0000_0001L, LAST_64 = 0x7fe0_0000_0000_0001L;
+
+    public static IntVector maxKeys(FloatVector x) {
+        IntVector bits = x.reinterpretAsInts();
+        return bits.lanewise(ASHR, 31).or(Integer.MIN_VALUE).lanewise(XOR, bits).add(ROTATE);
+    }
+
+    public static IntVector minKeys(FloatVector x) {
+        IntVector bits = x.reinterpretAsInts();
+        return bits.lanewise(ASHR, 31).not().and(Integer.MAX_VALUE).lanewise(XOR, bits).add(ROTATE);
+    }
+
+    public static LongVector maxKeys(DoubleVector x) {
+        LongVector bits = x.reinterpretAsLongs();
+        return bits.lanewise(ASHR, 63).or(Long.MIN_VALUE).lanewise(XOR, bits).add(ROTATE_64);
+    }
+
+    public static LongVector minKeys(DoubleVector x) {
+        LongVector bits = x.reinterpretAsLongs();
+        return bits.lanewise(ASHR, 63).not().and(Long.MAX_VALUE).lanewise(XOR, bits).add(ROTATE_64);
+    }
 
     /// The float whose `max` key is `key`.
     public static float fromMaxKey(int key) {

@@ -29,7 +29,7 @@ final class VectorApi {
                    MethodRef broadcast, MethodRef zero, MethodRef add, MethodRef sub, MethodRef mul, MethodRef div,
                    MethodRef max, MethodRef min, MethodRef neg, MethodRef abs, MethodRef unary, MethodRef binary,
                    MethodRef compare, MethodRef compareScalar, MethodRef blend, MethodRef blendScalar,
-                   MethodRef reduceLanes, MethodRef castShape, MethodRef test, MethodRef toArray) {
+                   MethodRef reduceLanes, MethodRef castShape, MethodRef test) {
         private static Methods of(Class<?> vector, Class<?> element, Class<?> array) {
             return new Methods(vector,
                     MethodRef.of(vector, "fromArray", VectorSpecies.class, array, int.class),
@@ -37,10 +37,10 @@ final class VectorApi {
                     MethodRef.of(vector, "intoArray", array, int.class),
                     MethodRef.of(vector, "broadcast", VectorSpecies.class, element),
                     MethodRef.of(vector, "zero", VectorSpecies.class),
-                    MethodRef.lanewise(vector, "ADD", 1), MethodRef.lanewise(vector, "SUB", 1),
-                    MethodRef.lanewise(vector, "MUL", 1), MethodRef.lanewise(vector, "DIV", 1),
-                    MethodRef.lanewise(vector, "MAX", 1), MethodRef.lanewise(vector, "MIN", 1),
-                    MethodRef.lanewise(vector, "NEG", 0), MethodRef.lanewise(vector, "ABS", 0),
+                    MethodRef.of(vector, "add", Vector.class), MethodRef.of(vector, "sub", Vector.class),
+                    MethodRef.of(vector, "mul", Vector.class), MethodRef.of(vector, "div", Vector.class),
+                    MethodRef.of(vector, "max", Vector.class), MethodRef.of(vector, "min", Vector.class),
+                    MethodRef.of(vector, "neg"), MethodRef.of(vector, "abs"),
                     MethodRef.of(vector, "lanewise", VectorOperators.Unary.class),
                     MethodRef.of(vector, "lanewise", VectorOperators.Binary.class, Vector.class),
                     MethodRef.of(vector, "compare", VectorOperators.Comparison.class, Vector.class),
@@ -49,8 +49,7 @@ final class VectorApi {
                     MethodRef.of(vector, "blend", long.class, VectorMask.class),
                     MethodRef.of(vector, "reduceLanes", VectorOperators.Associative.class),
                     MethodRef.of(vector, "castShape", VectorSpecies.class, int.class),
-                    MethodRef.of(vector, "test", VectorOperators.Test.class),
-                    MethodRef.of(vector, "toArray"));
+                    MethodRef.of(vector, "test", VectorOperators.Test.class));
         }
     }
 
@@ -64,14 +63,13 @@ final class VectorApi {
     /// `IntVector.addIndex(1)` turns a broadcast `j` into the lane indices `j, j+1, …`.
     static final MethodRef ADD_INDEX = MethodRef.of(IntVector.class, "addIndex", int.class);
 
-    /// [Lanes]: what vector code computes lane by lane, to give the scalar twin's bits, on arrays.
-    static final MethodRef POW_INT_LANES = MethodRef.of(Lanes.class, "pow", int[].class, int[].class);
-    static final MethodRef POW_FLOAT_LANES = MethodRef.of(Lanes.class, "pow", float[].class, float[].class);
-    static final MethodRef POW_DOUBLE_LANES = MethodRef.of(Lanes.class, "pow", double[].class, double[].class);
-    static final MethodRef LANES_FLOAT = MethodRef.of(Lanes.class, "apply", float[].class, UnaryOp.class);
-    static final MethodRef LANES_DOUBLE = MethodRef.of(Lanes.class, "apply", double[].class, UnaryOp.class);
-    static final MethodRef OUTSIDE = MethodRef.of(Lanes.class, "outside", float[].class, float[].class, boolean[].class, UnaryOp.class);
-    static final MethodRef MASK_TO_ARRAY = MethodRef.of(VectorMask.class, "toArray");
+    /// [Lanes]: what vector code computes lane by lane, to give the scalar twin's bits.
+    static final MethodRef POW_INT_LANES = MethodRef.of(Lanes.class, "pow", IntVector.class, IntVector.class);
+    static final MethodRef POW_FLOAT_LANES = MethodRef.of(Lanes.class, "pow", FloatVector.class, FloatVector.class);
+    static final MethodRef POW_DOUBLE_LANES = MethodRef.of(Lanes.class, "pow", DoubleVector.class, DoubleVector.class);
+    static final MethodRef LANES_FLOAT = MethodRef.of(Lanes.class, "apply", FloatVector.class, UnaryOp.class);
+    static final MethodRef LANES_DOUBLE = MethodRef.of(Lanes.class, "apply", DoubleVector.class, UnaryOp.class);
+    static final MethodRef OUTSIDE = MethodRef.of(Lanes.class, "outside", FloatVector.class, FloatVector.class, VectorMask.class, UnaryOp.class);
     static final MethodRef SHUFFLE_IOTA = MethodRef.of(VectorShuffle.class, "iota", VectorSpecies.class, int.class, int.class, boolean.class);
     static final MethodRef FLOAT_REARRANGE = MethodRef.of(FloatVector.class, "rearrange", VectorShuffle.class);
     static final MethodRef DOUBLE_REARRANGE = MethodRef.of(DoubleVector.class, "rearrange", VectorShuffle.class);
@@ -101,13 +99,11 @@ final class VectorApi {
     /// What the steps of a rewritten transcendental ([VectorMath]) call beyond the rows: FMA, the
     /// float bits as ints and back, int lanes with an int (`lanewise(LSHL, 23)`), and whether a mask
     /// holds in every lane.
-    static final MethodRef FLOAT_FMA = MethodRef.lanewise(FloatVector.class, "FMA", 2);
-    static final MethodRef DOUBLE_FMA = MethodRef.lanewise(DoubleVector.class, "FMA", 2);
+    static final MethodRef FLOAT_FMA = MethodRef.of(FloatVector.class, "fma", Vector.class, Vector.class);
+    static final MethodRef DOUBLE_FMA = MethodRef.of(DoubleVector.class, "fma", Vector.class, Vector.class);
     static final MethodRef FLOAT_AS_INTS = MethodRef.of(FloatVector.class, "reinterpretAsInts");
     static final MethodRef INT_AS_FLOATS = MethodRef.of(IntVector.class, "reinterpretAsFloats");
     static final MethodRef INT_WITH_INT = MethodRef.of(IntVector.class, "lanewise", VectorOperators.Binary.class, int.class);
-    static final MethodRef LONG_WITH_LONG = MethodRef.of(LongVector.class, "lanewise", VectorOperators.Binary.class, long.class);
-    static final MethodRef DOUBLE_AS_LONGS = MethodRef.of(DoubleVector.class, "reinterpretAsLongs");
     static final MethodRef MASK_ALL_TRUE = MethodRef.of(VectorMask.class, "allTrue");
 
     static final FieldRef LSHL = operator("LSHL");
@@ -115,9 +111,6 @@ final class VectorApi {
     static final FieldRef AND = operator("AND");
     static final FieldRef OR = operator("OR");
     static final FieldRef LSHR = operator("LSHR");
-    static final FieldRef ASHR = operator("ASHR");
-    static final FieldRef NOT = operator("NOT");
-    static final FieldRef ADD = operator("ADD");
     static final FieldRef LE = operator("LE");
     static final FieldRef NE = operator("NE");
     static final FieldRef GT = operator("GT");

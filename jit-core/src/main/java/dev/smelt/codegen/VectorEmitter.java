@@ -339,11 +339,6 @@ final class VectorEmitter {
         code.mv.visitFieldInsn(GETSTATIC, className, VectorPlan.speciesField(dtype), "Ljdk/incubator/vector/VectorSpecies;");
     }
 
-    /// Pushes the generated class's shuffle that rotates `dtype`'s lanes by `half` ([VectorPlan#rotationField]).
-    void pushRotation(DType dtype, int half) {
-        code.mv.visitFieldInsn(GETSTATIC, className, VectorPlan.rotationField(dtype, half), "Ljdk/incubator/vector/VectorShuffle;");
-    }
-
     // XVector.broadcast(SPECIES_X, value)
     void pushConstant(DType dtype, double value) {
         pushSpecies(dtype);

@@ -2,7 +2,6 @@
 package dev.smelt.codegen;
 
 import static org.objectweb.asm.Opcodes.DUP;
-import static org.objectweb.asm.Opcodes.SWAP;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.ReduceOp;
@@ -24,15 +23,15 @@ final class VectorFolds {
     }
 
     // vacc = XVector.broadcast(SPECIES_X, identity)
-    // keyed: vacc = <keys of FloatVector.broadcast(SPECIES_F32, -∞)>   (all MIN_VALUE)
+    // keyed: vacc = OrderKeys.maxKeys(FloatVector.broadcast(SPECIES_F32, -∞))   (all MIN_VALUE)
     void initAccumulator(Kernel.Reduction reduction, int slot) {
         vector.pushConstant(reduction.dtype(), reduction.op().identity());
-        if (keyed(reduction)) emitKeys(reduction);
+        if (keyed(reduction)) orderKeys(reduction).keys().invoke(vector.code.mv);
         vector.storeTemp(slot);
     }
 
     // vacc = vacc.add(<value>)  /  .mul
-    // keyed (max, min over floats): vacc = vacc.max(<keys of <value>>)
+    // keyed (max, min over floats): vacc = vacc.max(OrderKeys.maxKeys(<value>))
     // kept: v = <value>; v.intoArray(element<k>, elementLine + j); vacc = vacc.add(v)
     //       (or v.intoArray(out<i>, line<i> + j) when output i keeps the values, ElementHome)
     void fold(int k, int slot) {
@@ -55,7 +54,7 @@ final class VectorFolds {
             scalar.pushElementPlace(k);
             methods.intoArray().invoke(vector.code.mv);
         }
-        if (keyed) emitKeys(reduction);
+        if (keyed) orderKeys(reduction).keys().invoke(vector.code.mv);
         combiner(reduction, keyed).invoke(vector.code.mv);
         vector.storeTemp(slot);
     }
@@ -68,9 +67,9 @@ final class VectorFolds {
         vector.storeTemp(slot);
     }
 
-    // v = vacc.add(vacc2); v = v.add(v.rearrange(ROTATE_F32_<LANES / 2>)); … (halves down to 1),
-    // v.lane(0): LaneSums.sum(vacc, vacc2), inline, since C2 may stop inlining calls into a large
-    // kernel and would then box both vectors for the call
+    // v = vacc.add(vacc2); v = v.add(v.rearrange(VectorShuffle.iota(SPECIES, LANES / 2, 1, true))); …
+    // (halves down to 1), v.lane(0): LaneSums.sum(vacc, vacc2), inline, since C2 may stop inlining
+    // calls into a large kernel and would then box both vectors for the call
     void sumLanes(Kernel.Reduction reduction, int slot, int second, int lanes) {
         var dtype = reduction.dtype();
         boolean f32 = dtype == DType.F32;
@@ -79,7 +78,11 @@ final class VectorFolds {
         VectorApi.of(dtype).add().invoke(vector.code.mv);
         for (int half = lanes / 2; half > 0; half /= 2) {
             vector.code.op(DUP);
-            vector.pushRotation(dtype, half);
+            vector.pushSpecies(dtype);
+            vector.code.pushInt(half);
+            vector.code.pushInt(1);
+            vector.code.pushInt(1);
+            VectorApi.SHUFFLE_IOTA.invoke(vector.code.mv);
             (f32 ? VectorApi.FLOAT_REARRANGE : VectorApi.DOUBLE_REARRANGE).invoke(vector.code.mv);
             VectorApi.of(dtype).add().invoke(vector.code.mv);
         }
@@ -113,39 +116,6 @@ final class VectorFolds {
         }
         VectorApi.associative(reduction.op()).get(vector.code.mv);
         VectorApi.of(reduction.dtype()).reduceLanes().invoke(vector.code.mv);
-    }
-
-    // bits = x.reinterpretAsInts()   (f64: reinterpretAsLongs(), and 63 for 31)
-    // max: bits.lanewise(ASHR, 31).lanewise(OR, MIN_VALUE).lanewise(XOR, bits).lanewise(ADD, ROTATE)
-    // min: bits.lanewise(ASHR, 31).lanewise(NOT).lanewise(AND, MAX_VALUE).lanewise(XOR, bits).lanewise(ADD, ROTATE)
-    // Emitted rather than called: C2 leaves a call at a cold site out of line, and a key vector a
-    // call returns is an object, which makes C2 allocate the accumulator it meets (see Lanes).
-    private void emitKeys(Kernel.Reduction reduction) {
-        var code = vector.code;
-        boolean f64 = reduction.dtype() == DType.F64;
-        (f64 ? VectorApi.DOUBLE_AS_LONGS : VectorApi.FLOAT_AS_INTS).invoke(code.mv);
-        code.op(DUP);
-        withScalar(VectorApi.ASHR, f64 ? 63 : 31, f64);
-        if (reduction.op() == ReduceOp.MAX) {
-            withScalar(VectorApi.OR, f64 ? Long.MIN_VALUE : Integer.MIN_VALUE, f64);
-        } else {
-            VectorApi.NOT.get(code.mv);
-            (f64 ? VectorApi.LONG : VectorApi.INT).unary().invoke(code.mv);
-            withScalar(VectorApi.AND, f64 ? Long.MAX_VALUE : Integer.MAX_VALUE, f64);
-        }
-        code.op(SWAP);                                                      // bits, t -> t, bits
-        VectorApi.XOR.get(code.mv);
-        code.op(SWAP);                                                      // t, bits, XOR -> t, XOR, bits
-        (f64 ? VectorApi.LONG : VectorApi.INT).binary().invoke(code.mv);
-        withScalar(VectorApi.ADD, f64 ? OrderKeys.ROTATE_64 : OrderKeys.ROTATE, f64);
-    }
-
-    // v.lanewise(OP, e): IntVector.lanewise(Binary, int), LongVector.lanewise(Binary, long)
-    private void withScalar(FieldRef operator, long e, boolean f64) {
-        operator.get(vector.code.mv);
-        if (f64) vector.code.mv.visitLdcInsn(e);
-        else vector.code.pushInt((int) e);
-        (f64 ? VectorApi.LONG_WITH_LONG : VectorApi.INT_WITH_INT).invoke(vector.code.mv);
     }
 
     /// Whether a reduction folds [OrderKeys] instead of its values: `max` and `min` over `f32` and

@@ -5,7 +5,6 @@ import static org.objectweb.asm.Opcodes.DUP;
 import static org.objectweb.asm.Opcodes.GETSTATIC;
 import static org.objectweb.asm.Opcodes.DUP2_X1;
 import static org.objectweb.asm.Opcodes.POP2;
-import static org.objectweb.asm.Opcodes.SWAP;
 import static org.objectweb.asm.Opcodes.IFNE;
 
 import dev.smelt.ir.DType;
@@ -91,8 +90,7 @@ final class VectorMath {
     }
 
     // FloatVector result = <value>;
-    // if (!<inRange>.allTrue())
-    //     result = FloatVector.fromArray(S, Lanes.outside(x.toArray(), result.toArray(), <inRange>.toArray(), OP), 0);
+    // if (!<inRange>.allTrue()) result = Lanes.outside(x, result, <inRange>, OP);   (Math's in the lanes out of range)
     // The test costs a compare and a branch; the lanes' spill to arrays only where a lane needs it.
     // The range test is computed again on that path rather than kept: a mask live across the branch
     // into the call is one more value for C2 to keep (the emitter before the rewrite did the same).
@@ -103,29 +101,15 @@ final class VectorMath {
             vector.emit(fallback.inRange());
             call(VectorApi.MASK_ALL_TRUE);
             code.ifThen(IFNE, () -> {
-                var methods = VectorApi.FLOAT;
                 vector.emit(fallback.x());
-                call(methods.toArray());
                 vector.loadTemp(result);
-                call(methods.toArray());
                 vector.emit(fallback.inRange());
-                call(VectorApi.MASK_TO_ARRAY);
                 pushOperator(fallback.op());
                 call(VectorApi.OUTSIDE);
-                reload(DType.F32);
                 vector.storeTemp(result);
             });
             vector.loadTemp(result);
         });
-    }
-
-    // <array on the stack> → FloatVector.fromArray(S, array, 0): a vector C2 knows, where a
-    // vector a call returned would be an object it must allocate for (see Lanes)
-    private void reload(DType dtype) {
-        vector.pushSpecies(dtype);
-        code.op(SWAP);
-        code.pushInt(0);
-        call(VectorApi.of(dtype).fromArray());
     }
 
     // t.blend(0, t == 0).blend(1, t > 0).blend(-1, t < 0): NaN stays, ±0 gives +0
@@ -169,12 +153,10 @@ final class VectorMath {
         call(methods.blendScalar());
     }
 
-    // FloatVector.fromArray(S, Lanes.apply(<vector on the stack>.toArray(), OP), 0)
+    // Lanes.apply(<vector on the stack>, OP)
     private void lanes(DType dtype, UnaryOp op) {
-        call(VectorApi.of(dtype).toArray());
         pushOperator(op);
         call(dtype == DType.F32 ? VectorApi.LANES_FLOAT : VectorApi.LANES_DOUBLE);
-        reload(dtype);
     }
 
     // UnaryOp.OP
@@ -182,22 +164,17 @@ final class VectorMath {
         code.mv.visitFieldInsn(GETSTATIC, Type.getInternalName(UnaryOp.class), op.name(), Type.getDescriptor(UnaryOp.class));
     }
 
-    // FloatVector.fromArray(S, Lanes.pow(a.toArray(), b.toArray()), 0): C's pow, as the scalar
-    // kernel's Scalars.pow
+    // Lanes.pow(a, b): C's pow, as the scalar kernel's Scalars.pow
     void emitPow(Expr.Binary binary) {
         var dtype = binary.left().dtype();
-        var methods = VectorApi.of(dtype);
         vector.emit(binary.left());
-        call(methods.toArray());
         vector.emit(binary.right());
-        call(methods.toArray());
         call(switch (dtype) {
             case I32 -> VectorApi.POW_INT_LANES;
             case F32 -> VectorApi.POW_FLOAT_LANES;
             case F64 -> VectorApi.POW_DOUBLE_LANES;
             case BOOL -> throw new IllegalStateException("pow of bool passed KernelCheck");
         });
-        reload(dtype);
     }
 
     private void call(MethodRef method) { method.invoke(code.mv); }

@@ -78,11 +78,6 @@ record VectorPlan(int lanes, DType maskType) {
     /// The generated class's `static final VectorSpecies` field for `dtype`.
     static String speciesField(DType dtype) { return "SPECIES_" + dtype.name(); }
 
-    /// `static final VectorShuffle ROTATE_F32_8 = VectorShuffle.iota(SPECIES_F32, 8, 1, true)`: lane i
-    /// takes lane (i + 8) mod L. A constant, so C2 loads it as a vector; a shuffle built with
-    /// `iota(…, 8, …)` where it is used is not intrinsified, and boxes the vectors it rearranges.
-    static String rotationField(DType dtype, int half) { return "ROTATE_" + dtype.name() + "_" + half; }
-
     /// Whether `expr` has one value along the whole inner axis, so that vector code computes it
     /// once as a scalar and broadcasts it: loads with stride 0 there, constants, indices of other
     /// axes, finished reductions. Elements are read as vectors from their arrays, and shared values
