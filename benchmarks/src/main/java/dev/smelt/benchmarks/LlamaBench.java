@@ -11,8 +11,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorOperators;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -95,18 +93,6 @@ public class LlamaBench {
 
     @Benchmark
     public float read() {
-        var species = FloatVector.SPECIES_PREFERRED;
-        FloatVector a = FloatVector.zero(species), b = a, c = a, d = a;
-        int i = ReadBandwidthBench.LINE_START, step = species.length();
-        for (; i + 4 * step <= weights.length; i += 4 * step) { // four chains: the adds keep up with memory
-            a = a.add(FloatVector.fromArray(species, weights, i));
-            b = b.add(FloatVector.fromArray(species, weights, i + step));
-            c = c.add(FloatVector.fromArray(species, weights, i + 2 * step));
-            d = d.add(FloatVector.fromArray(species, weights, i + 3 * step));
-        }
-        float sum = a.add(b).add(c).add(d).reduceLanes(VectorOperators.ADD);
-        for (; i < weights.length; i++) sum += weights[i];
-        for (int j = 0; j < ReadBandwidthBench.LINE_START; j++) sum += weights[j];
-        return sum;
+        return ReadBandwidthBench.sum(weights, 0, weights.length);
     }
 }

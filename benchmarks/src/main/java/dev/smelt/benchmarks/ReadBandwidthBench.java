@@ -76,7 +76,9 @@ public class ReadBandwidthBench {
         }
     }
 
-    private static float sum(float[] a, int from, int to) {
+    /// The sum of `a[from, to)` in four vector chains, aligned loads from [#LINE_START] on (also
+    /// `LlamaBench.read`, the bound of one token's weights).
+    static float sum(float[] a, int from, int to) {
         FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
         int i = Math.max(from, LINE_START), step = F.length();
         for (; i + 4 * step <= to; i += 4 * step) {

@@ -86,7 +86,6 @@ public final class TieredKernel implements KernelFunction {
     private volatile int lost;
     private volatile boolean calledBefore;
     private int vectorCalls; // by the warming thread only
-    private boolean compiledButSlower; // by the warming thread only: the last comparison's
     private long scalarNanos, vectorNanos; // by the warming thread only: the last comparison's best times
     private volatile String tier;
 
@@ -168,6 +167,7 @@ public final class TieredKernel implements KernelFunction {
         // never does: C2 has compiled it and it is not faster (in an MLP's training step, a kernel
         // over [2, 784] lost round after round a second apart, 1.45 against 0.78 µs, while the
         // steps kept the JIT busy).
+        boolean compiledButSlower = compiledButSlower();
         boolean jitBusy = jitMillis.getAsLong() != compiled && !compiledButSlower;
         long backOff = jitBusy ? firstBackOff : Stopwatch.backOff(firstBackOff, lost);
         if (!jitBusy) lost++;
@@ -178,6 +178,9 @@ public final class TieredKernel implements KernelFunction {
                 : "scalar (the vector variant was not faster yet%s; trying again in %d s)".formatted(jitBusy ? ", the JIT still compiling" : "", seconds);
         warming.set(false);
     }
+
+    // The last comparison's vector variant ran within COMPILED of the scalar one: compiled, and slower.
+    private boolean compiledButSlower() { return vectorNanos < COMPILED * scalarNanos; }
 
     /// The JIT's total compilation time so far, in milliseconds (HotSpot adds each compilation's
     /// time when it ends), or a constant where the JVM does not say. A holder class: the warm-up
@@ -225,13 +228,12 @@ public final class TieredKernel implements KernelFunction {
             long batch = System.nanoTime();
             scalarNanos = Stopwatch.best(20, call -> scalar.run(buffers, 0, rows));
             vectorNanos = Stopwatch.best(20, call -> candidate.run(buffers, 0, rows));
-            compiledButSlower = vectorNanos < COMPILED * scalarNanos;
             if (vectorNanos < scalarNanos) {
                 active = candidate;
                 tier = "vector";
                 return true;
             }
-            if (compiledButSlower && ++compiledLosses == COMPILED_LOSSES) return false;
+            if (compiledButSlower() && ++compiledLosses == COMPILED_LOSSES) return false;
             for (int call = 0; call < 20 * idle; call++) candidate.run(buffers, 0, 0);
             vectorCalls += 20 * (1 + idle);
             if (vectorCalls >= Stopwatch.CALLS_TO_COMPILE) Stopwatch.rest(batch, deadline);
