@@ -133,10 +133,7 @@ final class Gemv {
                 for (int n = first; n < last; n++)
                     for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = bf16(a, aAt + m * lda, p.halves(), n * depth, depth);
             }
-            case PackedMatrix p -> {
-                for (int n = first; n < last; n++)
-                    for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = q8(a, aAt + m * lda, p, n, depth);
-            }
+            case PackedMatrix p -> q8(a, aAt, lda, p, c, cAt, ldc, rows, depth, first, last);
             default -> throw new IllegalArgumentException("not a matrix: " + w.getClass().getSimpleName());
         }
     }
@@ -197,25 +194,33 @@ final class Gemv {
     // Four chains of groups (group g feeds chain g % 4 while whole fours last), each group's sum of
     // q·x scaled once, so that the conversions and products of four groups are in flight. The loop
     // tests `g <= whole - 4`, not `g + 4 <= whole`: C2 takes only the first for a counted loop, and
-    // only a counted loop loses its range checks and is unrolled.
-    private static float q8(float[] a, int x, PackedMatrix p, int n, int depth) {
+    // only a counted loop loses its range checks and is unrolled. The loop over rows is here too,
+    // not in run around a call per row: an int8 row is compute, not memory, bound, and a call per
+    // row streamed 768×768 from memory 1.1–1.3× slower (GEMV probe, jars alternated, Zen 5).
+    private static void q8(float[] a, int aAt, int lda, PackedMatrix p, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
         byte[] q = p.quants();
         float[] scales = p.scales();
-        int whole = depth / GROUP, w0 = n * depth, g0 = n * PackedMatrix.groups(depth), g = 0;
-        FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
-        for (int bound = whole - 4; g <= bound; g += 4) {
-            int k = g * GROUP;
-            s0 = group(q, w0 + k, a, x + k).fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
-            s1 = group(q, w0 + k + GROUP, a, x + k + GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 1]), s1);
-            s2 = group(q, w0 + k + 2 * GROUP, a, x + k + 2 * GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 2]), s2);
-            s3 = group(q, w0 + k + 3 * GROUP, a, x + k + 3 * GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 3]), s3);
-        }
-        for (; g < whole; g++) s0 = group(q, w0 + g * GROUP, a, x + g * GROUP).fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
-        float s = sum(s0.add(s1).add(s2.add(s3)));
-        if (whole * GROUP == depth) return s;
-        float t = 0; // the row's last group, shorter than 32, in scalar code
-        for (int k = whole * GROUP; k < depth; k++) t = Math.fma(q[w0 + k], a[x + k], t);
-        return Math.fma(t, scales[g0 + whole], s);
+        int whole = depth / GROUP, groups = PackedMatrix.groups(depth);
+        for (int n = first; n < last; n++)
+            for (int m = 0; m < rows; m++) {
+                int x = aAt + m * lda, w0 = n * depth, g0 = n * groups, g = 0;
+                FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
+                for (int bound = whole - 4; g <= bound; g += 4) {
+                    int k = g * GROUP;
+                    s0 = group(q, w0 + k, a, x + k).fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
+                    s1 = group(q, w0 + k + GROUP, a, x + k + GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 1]), s1);
+                    s2 = group(q, w0 + k + 2 * GROUP, a, x + k + 2 * GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 2]), s2);
+                    s3 = group(q, w0 + k + 3 * GROUP, a, x + k + 3 * GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 3]), s3);
+                }
+                for (; g < whole; g++) s0 = group(q, w0 + g * GROUP, a, x + g * GROUP).fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
+                float s = sum(s0.add(s1).add(s2.add(s3)));
+                if (whole * GROUP < depth) { // the row's last group, shorter than 32, in scalar code
+                    float t = 0;
+                    for (int k = whole * GROUP; k < depth; k++) t = Math.fma(q[w0 + k], a[x + k], t);
+                    s = Math.fma(t, scales[g0 + whole], s);
+                }
+                c[cAt + m * ldc + n] = s;
+            }
     }
 
     // Σ q·x over one group of 32, lane-wise: GROUP / L products (2 or 4), written out so that the
