@@ -129,10 +129,7 @@ final class Gemv {
                     for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(x, start + m * stride, f, w0, depth, skew);
                 }
             }
-            case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> {
-                for (int n = first; n < last; n++)
-                    for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = bf16(a, aAt + m * lda, p.halves(), n * depth, depth);
-            }
+            case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> bf16(a, aAt, lda, p.halves(), c, cAt, ldc, rows, depth, first, last);
             case PackedMatrix p -> q8(a, aAt, lda, p, c, cAt, ldc, rows, depth, first, last);
             default -> throw new IllegalArgumentException("not a matrix: " + w.getClass().getSimpleName());
         }
@@ -170,19 +167,23 @@ final class Gemv {
         return s;
     }
 
-    private static float bf16(float[] a, int x, short[] w, int w0, int depth) {
-        FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
-        int k = 0;
-        for (int bound = depth - 4 * L; k <= bound; k += 4 * L) {
-            s0 = widen(w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
-            s1 = widen(w, w0 + k + L).fma(FloatVector.fromArray(F, a, x + k + L), s1);
-            s2 = widen(w, w0 + k + 2 * L).fma(FloatVector.fromArray(F, a, x + k + 2 * L), s2);
-            s3 = widen(w, w0 + k + 3 * L).fma(FloatVector.fromArray(F, a, x + k + 3 * L), s3);
-        }
-        for (int bound = F.loopBound(depth); k < bound; k += L) s0 = widen(w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
-        float s = sum(s0.add(s1).add(s2.add(s3)));
-        for (; k < depth; k++) s = Math.fma(PackedMatrix.fromBf16(w[w0 + k]), a[x + k], s);
-        return s;
+    // Rows first … last - 1 of a bf16 W, the loop over rows here as in q8.
+    private static void bf16(float[] a, int aAt, int lda, short[] w, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
+        for (int n = first; n < last; n++)
+            for (int m = 0; m < rows; m++) {
+                int x = aAt + m * lda, w0 = n * depth, k = 0;
+                FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
+                for (int bound = depth - 4 * L; k <= bound; k += 4 * L) {
+                    s0 = widen(w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
+                    s1 = widen(w, w0 + k + L).fma(FloatVector.fromArray(F, a, x + k + L), s1);
+                    s2 = widen(w, w0 + k + 2 * L).fma(FloatVector.fromArray(F, a, x + k + 2 * L), s2);
+                    s3 = widen(w, w0 + k + 3 * L).fma(FloatVector.fromArray(F, a, x + k + 3 * L), s3);
+                }
+                for (int bound = F.loopBound(depth); k < bound; k += L) s0 = widen(w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
+                float s = sum(s0.add(s1).add(s2.add(s3)));
+                for (; k < depth; k++) s = Math.fma(PackedMatrix.fromBf16(w[w0 + k]), a[x + k], s);
+                c[cAt + m * ldc + n] = s;
+            }
     }
 
     // L bf16 values widened to f32: sign-extended to int, shifted into the upper half.
