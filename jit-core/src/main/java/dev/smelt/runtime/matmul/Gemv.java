@@ -196,8 +196,8 @@ final class Gemv {
     // q·x scaled once, so that the conversions and products of four groups are in flight. The loop
     // tests `g <= whole - 4`, not `g + 4 <= whole`: C2 takes only the first for a counted loop, and
     // only a counted loop loses its range checks and is unrolled. The loop over rows is here too,
-    // not in run around a call per row: an int8 row is compute, not memory, bound, and a call per
-    // row streamed 768×768 from memory 1.1–1.3× slower (GEMV probe, jars alternated, Zen 5).
+    // not in run around a call per row: an int8 row is bound by its conversions and the row's fixed
+    // costs more than by memory, and the call was one of those costs.
     private static void q8(float[] a, int aAt, int lda, PackedMatrix p, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
         byte[] q = p.quants();
         float[] scales = p.scales();
