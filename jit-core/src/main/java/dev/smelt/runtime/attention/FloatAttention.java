@@ -80,14 +80,20 @@ final class FloatAttention implements KernelFunction {
             var scratch = new Scratch(true);
             for (int item = start; item < end; item++) backward(buffers, item, scratch);
         } else {
-            var scratch = new Scratch(false);
+            var scratch = forwardScratch.get();
+            scratch.packedHead = -1; // the keys are this call's
             for (int item = start; item < end; item++) forward(buffers, item, scratch);
         }
     }
 
+    // A decode step's attention is a few microseconds of work per layer: a fresh forward scratch
+    // (53 KB at d = 64) for every call would cost a good part of that, so each thread keeps one.
+    private final ThreadLocal<Scratch> forwardScratch = ThreadLocal.withInitial(() -> new Scratch(false));
+
     private final class Scratch {
         final float[] scores = new float[QB * KB], queries, m = new float[QB];
         final float[] l = new float[QB * FloatBlocks.laneCount()];    // each row's running sum, lane by lane
+        final float[] lanes = new float[FloatBlocks.laneCount() * FloatBlocks.laneCount()]; // dots' keys, lane by lane
         float[] keys;                                         // allocated when a block is packed
         final float[] acc, gradient, values, rowDots;
         int packedHead = -1;                                  // the kv head whose keys `keys` holds, every block transposed
@@ -121,9 +127,9 @@ final class FloatAttention implements KernelFunction {
         int kvHead = head / heads * kernel.kvHeads() + head % heads / group, lanes = FloatBlocks.laneCount();
         float[] q = (float[]) buffers[0], k = (float[]) buffers[1], v = (float[]) buffers[2];
         Object maskArray = mask == null ? null : buffers[maskInput];
-        Arrays.fill(s.m, Float.NEGATIVE_INFINITY);
-        Arrays.fill(s.l, 0);
-        Arrays.fill(s.acc, 0);
+        Arrays.fill(s.m, 0, rows, Float.NEGATIVE_INFINITY);    // the block's rows only: one for a decode step
+        Arrays.fill(s.l, 0, rows * lanes, 0);
+        Arrays.fill(s.acc, 0, rows * dv, 0);
         boolean packed = rows >= PACKED_ROWS && !keysTransposed;
         if (packed && s.packedHead != kvHead) {              // items of a head follow each other: its keys are packed once
             if (s.keys == null) s.keys = new float[d * KB * blocks(sources)];
@@ -136,7 +142,7 @@ final class FloatAttention implements KernelFunction {
             boolean cut = cut(t0, j0, cols);
             if (packed) FloatBlocks.product(s.queries, 0, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false, cut ? Causal.COLUMNS : Causal.NONE, t0 - j0);
             else if (keysTransposed) FloatBlocks.product(s.queries, 0, d, 1, k, keyStart[kvHead] + j0, keyFeatureStep, s.scores, 0, KB, rows, d, cols, false);
-            else for (int r = 0; r < rows; r++) FloatBlocks.dots(s.queries, r * d, k, keyStart[kvHead] + j0 * keyStep, keyStep, d, cols, s.scores, r * KB);
+            else for (int r = 0; r < rows; r++) FloatBlocks.dots(s.queries, r * d, k, keyStart[kvHead] + j0 * keyStep, keyStep, d, cols, s.scores, r * KB, s.lanes);
             for (int r = 0; r < rows; r++) {
                 int at = r * KB, t = t0 + r, live = live(t, j0, cols), span = span(live);
                 mask(s.scores, at, maskArray, head, t, j0, live, span);

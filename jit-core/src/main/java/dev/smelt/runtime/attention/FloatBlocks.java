@@ -208,9 +208,60 @@ final class FloatBlocks {
     }
 
     /// `scores[at + c] = Σ_i q[qAt + i] · k[kAt + c·kRow + i]` for `c < count`: one query's scores
-    /// against keys read in place, row by row.
-    static void dots(float[] q, int qAt, float[] k, int kAt, int kRow, int depth, int count, float[] scores, int at) {
-        for (int c = 0; c < count; c++) scores[at + c] = dot(q, qAt, k, kAt + c * kRow, depth);
+    /// against keys read in place, row by row, each as [#dot] sums it. When `depth` is whole vectors,
+    /// L keys at a time: each key's products summed lane by lane as in dot, into `lanes` (L·L values),
+    /// then the L keys' lanes summed together in [#sum]'s tree ([#sums]): the same additions, so the
+    /// same bits, without a chain of scalar adds per key (most of a decode step's scores).
+    static void dots(float[] q, int qAt, float[] k, int kAt, int kRow, int depth, int count, float[] scores, int at, float[] lanes) {
+        int c = 0;
+        if (depth % L == 0)
+            for (; c + L <= count; c += L) {
+                for (int j = 0; j < L; j++) {
+                    int key = kAt + (c + j) * kRow, i = 0;
+                    FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
+                    for (; i + 4 * L <= depth; i += 4 * L) {
+                        s0 = FloatVector.fromArray(F, q, qAt + i).fma(FloatVector.fromArray(F, k, key + i), s0);
+                        s1 = FloatVector.fromArray(F, q, qAt + i + L).fma(FloatVector.fromArray(F, k, key + i + L), s1);
+                        s2 = FloatVector.fromArray(F, q, qAt + i + 2 * L).fma(FloatVector.fromArray(F, k, key + i + 2 * L), s2);
+                        s3 = FloatVector.fromArray(F, q, qAt + i + 3 * L).fma(FloatVector.fromArray(F, k, key + i + 3 * L), s3);
+                    }
+                    for (; i < depth; i += L) s0 = FloatVector.fromArray(F, q, qAt + i).fma(FloatVector.fromArray(F, k, key + i), s0);
+                    s0.add(s1).add(s2.add(s3)).intoArray(lanes, j * L);
+                }
+                sums(lanes).intoArray(scores, at + c);
+            }
+        for (; c < count; c++) scores[at + c] = dot(q, qAt, k, kAt + c * kRow, depth);
+    }
+
+    // Lane j: the sum of lanes[j·L … j·L + L) in sum's tree. Rows j and j + 1 are paired into one
+    // vector (lanes i and i + L/2 of each added, each row in one half), pairs of those into one (lanes
+    // i and i + L/4 of each half), and so on: two permutes and an add per pair of vectors.
+    private static FloatVector sums(float[] lanes) {
+        for (int level = 0, count = L; count > 1; level++, count /= 2)
+            for (int j = 0; j < count / 2; j++) {
+                FloatVector first = FloatVector.fromArray(F, lanes, 2 * j * L), second = FloatVector.fromArray(F, lanes, (2 * j + 1) * L);
+                LOW[level].selectFrom(first, second).add(HIGH[level].selectFrom(first, second)).intoArray(lanes, j * L);
+            }
+        return FloatVector.fromArray(F, lanes, 0);
+    }
+
+    // Index vectors for selectFrom(first, second) at each level of sums' tree (h = L/2 lanes at level 0,
+    // then L/4, …): both hold blocks of 2h lanes, one row's each; LOW takes the first h lanes of each
+    // block, HIGH the last h, the first vector's blocks then the second's: LOW + HIGH is blocks of h.
+    private static final FloatVector[] LOW = pairs(0), HIGH = pairs(1);
+
+    private static FloatVector[] pairs(int high) {
+        var pairs = new FloatVector[Integer.numberOfTrailingZeros(L)];
+        for (int level = 0; level < pairs.length; level++) {
+            int h = L >> (level + 1);
+            float[] indexes = new float[L];
+            for (int lane = 0; lane < L; lane++) {
+                int within = lane % (L / 2);
+                indexes[lane] = lane / (L / 2) * L + within / h * 2 * h + within % h + high * h;
+            }
+            pairs[level] = FloatVector.fromArray(F, indexes, 0);
+        }
+        return pairs;
     }
 
     // The lanes of `s` summed in a fixed tree (lane i takes lane i + half, half = L/2 … 1), the same

@@ -129,14 +129,8 @@ final class Gemv {
                     for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(x, start + m * stride, f, w0, depth, skew);
                 }
             }
-            case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> {
-                for (int n = first; n < last; n++)
-                    for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = bf16(a, aAt + m * lda, p.halves(), n * depth, depth);
-            }
-            case PackedMatrix p -> {
-                for (int n = first; n < last; n++)
-                    for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = q8(a, aAt + m * lda, p, n, depth);
-            }
+            case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> bf16(a, aAt, lda, p.halves(), c, cAt, ldc, rows, depth, first, last);
+            case PackedMatrix p -> q8(a, aAt, lda, p, c, cAt, ldc, rows, depth, first, last);
             default -> throw new IllegalArgumentException("not a matrix: " + w.getClass().getSimpleName());
         }
     }
@@ -173,19 +167,23 @@ final class Gemv {
         return s;
     }
 
-    private static float bf16(float[] a, int x, short[] w, int w0, int depth) {
-        FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
-        int k = 0;
-        for (int bound = depth - 4 * L; k <= bound; k += 4 * L) {
-            s0 = widen(w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
-            s1 = widen(w, w0 + k + L).fma(FloatVector.fromArray(F, a, x + k + L), s1);
-            s2 = widen(w, w0 + k + 2 * L).fma(FloatVector.fromArray(F, a, x + k + 2 * L), s2);
-            s3 = widen(w, w0 + k + 3 * L).fma(FloatVector.fromArray(F, a, x + k + 3 * L), s3);
-        }
-        for (int bound = F.loopBound(depth); k < bound; k += L) s0 = widen(w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
-        float s = sum(s0.add(s1).add(s2.add(s3)));
-        for (; k < depth; k++) s = Math.fma(PackedMatrix.fromBf16(w[w0 + k]), a[x + k], s);
-        return s;
+    // Rows first … last - 1 of a bf16 W, the loop over rows here as in q8.
+    private static void bf16(float[] a, int aAt, int lda, short[] w, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
+        for (int n = first; n < last; n++)
+            for (int m = 0; m < rows; m++) {
+                int x = aAt + m * lda, w0 = n * depth, k = 0;
+                FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
+                for (int bound = depth - 4 * L; k <= bound; k += 4 * L) {
+                    s0 = widen(w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
+                    s1 = widen(w, w0 + k + L).fma(FloatVector.fromArray(F, a, x + k + L), s1);
+                    s2 = widen(w, w0 + k + 2 * L).fma(FloatVector.fromArray(F, a, x + k + 2 * L), s2);
+                    s3 = widen(w, w0 + k + 3 * L).fma(FloatVector.fromArray(F, a, x + k + 3 * L), s3);
+                }
+                for (int bound = F.loopBound(depth); k < bound; k += L) s0 = widen(w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
+                float s = sum(s0.add(s1).add(s2.add(s3)));
+                for (; k < depth; k++) s = Math.fma(PackedMatrix.fromBf16(w[w0 + k]), a[x + k], s);
+                c[cAt + m * ldc + n] = s;
+            }
     }
 
     // L bf16 values widened to f32: sign-extended to int, shifted into the upper half.
@@ -197,25 +195,33 @@ final class Gemv {
     // Four chains of groups (group g feeds chain g % 4 while whole fours last), each group's sum of
     // q·x scaled once, so that the conversions and products of four groups are in flight. The loop
     // tests `g <= whole - 4`, not `g + 4 <= whole`: C2 takes only the first for a counted loop, and
-    // only a counted loop loses its range checks and is unrolled.
-    private static float q8(float[] a, int x, PackedMatrix p, int n, int depth) {
+    // only a counted loop loses its range checks and is unrolled. The loop over rows is here too,
+    // not in run around a call per row: an int8 row is bound by its conversions and the row's fixed
+    // costs more than by memory, and the call was one of those costs.
+    private static void q8(float[] a, int aAt, int lda, PackedMatrix p, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
         byte[] q = p.quants();
         float[] scales = p.scales();
-        int whole = depth / GROUP, w0 = n * depth, g0 = n * PackedMatrix.groups(depth), g = 0;
-        FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
-        for (int bound = whole - 4; g <= bound; g += 4) {
-            int k = g * GROUP;
-            s0 = group(q, w0 + k, a, x + k).fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
-            s1 = group(q, w0 + k + GROUP, a, x + k + GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 1]), s1);
-            s2 = group(q, w0 + k + 2 * GROUP, a, x + k + 2 * GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 2]), s2);
-            s3 = group(q, w0 + k + 3 * GROUP, a, x + k + 3 * GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 3]), s3);
-        }
-        for (; g < whole; g++) s0 = group(q, w0 + g * GROUP, a, x + g * GROUP).fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
-        float s = sum(s0.add(s1).add(s2.add(s3)));
-        if (whole * GROUP == depth) return s;
-        float t = 0; // the row's last group, shorter than 32, in scalar code
-        for (int k = whole * GROUP; k < depth; k++) t = Math.fma(q[w0 + k], a[x + k], t);
-        return Math.fma(t, scales[g0 + whole], s);
+        int whole = depth / GROUP, groups = PackedMatrix.groups(depth);
+        for (int n = first; n < last; n++)
+            for (int m = 0; m < rows; m++) {
+                int x = aAt + m * lda, w0 = n * depth, g0 = n * groups, g = 0;
+                FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
+                for (int bound = whole - 4; g <= bound; g += 4) {
+                    int k = g * GROUP;
+                    s0 = group(q, w0 + k, a, x + k).fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
+                    s1 = group(q, w0 + k + GROUP, a, x + k + GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 1]), s1);
+                    s2 = group(q, w0 + k + 2 * GROUP, a, x + k + 2 * GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 2]), s2);
+                    s3 = group(q, w0 + k + 3 * GROUP, a, x + k + 3 * GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 3]), s3);
+                }
+                for (; g < whole; g++) s0 = group(q, w0 + g * GROUP, a, x + g * GROUP).fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
+                float s = sum(s0.add(s1).add(s2.add(s3)));
+                if (whole * GROUP < depth) { // the row's last group, shorter than 32, in scalar code
+                    float t = 0;
+                    for (int k = whole * GROUP; k < depth; k++) t = Math.fma(q[w0 + k], a[x + k], t);
+                    s = Math.fma(t, scales[g0 + whole], s);
+                }
+                c[cAt + m * ldc + n] = s;
+            }
     }
 
     // Σ q·x over one group of 32, lane-wise: GROUP / L products (2 or 4), written out so that the

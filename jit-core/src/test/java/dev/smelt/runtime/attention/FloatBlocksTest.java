@@ -29,6 +29,24 @@ class FloatBlocksTest {
         }
     }
 
+    /// A decode step's scores, L keys summed together, are each key's [FloatBlocks#dot] to the bit,
+    /// at depths of whole vectors (the grouped sums) and not, and counts with keys left over.
+    @Test
+    void dotsOfManyKeysAreEachKeysDot() {
+        var random = new Random(32);
+        int lanes = FloatBlocks.laneCount();
+        for (int trial = 0; trial < 200; trial++) {
+            int depth = random.nextBoolean() ? lanes * (1 + random.nextInt(9)) : 1 + random.nextInt(100), count = 1 + random.nextInt(70);
+            int kRow = depth + random.nextInt(3), kAt = random.nextInt(5), qAt = random.nextInt(5), at = random.nextInt(3);
+            float[] q = new float[qAt + depth], k = new float[kAt + count * kRow], scores = new float[at + count];
+            for (int i = 0; i < q.length; i++) q[i] = (float) random.nextGaussian();
+            for (int i = 0; i < k.length; i++) k[i] = (float) random.nextGaussian();
+            FloatBlocks.dots(q, qAt, k, kAt, kRow, depth, count, scores, at, new float[lanes * lanes]);
+            for (int c = 0; c < count; c++)
+                assertEquals(FloatBlocks.dot(q, qAt, k, kAt + c * kRow, depth), scores[at + c], 0f, "depth %d, count %d: key %d".formatted(depth, count, c));
+        }
+    }
+
     @Test
     void causalProductsAreTheFullProductWhereTheMaskKeeps() {
         var random = new Random(31);

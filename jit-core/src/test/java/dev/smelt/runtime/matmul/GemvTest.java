@@ -107,6 +107,26 @@ class GemvTest {
             }
     }
 
+    /// A packed row's sum has the same bits whatever else the call computes: one row of x or two,
+    /// all of W's rows or one (as a thread's share), at K of whole groups of 32 and not.
+    @Test
+    void packedRowsGiveTheSameBitsWhateverTheCallAroundThem() {
+        var random = new Random(12);
+        for (int k : new int[] {32, 96, 100, 768})
+            for (int n : new int[] {1, 7, 33}) {
+                float[] x = values(random, 2 * k), w = values(random, n * k);
+                for (var packed : List.of(PackedMatrix.bf16(w, n, k), PackedMatrix.q8(w, n, k))) {
+                    float[] two = new float[2 * n], one = new float[n], single = new float[n];
+                    Gemv.run(x, 0, k, packed, 0, k, two, 0, n, 2, k, 0, n);
+                    Gemv.run(x, k, k, packed, 0, k, one, 0, n, 1, k, 0, n);
+                    for (int row = 0; row < n; row++) Gemv.run(x, k, k, packed, 0, k, single, 0, n, 1, k, row, row + 1);
+                    String where = "%s, N %d, K %d".formatted(packed, n, k);
+                    assertArrayEquals(java.util.Arrays.copyOfRange(two, n, 2 * n), one, where + ": x's second row alone");
+                    assertArrayEquals(one, single, where + ": W's rows one call each");
+                }
+            }
+    }
+
     /// A W large enough that HeapLayout knows where its rows lie (a G1 humongous array) takes the
     /// loads from whole cache lines, whatever the skew of a row, and gives the bits that the same rows
     /// copied into a small array give (read as is), within the f32 bound of the exact product. The
