@@ -162,8 +162,8 @@ public final class MicroKernels {
                 long round = System.nanoTime();
                 for (int call = 0; call < 500; call++) vector.run(a, 0, b, 0, SHORT_DEPTH, c, 0, shape.columns(), call % 2 == 1);
                 if (2 * Stopwatch.best(6, call -> run(vector, a, b, c, call)) < scalarNanos) {
+                    tier = "vector tile " + shape; // first: whoever sees the new tile then sees its text
                     current = vector;
-                    tier = "vector tile " + shape;
                     return true;
                 }
                 if (calls >= Stopwatch.CALLS_TO_COMPILE && calls - 506 < Stopwatch.CALLS_TO_COMPILE) deadline = System.nanoTime() + limit; // C2 was just asked

@@ -21,8 +21,10 @@ class MicroKernelsTest {
         @Override
         public void run(Object a, int aOffset, Object b, int bOffset, int depth, Object c, int cOffset, int ldc, boolean accumulate) {
             // spins rather than parks: a park may return at once (a pending permit), and one quick
-            // call among the timed ones would let the slow tile win
-            for (long until = System.nanoTime() + 200_000; !fast && System.nanoTime() < until; ) Thread.onSpinWait();
+            // call among the timed ones would let the slow tile win. 50 µs per step of depth: a timed
+            // call (depth 64) takes 3.2 ms, several times an interpreted scalar tile's, which on a busy
+            // machine is what the stand-in is compared with (at a flat 200 µs it once won there)
+            for (long until = System.nanoTime() + depth * 50_000L; !fast && System.nanoTime() < until; ) Thread.onSpinWait();
         }
     }
 
