@@ -145,6 +145,46 @@ class FusedAttentionTest {
         for (int i = 0; i < fused.length; i++) assertEquals(unfused[i], fused[i], 1e-6, "element " + i);
     }
 
+    // A KV cache attended up to a length through a bool mask (as a decode step does): blocks of keys
+    // the mask drops for every query are skipped, the others are masked key by key. Lengths around
+    // the 64-key block, one query and several, a mask per batch item or per query, f32 and f64.
+    @Test
+    void blocksABoolMaskDropsForEveryQueryMatchTheInterpreter() {
+        var random = new Random(8);
+        int sources = 200;
+        int[] lengths = {1, 63, 64, 65, 128, 130, 200};
+        for (int trial = 0; trial < lengths.length * 2; trial++) {
+            int length = lengths[trial % lengths.length], tokens = trial % 3 == 0 ? 1 : 1 + random.nextInt(70), batch = 1 + trial % 2;
+            DType dtype = trial % 4 == 3 ? DType.F64 : DType.F32;
+            Case c = new Case(batch, 2, 1, tokens, sources, 16, 8, 2, 0.25, dtype);
+            var inputs = new java.util.ArrayList<>(operands(random, c));
+            boolean perQuery = trial % 2 == 1;
+            boolean[] keep = new boolean[(perQuery ? tokens : batch) * sources];
+            for (int row = 0; row < keep.length / sources; row++)
+                for (int j = 0; j < sources; j++) keep[row * sources + j] = j < length - (perQuery ? row % 3 : row);
+            inputs.set(3, perQuery ? Tensor.of(keep, tokens, sources) : Tensor.of(keep, batch, 1, 1, sources));
+            var compiled = Jit.compile(attention(c), 4);
+            Tensor fused = compiled.applyAll(inputs.toArray(Tensor[]::new)).getFirst();
+            assertClose(Jit.trace(attention(c), inputs).interpret(inputs.toArray(Tensor[]::new)).getFirst(), fused, c, "interpreter, visible length " + length);
+            assertArrayEquals(fused.toDoubleArray(), compiled.applyAll(inputs.toArray(Tensor[]::new)).getFirst().toDoubleArray(), "repeated call, " + c);
+        }
+    }
+
+    // As under a causal mask, a block no query sees is not read: a cache's unwritten rows, even
+    // non-finite, do not reach the output.
+    @Test
+    void keysNoQuerySeesAreNotRead() {
+        var random = new Random(9);
+        float[] values = EinsumTest.random(random, DType.F32, 1, 1, 192, 8).toFloatArray();
+        java.util.Arrays.fill(values, 128 * 8, values.length, Float.NaN);
+        boolean[] keep = new boolean[192];
+        java.util.Arrays.fill(keep, 0, 100, true);
+        Tensor q = EinsumTest.random(random, DType.F32, 1, 1, 1, 8), k = EinsumTest.random(random, DType.F32, 1, 1, 192, 8);
+        var f = (Jit.Function4) (a, b, c, m) -> Tensor.scaledDotProductAttention(a, b, c, m);
+        float[] fused = Jit.compile(f).apply(q, k, Tensor.of(values, 1, 1, 192, 8), Tensor.of(keep, 1, 192)).toFloatArray();
+        for (float x : fused) assertTrue(Float.isFinite(x), java.util.Arrays.toString(fused));
+    }
+
     @Test
     void peakMemoryGrowsWithTokensNotTheirSquare() {
         var random = new Random(7);

@@ -27,6 +27,9 @@ import java.util.Arrays;
 /// of keys and block of queries: `P = exp(s - logsumexp)`, `dS = P ∘ (dO·vᵀ - rowsum(dO ∘ O))·scale`,
 /// then `dv += Pᵀ·dO`, `dk += dSᵀ·q`, `dq += dS·k`, accumulated in the output arrays.
 ///
+/// A block of keys that a bool mask drops for every query of the block is skipped, as the causal
+/// mask's blocks past the diagonal are: its keys and values are not read.
+///
 /// On a block the causal mask cuts (its diagonal inside), each product skips, four rows at a time,
 /// what the mask zeroes ([FloatBlocks.Causal]): the scores past the diagonal, and the terms whose
 /// probability is 0; the row operations stop at the last vector holding a visible key. Under a
@@ -139,6 +142,7 @@ final class FloatAttention implements KernelFunction {
         FloatBlocks.scaleInto(q, (head * tokens + t0) * d, s.queries, 0, rows * d, scale);   // q·scale: the scores come out scaled
         for (int j0 = 0; j0 < sources && !(kernel.causal() && j0 > t0 + rows - 1); j0 += KB) {
             int cols = Math.min(KB, sources - j0);
+            if (mask != null && mask.dropsEvery(maskArray, head, t0, rows, j0, cols)) continue;
             boolean cut = cut(t0, j0, cols);
             if (packed) FloatBlocks.product(s.queries, 0, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false, cut ? Causal.COLUMNS : Causal.NONE, t0 - j0);
             else if (keysTransposed) FloatBlocks.product(s.queries, 0, d, 1, k, keyStart[kvHead] + j0, keyFeatureStep, s.scores, 0, KB, rows, d, cols, false);

@@ -19,6 +19,7 @@ public final class Llama2 {
 
     private final Llama2Checkpoint weights;
     private final Compiled compiled;
+    private volatile Llama2Session.Programs steps;
 
     /// The model of `weights`.
     public Llama2(Llama2Checkpoint weights) {
@@ -40,6 +41,18 @@ public final class Llama2 {
             throw SmeltException.of("Llama2.forward", "positions %d..%d are outside the model's %d", start, start + tokens.length - 1, config.seqLen());
         Tensor angles = angles(start, tokens.length, config.headSize());
         return compiled.apply(embed("Llama2.forward", tokens), angles.cos(), angles.sin());
+    }
+
+    // Compiled at the first session's first call: a model used only through forward compiles no step.
+    Llama2Session.Programs steps() {
+        var programs = steps;
+        if (programs == null) {
+            synchronized (this) {
+                if (steps == null) steps = Llama2Session.Programs.of(this);
+                programs = steps;
+            }
+        }
+        return programs;
     }
 
     /// A new sequence to generate with this model: its own KV cache, prefilled by a prompt, then

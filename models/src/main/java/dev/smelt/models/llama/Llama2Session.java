@@ -7,9 +7,7 @@ import dev.smelt.Tensor;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.SmeltException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /// One sequence of a [Llama2] model being generated: its KV cache (per layer, keys and values
 /// `[kvHeads, seqLen, headSize]`) and the compiled programs that extend it. [#prefill] runs a
@@ -17,17 +15,14 @@ import java.util.Map;
 /// [#next] then decodes one token per call with one program whose position is an input, so
 /// tokens do not recompile. Both write into the cache in place: the caches are donated
 /// ([Compiled#applyUpdating]) and updated with `sliceUpdate`, which writes only the new rows. A
-/// token attends over the first positions, rounded up to a multiple of [#BUCKET] (one program per
-/// bucket), masked past itself. Not thread-safe.
+/// token attends over the whole cache through a mask that keeps the positions up to its own;
+/// attention skips the blocks of keys the mask drops, so it reads only the rows written so far,
+/// and one program serves every position. The programs are the model's ([Llama2#steps]): a new
+/// session compiles nothing. Not thread-safe.
 public final class Llama2Session {
-    /// Positions attended per program: a token at position `p` reads `⌈(p + 1) / 32⌉ · 32` cache rows.
-    public static final int BUCKET = 32;
-
     private final Llama2 model;
     private final Llama2Config config;
     private final List<Tensor> cache = new ArrayList<>(); // keys of every layer, then values
-    private final Map<Integer, Compiled> steps = new HashMap<>();
-    private final Compiled prefill;
     private final Tensor position = Tensor.zeros(DType.I32), logits;
     private final List<Tensor> outputs = new ArrayList<>();
     private int length;
@@ -39,7 +34,15 @@ public final class Llama2Session {
         this.logits = Tensor.zeros(1, config.vocab());
         outputs.add(logits);
         outputs.addAll(cache);
-        this.prefill = Jit.compile(args -> prompt(args.get(0), args.get(1), args.get(2), args.subList(3, args.size())), 3 + cache.size());
+    }
+
+    /// The model's two programs: a prompt as one batch, and one token at any position.
+    record Programs(Compiled prefill, Compiled decode) {
+        static Programs of(Llama2 model) {
+            int caches = 2 * model.config().layers();
+            return new Programs(Jit.compile(args -> prompt(model, args.get(0), args.get(1), args.get(2), args.subList(3, args.size())), 3 + caches),
+                    Jit.compile(args -> token(model, args), 4 + caches));
+        }
     }
 
     /// Positions decoded so far.
@@ -59,7 +62,7 @@ public final class Llama2Session {
         Tensor angles = Llama2.angles(0, tokens.length, config.headSize());
         var arguments = new ArrayList<>(List.of(model.embed("Llama2Session.prefill", tokens), angles.cos(), angles.sin()));
         arguments.addAll(cache);
-        prefill.applyUpdating(outputs, arguments.toArray(Tensor[]::new));
+        model.steps().prefill().applyUpdating(outputs, arguments.toArray(Tensor[]::new));
         length = tokens.length;
         return logits.toFloatArray();
     }
@@ -67,20 +70,18 @@ public final class Llama2Session {
     /// Decodes `token` at the next position and returns the logits that follow it.
     public float[] next(int token) {
         if (length >= config.seqLen()) throw SmeltException.of("Llama2Session.next", "the sequence is full: the model has %d positions", config.seqLen());
-        int bucket = Math.min(config.seqLen(), (length / BUCKET + 1) * BUCKET);
-        Compiled step = steps.computeIfAbsent(bucket, b -> Jit.compile(args -> token(args, b), 4 + cache.size()));
         Tensor angles = Llama2.angles(length, 1, config.headSize());
         position.set(length);
         var arguments = new ArrayList<>(List.of(model.embed("Llama2Session.next", new int[] {token}), position, angles.cos(), angles.sin()));
         arguments.addAll(cache);
-        step.applyUpdating(outputs, arguments.toArray(Tensor[]::new));
+        model.steps().decode().applyUpdating(outputs, arguments.toArray(Tensor[]::new));
         length++;
         return logits.toFloatArray();
     }
 
     // The last position's logits, then the caches with the prompt's keys and values written from position 0.
-    private List<Tensor> prompt(Tensor x, Tensor cos, Tensor sin, List<Tensor> caches) {
-        int layers = config.layers();
+    private static List<Tensor> prompt(Llama2 model, Tensor x, Tensor cos, Tensor sin, List<Tensor> caches) {
+        int layers = model.config().layers();
         var keys = new ArrayList<Tensor>();
         var values = new ArrayList<Tensor>();
         for (int l = 0; l < layers; l++) {
@@ -93,19 +94,19 @@ public final class Llama2Session {
     }
 
     // One token (x [1, dim]) at `position`: logits, then the caches with its key and value written.
-    private List<Tensor> token(List<Tensor> args, int bucket) {
+    private static List<Tensor> token(Llama2 model, List<Tensor> args) {
         Tensor x = args.get(0), position = args.get(1), cos = args.get(2), sin = args.get(3);
-        int layers = config.layers();
+        int layers = model.config().layers(), positions = model.config().seqLen();
         var keys = new ArrayList<Tensor>();
         var values = new ArrayList<Tensor>();
-        Tensor visible = Tensor.arange(bucket).le(position).reshape(1, bucket);
+        Tensor visible = Tensor.arange(positions).le(position).reshape(1, positions);
         for (int l = 0; l < layers; l++) {
             var qkv = model.projections(model.weights().layers().get(l), x, cos, sin);
             // written in place, one row per head: the caches are donated
             Tensor k = args.get(4 + l).sliceUpdate(1, position, qkv[1]), v = args.get(4 + layers + l).sliceUpdate(1, position, qkv[2]);
             keys.add(k);
             values.add(v);
-            Tensor attended = Tensor.scaledDotProductAttention(qkv[0], k.slice(1, 0, bucket), v.slice(1, 0, bucket), visible);
+            Tensor attended = Tensor.scaledDotProductAttention(qkv[0], k, v, visible);
             x = model.feedForward(model.weights().layers().get(l), x, attended);
         }
         return results(model.classify(x), keys, values);

@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /// Decoding with a KV cache against llama2.c's forward ported to Java and against the whole-sequence
-/// forward: token by token from the start, after a prefill, across the cache's 32-position buckets,
-/// grouped-query and not; generation; a full sequence refused.
+/// forward: token by token from the start (across the 64-key blocks attention skips past the
+/// position), after a prefill, grouped-query and not, two sessions of one model sharing its
+/// programs; generation; a full sequence refused.
 class Llama2SessionTest {
     @TempDir Path directory;
 
@@ -40,15 +41,22 @@ class Llama2SessionTest {
     }
 
     @Test
-    void tokenByTokenMatchesLlama2cAcrossBuckets() {
-        for (var config : new Llama2Config[] {new Llama2Config(32, 64, 2, 4, 4, 50, 40, true), new Llama2Config(48, 96, 2, 6, 2, 61, 36, false)}) {
+    void tokenByTokenMatchesLlama2cAcrossKeyBlocks() {
+        for (var config : new Llama2Config[] {new Llama2Config(32, 64, 2, 4, 4, 50, 40, true), new Llama2Config(48, 96, 2, 6, 2, 61, 150, false)}) {
             var checkpoint = checkpoint(config, config.dim());
-            var session = new Llama2(checkpoint).session();
+            var model = new Llama2(checkpoint);
+            var other = model.session();
+            other.next(3);
+            other.next(4);
+            var session = model.session();
             var reference = new Llama2cReference(checkpoint);
             int[] tokens = tokens(config.seqLen(), config.vocab(), config.hiddenDim());
             for (int pos = 0; pos < tokens.length; pos++)
                 assertClose(reference.forward(tokens[pos], pos), session.next(tokens[pos]), config + " position " + pos);
             assertEquals(config.seqLen(), session.length());
+            assertEquals(java.util.List.of(), model.steps().decode().recompiles(), "one program for every position and session");
+            other.reset();                                     // its stale rows 0 and 1 are overwritten or masked
+            assertClose(reference.forward(tokens[0], 0), other.next(tokens[0]), config + " another session, reset");
             var full = assertThrows(SmeltException.class, () -> session.next(1));
             assertTrue(full.getMessage().contains("the sequence is full"), full.getMessage());
         }
