@@ -29,6 +29,13 @@ final class Cones {
         return new Cone(reductions, operations[0], buffers);
     }
 
+    /// The nodes `root` computes inline (not itself, not the buffers it reads).
+    static Set<Node> inside(Node root, Set<Node> realized) {
+        Set<Node> nodes = Collections.newSetFromMap(new IdentityHashMap<>());
+        walk(root, realized, nodes::add, _ -> {});
+        return nodes;
+    }
+
     // Breadth-first from the root's operands; `inside` sees inlined nodes, `edge` each buffer once.
     private static void walk(Node root, Set<Node> realized, java.util.function.Consumer<Node> inside, java.util.function.Consumer<Node> edge) {
         Set<Node> seen = Collections.newSetFromMap(new IdentityHashMap<>());

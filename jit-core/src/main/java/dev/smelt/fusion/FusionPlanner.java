@@ -108,7 +108,7 @@ public final class FusionPlanner {
             var attempt = new ScheduleBuilder(graph, realized, labels, options, prices).build();
             if (attempt.demands().isEmpty()) return attempt;
             Set<Node> demanded = Collections.newSetFromMap(new IdentityHashMap<>());
-            for (Realize demand : chosen(attempt.demands())) {
+            for (Realize demand : chosen(attempt.demands(), attempt.demandScopes())) {
                 if (!demanded.add(demand.node())) continue;
                 if (!realized.add(demand.node())) throw new IllegalStateException("planning did not converge at " + labels.get(demand.node()));
                 decisions.add(new Decision(labels.get(demand.node()), demand.choice(), "", demand.cost(), demand.alternative(), demand.reason()));
@@ -116,15 +116,22 @@ public final class FusionPlanner {
         }
     }
 
-    /// The demands met before planning again: every claimed reduction, and the first demand that
-    /// depends on a kernel's loop (the one lowering met first, as one demand per attempt would).
-    private static List<Realize> chosen(List<Realize> demands) {
+    /// The demands met before planning again: every claimed reduction, and of the demands that
+    /// depend on a kernel's loop, each whose kernel computes no node chosen before and whose node
+    /// no kernel chosen from computes. Meeting a demand changes the loops of the kernels that
+    /// compute its node, and only theirs: the rest would make the same demands in the next attempt.
+    /// One loop demand per attempt planned a 12-layer decode graph (288 demands) in 97 attempts.
+    private static List<Realize> chosen(List<Realize> demands, List<Set<Node>> scopes) {
         var chosen = new ArrayList<Realize>();
-        boolean loopChosen = false;
-        for (Realize demand : demands) {
+        var nodes = new ArrayList<Node>();
+        var kernels = new ArrayList<Set<Node>>();
+        for (int i = 0; i < demands.size(); i++) {
+            Realize demand = demands.get(i);
             if (demand.kind() == Realize.Kind.LOOP) {
-                if (loopChosen) continue;
-                loopChosen = true;
+                Set<Node> scope = scopes.get(i);
+                if (nodes.stream().anyMatch(scope::contains) || kernels.stream().anyMatch(k -> k.contains(demand.node()))) continue;
+                nodes.add(demand.node());
+                kernels.add(scope);
             }
             chosen.add(demand);
         }

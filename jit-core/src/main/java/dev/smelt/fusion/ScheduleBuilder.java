@@ -41,8 +41,10 @@ final class ScheduleBuilder {
     /// A built schedule (without decisions) with what the planner weighs next: each launch's fused
     /// nodes, the spill cost each launch still pays, the estimated time of the whole, and the
     /// decisions made inside kernels (what stays in a register).
-    /// `demands` non-empty means the attempt is incomplete: those nodes need buffers first.
-    record Attempt(Schedule schedule, List<List<Node>> fused, List<Double> spills, double cost, List<Decision> kernelDecisions, List<Realize> demands) {}
+    /// `demands` non-empty means the attempt is incomplete: those nodes need buffers first; beside
+    /// each, the nodes of the kernel that demanded it (its roots and what they inline).
+    record Attempt(Schedule schedule, List<List<Node>> fused, List<Double> spills, double cost, List<Decision> kernelDecisions, List<Realize> demands,
+                   List<Set<Node>> demandScopes) {}
 
     /// With `prices`, the attempt is a trial that only needs its cost: a kernel priced before is
     /// not lowered again, and the attempt has no schedule.
@@ -64,6 +66,7 @@ final class ScheduleBuilder {
             }
         var launches = new ArrayList<Schedule.Launch>();
         var demands = new ArrayList<Realize>();
+        var demandScopes = new ArrayList<Set<Node>>();
         double cost = 0;
         for (Group group : Groups.of(roots, realized, this::cone, this::signature, options.mode() != FusionMode.NONE, options.budget(), decisions, labels)) {
             if (group.roots().getFirst() instanceof Node.Attention) {
@@ -78,7 +81,12 @@ final class ScheduleBuilder {
                 cost += known;
                 continue;
             }
+            int demanded = demands.size();
             var launched = launch(group, demands);
+            if (demands.size() > demanded) {
+                var scope = scope(group);
+                while (demandScopes.size() < demands.size()) demandScopes.add(scope);
+            }
             if (launched == null) {
                 owners.values().removeIf(owner -> owner == group); // a later kernel may fold what this one claimed
                 continue;
@@ -87,13 +95,13 @@ final class ScheduleBuilder {
             launches.add(launched.launch());
             if (key != null) prices.remember(key, launched.time(), launched.claims());
         }
-        if (!demands.isEmpty()) return new Attempt(null, fusedNodes, spills, Double.NaN, decisions, demands);
-        if (prices != null) return new Attempt(null, fusedNodes, spills, cost, decisions, List.of());
+        if (!demands.isEmpty()) return new Attempt(null, fusedNodes, spills, Double.NaN, decisions, demands, demandScopes);
+        if (prices != null) return new Attempt(null, fusedNodes, spills, cost, decisions, List.of(), List.of());
         var inputs = new ArrayList<Integer>();
         for (Node input : graph.inputs()) inputs.add(buffers.get(input));
         var outputs = new ArrayList<Schedule.Output>();
         for (Node output : graph.outputs()) outputs.add(new Schedule.Output(buffers.get(output), output.shape()));
-        return new Attempt(new Schedule(bufferList, launches, inputs, outputs, List.of()), fusedNodes, spills, cost, decisions, List.of());
+        return new Attempt(new Schedule(bufferList, launches, inputs, outputs, List.of()), fusedNodes, spills, cost, decisions, List.of(), List.of());
     }
 
     private void allocate(Node node) {
@@ -103,6 +111,16 @@ final class ScheduleBuilder {
 
     /// A group of roots with one loop nest; a concat is one group per part.
     record Group(Signature signature, List<Node> roots, Node.Concat concat, int part) {}
+
+    // The nodes `group`'s kernel computes: its roots and what they inline.
+    private Set<Node> scope(Group group) {
+        Set<Node> nodes = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Node root : group.roots()) {
+            nodes.add(root);
+            nodes.addAll(Cones.inside(root, realized));
+        }
+        return nodes;
+    }
 
     private Cones.Cone cone(Node root) { return cones.computeIfAbsent(root, r -> Cones.of(r, realized)); }
 
