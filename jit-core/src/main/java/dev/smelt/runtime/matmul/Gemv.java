@@ -78,6 +78,11 @@ final class Gemv {
     private static final ThreadLocal<float[]> ROWS = ThreadLocal.withInitial(() -> new float[0]); // x copied when not contiguous along K
     private static final ThreadLocal<float[]> LINES = ThreadLocal.withInitial(() -> new float[0]); // x copied onto whole lines
 
+    // f32 rows that GemvScalar still takes, seven in eight, in a fresh JVM (about one stories110M
+    // token): the eighth runs the vector code, which C2 compiles meanwhile. Both give the same bits,
+    // so threads that race on the count change nothing but which code runs.
+    private static int coldRows = 160_000;
+
     /// Whether `kernel` runs as a GEMV: an `f32` product of at most [#MAX_ROWS] rows whose right
     /// operand is W `[N, K]` with rows contiguous along K. (A left operand not contiguous along K
     /// is first copied: a few rows of K values.)
@@ -113,10 +118,13 @@ final class Gemv {
     static void run(float[] a, int aAt, int lda, Object w, int bAt, int ldb, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
         switch (w) {
             case float[] f -> {
+                boolean cold = coldRows > 0;
+                if (cold) coldRows -= (last - first) * rows;
                 int line = HeapLayout.lineOffset(f);
                 if (line < 0) {
                     for (int n = first; n < last; n++)
-                        for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(a, aAt + m * lda, f, bAt + n * ldb, depth, 0);
+                        for (int m = 0; m < rows; m++)
+                            c[cAt + m * ldc + n] = cold && (n & 7) != 0 ? GemvScalar.row(a, aAt + m * lda, f, bAt + n * ldb, depth, L) : f32(a, aAt + m * lda, f, bAt + n * ldb, depth, 0);
                     return;
                 }
                 float[] x = LINES.get(); // x's rows copied onto whole vectors as well: its loads then stay in one line each
@@ -126,7 +134,8 @@ final class Gemv {
                 for (int m = 0; m < rows; m++) System.arraycopy(a, aAt + m * lda, x, start + m * stride, depth);
                 for (int n = first; n < last; n++) {
                     int w0 = bAt + n * ldb, skew = (line / Float.BYTES + w0) % L; // W[n, 0] lies skew lanes past a vector boundary
-                    for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(x, start + m * stride, f, w0, depth, skew);
+                    for (int m = 0; m < rows; m++)
+                        c[cAt + m * ldc + n] = cold && (n & 7) != 0 ? GemvScalar.row(a, aAt + m * lda, f, w0, depth, L) : f32(x, start + m * stride, f, w0, depth, skew);
                 }
             }
             case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> bf16(a, aAt, lda, p.halves(), c, cAt, ldc, rows, depth, first, last);

@@ -157,6 +157,26 @@ class GemvTest {
                 }
     }
 
+    /// The scalar row a fresh JVM starts on gives the vector row's bits: depths around the lane
+    /// count and its multiples, values with NaN, infinities, signed zeros, subnormals and large
+    /// magnitudes whose sums cancel or overflow.
+    @Test
+    void theScalarRowGivesTheVectorRowsBits() {
+        var random = new Random(13);
+        float[] specials = {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, -0f, 0f, Float.MIN_VALUE, -Float.MIN_NORMAL / 3, 3e38f, -3e38f, 1e-20f};
+        for (int trial = 0; trial < 400; trial++) {
+            int depth = trial < 130 ? trial : 1 + random.nextInt(900);
+            float[] x = values(random, depth + 5), w = values(random, depth + 9);
+            if (trial % 3 == 0)
+                for (int i = 0; i < depth / 7 + 1; i++) (random.nextBoolean() ? x : w)[random.nextInt(depth + 1)] = specials[random.nextInt(specials.length)];
+            int lanes = jdk.incubator.vector.FloatVector.SPECIES_PREFERRED.length() == 16 ? 16 : 8;
+            float[] vector = new float[1];
+            Gemv.run(x, 2, depth, java.util.Arrays.copyOfRange(w, 3, 3 + depth), 0, depth, vector, 0, 1, 1, depth, 0, 1); // row 0: the vector code
+            float scalar = GemvScalar.row(x, 2, w, 3, depth, lanes);
+            assertEquals(Float.floatToIntBits(vector[0]), Float.floatToIntBits(scalar), "K %d: %s against %s".formatted(depth, scalar, vector[0]));
+        }
+    }
+
     private static float[] values(Random random, int count) {
         float[] values = new float[count];
         for (int i = 0; i < count; i++) values[i] = (float) random.nextGaussian();
