@@ -138,8 +138,13 @@ final class Gemv {
                         c[cAt + m * ldc + n] = cold && (n & 7) != 0 ? GemvScalar.row(a, aAt + m * lda, f, w0, depth, L) : f32(x, start + m * stride, f, w0, depth, skew);
                 }
             }
-            case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> bf16(a, aAt, lda, p.halves(), c, cAt, ldc, rows, depth, first, last);
-            case PackedMatrix p -> q8(a, aAt, lda, p, c, cAt, ldc, rows, depth, first, last);
+            case PackedMatrix p -> {
+                if (coldRows > 0) {
+                    coldRows -= (last - first) * rows;
+                    cold(a, aAt, lda, p, c, cAt, ldc, rows, depth, first, last);
+                } else if (p.format() == PackedMatrix.Format.BF16) bf16(a, aAt, lda, p.halves(), c, cAt, ldc, rows, depth, first, last);
+                else q8(a, aAt, lda, p, c, cAt, ldc, rows, depth, first, last);
+            }
             default -> throw new IllegalArgumentException("not a matrix: " + w.getClass().getSimpleName());
         }
     }
@@ -174,6 +179,21 @@ final class Gemv {
         float s = sum(s0.add(s1).add(s2.add(s3)));
         for (; k < depth; k++) s = Math.fma(w[w0 + k], a[x + k], s);
         return s;
+    }
+
+    // A packed W's rows in a fresh JVM: GemvScalar's, but every eighth row's the vector code's, for C2 to compile.
+    private static void cold(float[] a, int aAt, int lda, PackedMatrix p, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
+        boolean bf16 = p.format() == PackedMatrix.Format.BF16;
+        for (int n = first; n < last; n++) {
+            if ((n & 7) == 0) {
+                if (bf16) bf16(a, aAt, lda, p.halves(), c, cAt, ldc, rows, depth, n, n + 1);
+                else q8(a, aAt, lda, p, c, cAt, ldc, rows, depth, n, n + 1);
+                continue;
+            }
+            for (int m = 0; m < rows; m++)
+                c[cAt + m * ldc + n] = bf16 ? GemvScalar.bf16Row(a, aAt + m * lda, p.halves(), n * depth, depth, L)
+                        : GemvScalar.q8Row(a, aAt + m * lda, p.quants(), p.scales(), n * depth, n * PackedMatrix.groups(depth), depth, L);
+        }
     }
 
     // Rows first … last - 1 of a bf16 W, the loop over rows here as in q8.

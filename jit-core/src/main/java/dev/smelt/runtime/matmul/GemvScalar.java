@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.runtime.matmul;
 
-/// The f32 GEMV row of [Gemv] in scalar Java, lane by lane, for a fresh JVM: it gives the vector
-/// code's bits (the same four accumulators of L lanes, each lane's fused multiply-adds in the same
-/// order, the same tree over the lanes, the same scalar tail), and C1 compiles it after a few
-/// hundred rows, where the vector code runs boxed until C2 has compiled it. In the first token
-/// of a stories110M decode the vector rows took about a third of 10 s, most of it in the
-/// interpreter's `rearrange`.
+import dev.smelt.ir.PackedMatrix;
+
+/// The GEMV rows of [Gemv] (f32, bf16, int8) in scalar Java, lane by lane, for a fresh JVM: each
+/// gives the vector code's bits (the same accumulators of L lanes, each lane's fused multiply-adds
+/// in the same order, the same tree over the lanes, the same scalar tail), and C1 compiles it after
+/// a few hundred rows, where the vector code runs boxed until C2 has compiled it. In the first
+/// token of a stories110M decode the vector rows took about a third of 10 s, most of it in the
+/// interpreter's `rearrange`. The f32 row:
 ///
 /// ```
 /// for (k = 0; k + 4L <= K; k += 4L) for (j < 4) for (lane < L) s[j][lane] = fma(w[k + jL + lane], x[k + jL + lane], s[j][lane]);
@@ -22,14 +24,69 @@ final class GemvScalar {
 
     /// `Σ_k w[w0 + k] · a[x + k]` for `k < depth` as [Gemv]'s f32 row with `lanes` lanes sums it.
     static float row(float[] a, int x, float[] w, int w0, int depth, int lanes) {
-        float[] s = LANES.get();
-        if (s == null || s.length != 6 * lanes) LANES.set(s = new float[6 * lanes]);
-        java.util.Arrays.fill(s, 0, 4 * lanes, 0f);
+        float[] s = accumulators(lanes);
         int k = 0;
         for (; k + 4 * lanes <= depth; k += 4 * lanes)
             for (int i = 0; i < 4 * lanes; i++) s[i] = Math.fma(w[w0 + k + i], a[x + k + i], s[i]);
         for (; k + lanes <= depth; k += lanes)
             for (int i = 0; i < lanes; i++) s[i] = Math.fma(w[w0 + k + i], a[x + k + i], s[i]);
+        float sum = lanes(s, lanes);
+        for (; k < depth; k++) sum = Math.fma(w[w0 + k], a[x + k], sum);
+        return sum;
+    }
+
+    /// [#row] for a bf16 W: each weight widened to f32 exactly, as the vector code widens it.
+    static float bf16Row(float[] a, int x, short[] w, int w0, int depth, int lanes) {
+        float[] s = accumulators(lanes);
+        int k = 0;
+        for (; k + 4 * lanes <= depth; k += 4 * lanes)
+            for (int i = 0; i < 4 * lanes; i++) s[i] = Math.fma(PackedMatrix.fromBf16(w[w0 + k + i]), a[x + k + i], s[i]);
+        for (; k + lanes <= depth; k += lanes)
+            for (int i = 0; i < lanes; i++) s[i] = Math.fma(PackedMatrix.fromBf16(w[w0 + k + i]), a[x + k + i], s[i]);
+        float sum = lanes(s, lanes);
+        for (; k < depth; k++) sum = Math.fma(PackedMatrix.fromBf16(w[w0 + k]), a[x + k], sum);
+        return sum;
+    }
+
+    /// [#row] for an int8 W as [Gemv]'s q8 row sums it: each group of 32 summed lane by lane
+    /// (`q0·x0`, then fused multiply-adds of the group's next vectors), scaled into chain g % 4
+    /// while whole fours of groups last and into chain 0 after, the chains' lanes summed in the
+    /// tree, the last, shorter group in scalar code.
+    static float q8Row(float[] a, int x, byte[] q, float[] scales, int w0, int g0, int depth, int lanes) {
+        float[] s = accumulators(lanes);
+        int group = PackedMatrix.GROUP, whole = depth / group, g = 0;
+        for (; g <= whole - 4; g += 4)
+            for (int chain = 0; chain < 4; chain++) group(a, x + (g + chain) * group, q, w0 + (g + chain) * group, scales[g0 + g + chain], s, chain * lanes, lanes);
+        for (; g < whole; g++) group(a, x + g * group, q, w0 + g * group, scales[g0 + g], s, 0, lanes);
+        float sum = lanes(s, lanes);
+        if (whole * group < depth) {
+            float t = 0;
+            for (int k = whole * group; k < depth; k++) t = Math.fma(q[w0 + k], a[x + k], t);
+            sum = Math.fma(t, scales[g0 + whole], sum);
+        }
+        return sum;
+    }
+
+    // One group of 32 int8 weights into chain `at`: t = q0·x0, t = fma(q_j, x_j, t) for the group's
+    // next vectors, then chain = fma(t, scale, chain), lane by lane.
+    private static void group(float[] a, int x, byte[] q, int w0, float scale, float[] s, int at, int lanes) {
+        for (int i = 0; i < lanes; i++) {
+            float t = q[w0 + i] * a[x + i];
+            for (int j = 1; j < PackedMatrix.GROUP / lanes; j++) t = Math.fma(q[w0 + j * lanes + i], a[x + j * lanes + i], t);
+            s[at + i] = Math.fma(t, scale, s[at + i]);
+        }
+    }
+
+    // The four chains of `lanes` lanes, zeroed, and room for the tree after them.
+    private static float[] accumulators(int lanes) {
+        float[] s = LANES.get();
+        if (s == null || s.length != 6 * lanes) LANES.set(s = new float[6 * lanes]);
+        java.util.Arrays.fill(s, 0, 4 * lanes, 0f);
+        return s;
+    }
+
+    // (s0 + s1) + (s2 + s3), then lane i takes lane (i + h) mod L for h = L/2 … 1: lane 0.
+    private static float lanes(float[] s, int lanes) {
         int t = 4 * lanes, u = 5 * lanes;
         for (int i = 0; i < lanes; i++) s[t + i] = (s[i] + s[lanes + i]) + (s[2 * lanes + i] + s[3 * lanes + i]);
         for (int h = lanes / 2; h >= 1; h /= 2) {
@@ -38,8 +95,6 @@ final class GemvScalar {
             t = u;
             u = swap;
         }
-        float sum = s[t];
-        for (; k < depth; k++) sum = Math.fma(w[w0 + k], a[x + k], sum);
-        return sum;
+        return s[t];
     }
 }

@@ -157,7 +157,7 @@ class GemvTest {
                 }
     }
 
-    /// The scalar row a fresh JVM starts on gives the vector row's bits: depths around the lane
+    /// The scalar rows a fresh JVM starts on (f32, bf16 and int8 W) give the vector rows' bits: depths around the lane
     /// count and its multiples, values with NaN, infinities, signed zeros, subnormals and large
     /// magnitudes whose sums cancel or overflow.
     @Test
@@ -174,6 +174,14 @@ class GemvTest {
             Gemv.run(x, 2, depth, java.util.Arrays.copyOfRange(w, 3, 3 + depth), 0, depth, vector, 0, 1, 1, depth, 0, 1); // row 0: the vector code
             float scalar = GemvScalar.row(x, 2, w, 3, depth, lanes);
             assertEquals(Float.floatToIntBits(vector[0]), Float.floatToIntBits(scalar), "K %d: %s against %s".formatted(depth, scalar, vector[0]));
+            if (depth == 0) continue;
+            float[] rowW = java.util.Arrays.copyOfRange(w, 3, 3 + depth);
+            for (var packed : List.of(PackedMatrix.bf16(rowW, 1, depth), PackedMatrix.q8(rowW, 1, depth))) {
+                Gemv.run(x, 2, depth, packed, 0, depth, vector, 0, 1, 1, depth, 0, 1);
+                scalar = packed.format() == PackedMatrix.Format.BF16 ? GemvScalar.bf16Row(x, 2, packed.halves(), 0, depth, lanes)
+                        : GemvScalar.q8Row(x, 2, packed.quants(), packed.scales(), 0, 0, depth, lanes);
+                assertEquals(Float.floatToIntBits(vector[0]), Float.floatToIntBits(scalar), "%s, K %d: %s against %s".formatted(packed.format(), depth, scalar, vector[0]));
+            }
         }
     }
 
