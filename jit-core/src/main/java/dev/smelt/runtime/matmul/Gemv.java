@@ -41,6 +41,10 @@ import jdk.incubator.vector.VectorSpecies;
 /// array lies, each vector of a row is instead joined from the two aligned vectors around it by one
 /// permute, so W streams in whole lines and the sums are those of the loads they replace.
 ///
+/// A fresh JVM's rows run [GemvScalar]'s scalar twins, which give the same bits, until the vector
+/// code, run on the warm-up thread ([GemvWarmUp]) and on one row in 64, is faster than them (C2
+/// has compiled it).
+///
 /// A [PackedMatrix] W is dequantised in registers: bf16 lanes widened and shifted into `f32`
 /// bits; int8 lanes widened to `f32`, each group of 32 summed against x, then scaled once
 /// (`s = fma(Σ_group q·x, scale, s)`, groups in four chains), the last, shorter group of a row in
@@ -67,7 +71,7 @@ final class Gemv {
 
     // 16 or 8 lanes, so that a group of 32 int8 weights is two or four vectors
     private static final VectorSpecies<Float> F = FloatVector.SPECIES_PREFERRED.length() == 16 ? FloatVector.SPECIES_PREFERRED : FloatVector.SPECIES_256;
-    private static final int L = F.length();
+    static final int L = F.length();
     private static final VectorSpecies<Short> S = VectorSpecies.of(short.class, VectorShape.forBitSize(L * 16));
     private static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(L * 8));
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED.length() == L ? IntVector.SPECIES_PREFERRED : VectorSpecies.of(int.class, F.vectorShape());
@@ -78,10 +82,6 @@ final class Gemv {
     private static final ThreadLocal<float[]> ROWS = ThreadLocal.withInitial(() -> new float[0]); // x copied when not contiguous along K
     private static final ThreadLocal<float[]> LINES = ThreadLocal.withInitial(() -> new float[0]); // x copied onto whole lines
 
-    // f32 rows that GemvScalar still takes, seven in eight, in a fresh JVM (about one stories110M
-    // token): the eighth runs the vector code, which C2 compiles meanwhile. Both give the same bits,
-    // so threads that race on the count change nothing but which code runs.
-    private static int coldRows = 160_000;
 
     /// Whether `kernel` runs as a GEMV: an `f32` product of at most [#MAX_ROWS] rows whose right
     /// operand is W `[N, K]` with rows contiguous along K. (A left operand not contiguous along K
@@ -116,36 +116,55 @@ final class Gemv {
 
     /// [#run(float\[\], int, Operand, Object, int, int, float\[\], int, int, int, int, int, int)] for rows of x contiguous along K, `lda` apart.
     static void run(float[] a, int aAt, int lda, Object w, int bAt, int ldb, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
+        var tier = GemvScalar.tier(w);
+        if (tier.vector()) vector(a, aAt, lda, w, bAt, ldb, c, cAt, ldc, rows, depth, first, last);
+        else cold(tier, a, aAt, lda, w, bAt, ldb, c, cAt, ldc, rows, depth, first, last);
+    }
+
+    /// Rows first … last - 1 in vector code, whatever the tier.
+    static void vector(float[] a, int aAt, int lda, Object w, int bAt, int ldb, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
         switch (w) {
-            case float[] f -> {
-                boolean cold = coldRows > 0;
-                if (cold) coldRows -= (last - first) * rows;
-                int line = HeapLayout.lineOffset(f);
-                if (line < 0) {
-                    for (int n = first; n < last; n++)
-                        for (int m = 0; m < rows; m++)
-                            c[cAt + m * ldc + n] = cold && (n & 7) != 0 ? GemvScalar.row(a, aAt + m * lda, f, bAt + n * ldb, depth, L) : f32(a, aAt + m * lda, f, bAt + n * ldb, depth, 0);
-                    return;
-                }
-                float[] x = LINES.get(); // x's rows copied onto whole vectors as well: its loads then stay in one line each
-                int stride = (depth + L - 1) / L * L;
-                if (x.length < rows * stride + L) LINES.set(x = HeapLayout.lineArray(rows * stride + L));
-                int start = (L - HeapLayout.lineOffset(x) / Float.BYTES % L) % L;
-                for (int m = 0; m < rows; m++) System.arraycopy(a, aAt + m * lda, x, start + m * stride, depth);
-                for (int n = first; n < last; n++) {
-                    int w0 = bAt + n * ldb, skew = (line / Float.BYTES + w0) % L; // W[n, 0] lies skew lanes past a vector boundary
-                    for (int m = 0; m < rows; m++)
-                        c[cAt + m * ldc + n] = cold && (n & 7) != 0 ? GemvScalar.row(a, aAt + m * lda, f, w0, depth, L) : f32(x, start + m * stride, f, w0, depth, skew);
-                }
-            }
-            case PackedMatrix p -> {
-                if (coldRows > 0) {
-                    coldRows -= (last - first) * rows;
-                    cold(a, aAt, lda, p, c, cAt, ldc, rows, depth, first, last);
-                } else if (p.format() == PackedMatrix.Format.BF16) bf16(a, aAt, lda, p.halves(), c, cAt, ldc, rows, depth, first, last);
-                else q8(a, aAt, lda, p, c, cAt, ldc, rows, depth, first, last);
-            }
+            case float[] f -> f32Rows(a, aAt, lda, f, bAt, ldb, c, cAt, ldc, rows, depth, first, last);
+            case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> bf16(a, aAt, lda, p.halves(), c, cAt, ldc, rows, depth, first, last);
+            case PackedMatrix p -> q8(a, aAt, lda, p, c, cAt, ldc, rows, depth, first, last);
             default -> throw new IllegalArgumentException("not a matrix: " + w.getClass().getSimpleName());
+        }
+    }
+
+    // A fresh JVM's rows: GemvScalar's, the vector code's on a sampled row (timed against the
+    // scalar row), while the warm-up thread drives the vector code to C2 (GemvWarmUp).
+    private static void cold(GemvScalar.Tier tier, float[] a, int aAt, int lda, Object w, int bAt, int ldb, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
+        tier.warmUp(w, bAt, ldb, depth, first, last);
+        for (int n = first; n < last; n++) {
+            if (GemvScalar.sampled(n)) {
+                long start = System.nanoTime();
+                vector(a, aAt, lda, w, bAt, ldb, c, cAt, ldc, rows, depth, n, n + 1);
+                long vector = System.nanoTime();
+                GemvScalar.row(a, aAt, w, bAt, ldb, n, depth);
+                tier.compare((vector - start) / rows, System.nanoTime() - vector);
+                continue;
+            }
+            for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = GemvScalar.row(a, aAt + m * lda, w, bAt, ldb, n, depth);
+        }
+        tier.count((last - first) * rows);
+    }
+
+    // Rows first … last - 1 of an f32 W, in vector code.
+    private static void f32Rows(float[] a, int aAt, int lda, float[] f, int bAt, int ldb, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
+        int line = HeapLayout.lineOffset(f);
+        if (line < 0) {
+            for (int n = first; n < last; n++)
+                for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(a, aAt + m * lda, f, bAt + n * ldb, depth, 0);
+            return;
+        }
+        float[] x = LINES.get(); // x's rows copied onto whole vectors as well: its loads then stay in one line each
+        int stride = (depth + L - 1) / L * L;
+        if (x.length < rows * stride + L) LINES.set(x = HeapLayout.lineArray(rows * stride + L));
+        int start = (L - HeapLayout.lineOffset(x) / Float.BYTES % L) % L;
+        for (int m = 0; m < rows; m++) System.arraycopy(a, aAt + m * lda, x, start + m * stride, depth);
+        for (int n = first; n < last; n++) {
+            int w0 = bAt + n * ldb, skew = (line / Float.BYTES + w0) % L; // W[n, 0] lies skew lanes past a vector boundary
+            for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(x, start + m * stride, f, w0, depth, skew);
         }
     }
 
@@ -179,21 +198,6 @@ final class Gemv {
         float s = sum(s0.add(s1).add(s2.add(s3)));
         for (; k < depth; k++) s = Math.fma(w[w0 + k], a[x + k], s);
         return s;
-    }
-
-    // A packed W's rows in a fresh JVM: GemvScalar's, but every eighth row's the vector code's, for C2 to compile.
-    private static void cold(float[] a, int aAt, int lda, PackedMatrix p, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
-        boolean bf16 = p.format() == PackedMatrix.Format.BF16;
-        for (int n = first; n < last; n++) {
-            if ((n & 7) == 0) {
-                if (bf16) bf16(a, aAt, lda, p.halves(), c, cAt, ldc, rows, depth, n, n + 1);
-                else q8(a, aAt, lda, p, c, cAt, ldc, rows, depth, n, n + 1);
-                continue;
-            }
-            for (int m = 0; m < rows; m++)
-                c[cAt + m * ldc + n] = bf16 ? GemvScalar.bf16Row(a, aAt + m * lda, p.halves(), n * depth, depth, L)
-                        : GemvScalar.q8Row(a, aAt + m * lda, p.quants(), p.scales(), n * depth, n * PackedMatrix.groups(depth), depth, L);
-        }
     }
 
     // Rows first … last - 1 of a bf16 W, the loop over rows here as in q8.

@@ -6,9 +6,9 @@ import dev.smelt.ir.PackedMatrix;
 /// The GEMV rows of [Gemv] (f32, bf16, int8) in scalar Java, lane by lane, for a fresh JVM: each
 /// gives the vector code's bits (the same accumulators of L lanes, each lane's fused multiply-adds
 /// in the same order, the same tree over the lanes, the same scalar tail), and C1 compiles it after
-/// a few hundred rows, where the vector code runs boxed until C2 has compiled it. In the first
-/// token of a stories110M decode the vector rows took about a third of 10 s, most of it in the
-/// interpreter's `rearrange`. The f32 row:
+/// a few hundred rows, where the vector code runs boxed, tens of times slower, until C2 has
+/// compiled it ([Tier] says when). In the first token of a stories110M decode the vector rows took
+/// about a third of 10 s, most of it in the interpreter's `rearrange`. The f32 row:
 ///
 /// ```
 /// for (k = 0; k + 4L <= K; k += 4L) for (j < 4) for (lane < L) s[j][lane] = fma(w[k + jL + lane], x[k + jL + lane], s[j][lane]);
@@ -18,6 +18,67 @@ import dev.smelt.ir.PackedMatrix;
 /// ```
 final class GemvScalar {
     private GemvScalar() {}
+
+    /// Which code a format's rows run: [GemvScalar]'s from a fresh JVM's first row, [Gemv]'s vector
+    /// code from when it has been faster than the scalar row four samples in a row (C2 has compiled
+    /// it; boxed, it is tens of times slower), or after [#LIMIT] rows in any case. The samples come
+    /// from the callers' rows and from [GemvWarmUp] on the warm-up thread, which gets the vector
+    /// code compiled sooner than one row in 64 would. The rows give
+    /// the same bits either way, so threads racing on the counts change only when the switch comes.
+    static final class Tier {
+        private volatile boolean vector;
+        private int wins;
+        private long rows;
+        private final java.util.concurrent.atomic.AtomicBoolean warming = new java.util.concurrent.atomic.AtomicBoolean();
+
+        /// Starts, once, the warm-up of the vector code on rows `first … last` (64 at most) of `w`.
+        void warmUp(Object w, int bAt, int ldb, int depth, int first, int last) {
+            if (!warming.getAndSet(true)) WarmUpThread.EXECUTOR.execute(new GemvWarmUp(this, w, bAt, ldb, depth, first, Math.min(last, first + 64)));
+        }
+
+        boolean vector() { return vector; }
+
+        /// The vector code from now on: for tests of the vector rows themselves.
+        void toVector() { vector = true; }
+
+        void count(int more) {
+            if ((rows += more) > LIMIT) vector = true;
+        }
+
+        // The vector code's time for one sampled row against the scalar code's for the same row.
+        void compare(long vectorNanos, long scalarNanos) {
+            wins = vectorNanos < scalarNanos ? wins + 1 : 0;
+            if (wins >= 4) vector = true;
+        }
+    }
+
+    static final Tier F32 = new Tier(), BF16 = new Tier(), Q8 = new Tier();
+
+    /// The tier of `w`'s format.
+    static Tier tier(Object w) {
+        return switch (w) {
+            case float[] _ -> F32;
+            case PackedMatrix p -> p.format() == PackedMatrix.Format.BF16 ? BF16 : Q8;
+            default -> throw new IllegalArgumentException("not a matrix: " + w.getClass().getSimpleName());
+        };
+    }
+
+    /// Row n of W (an f32 W's at `bAt + n·ldb`, a packed one's n-th) against `a[x…]`, in scalar code.
+    static float row(float[] a, int x, Object w, int bAt, int ldb, int n, int depth) {
+        return switch (w) {
+            case float[] f -> row(a, x, f, bAt + n * ldb, depth, Gemv.L);
+            case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> bf16Row(a, x, p.halves(), n * depth, depth, Gemv.L);
+            case PackedMatrix p -> q8Row(a, x, p.quants(), p.scales(), n * depth, n * PackedMatrix.groups(depth), depth, Gemv.L);
+            default -> throw new IllegalArgumentException("not a matrix: " + w.getClass().getSimpleName());
+        };
+    }
+
+    /// Rows after which the vector code runs even if it never was faster: about 30 tokens of stories110M.
+    static final long LIMIT = 4_000_000;
+
+    /// Whether row `n` of a cold GEMV runs the vector code too: one in 64, few enough that the
+    /// boxed vector code costs less than the scalar rows, enough for C2 to compile it within a token.
+    static boolean sampled(int n) { return (n & 63) == 0; }
 
     // Four accumulators, then the tree's two arrays, per thread: a row allocates nothing.
     private static final ThreadLocal<float[]> LANES = new ThreadLocal<>();

@@ -111,6 +111,8 @@ class GemvTest {
     /// all of W's rows or one (as a thread's share), at K of whole groups of 32 and not.
     @Test
     void packedRowsGiveTheSameBitsWhateverTheCallAroundThem() {
+        GemvScalar.BF16.toVector();
+        GemvScalar.Q8.toVector();
         var random = new Random(12);
         for (int k : new int[] {32, 96, 100, 768})
             for (int n : new int[] {1, 7, 33}) {
@@ -135,6 +137,7 @@ class GemvTest {
     void alignedLoadsOfALargeWeightGiveTheBitsOfPlainLoads() {
         float[] big = values(new Random(3), 6 << 20); // 24 MB: more than half of G1's largest region
         org.junit.jupiter.api.Assumptions.assumeTrue(HeapLayout.lineOffset(big) >= 0, "this JVM's flags do not say where the array lies");
+        GemvScalar.F32.toVector(); // every row in vector code, not only a fresh JVM's sampled ones
         var random = new Random(11);
         for (int k : new int[] {64, 96, 200, 301, 768})
             for (int shift = 0; shift < 16; shift++) // W[0, 0] at every position within a line
@@ -183,6 +186,24 @@ class GemvTest {
                 assertEquals(Float.floatToIntBits(vector[0]), Float.floatToIntBits(scalar), "%s, K %d: %s against %s".formatted(packed.format(), depth, scalar, vector[0]));
             }
         }
+    }
+
+    /// A tier switches to the vector code after four samples in a row where it was faster (a slower
+    /// one starts the count again), or after its row limit whatever the samples said.
+    @Test
+    void aTierSwitchesAfterFourFasterSamplesInARowOrItsRowLimit() {
+        var tier = new GemvScalar.Tier();
+        for (int i = 0; i < 3; i++) tier.compare(100, 200);
+        tier.compare(300, 200);
+        for (int i = 0; i < 3; i++) tier.compare(100, 200);
+        assertTrue(!tier.vector(), "three faster samples since the last slower one");
+        tier.compare(100, 200);
+        assertTrue(tier.vector(), "four in a row");
+        var limited = new GemvScalar.Tier();
+        limited.count((int) (GemvScalar.LIMIT / 2));
+        assertTrue(!limited.vector());
+        limited.count((int) (GemvScalar.LIMIT / 2) + 1);
+        assertTrue(limited.vector(), "past the row limit");
     }
 
     private static float[] values(Random random, int count) {
