@@ -80,7 +80,7 @@ final class FloatAttention implements KernelFunction {
     @Override
     public void run(Object[] buffers, int start, int end) {
         if (kernel.backward()) {
-            var scratch = new Scratch(true);
+            var scratch = backwardScratch.get();
             for (int item = start; item < end; item++) backward(buffers, item, scratch);
         } else {
             var scratch = forwardScratch.get();
@@ -92,6 +92,9 @@ final class FloatAttention implements KernelFunction {
     // A decode step's attention is a few microseconds of work per layer: a fresh forward scratch
     // (53 KB at d = 64) for every call would cost a good part of that, so each thread keeps one.
     private final ThreadLocal<Scratch> forwardScratch = ThreadLocal.withInitial(() -> new Scratch(false));
+    // The backward's (a head's q, kᵀ and vᵀ: 96 KB at T = S = 128, d = 64) is most of what a
+    // small backward allocates besides its outputs, so it is kept too.
+    private final ThreadLocal<Scratch> backwardScratch = ThreadLocal.withInitial(() -> new Scratch(true));
 
     private final class Scratch {
         final float[] scores = new float[QB * KB], queries, m = new float[QB];
@@ -146,7 +149,7 @@ final class FloatAttention implements KernelFunction {
             boolean cut = cut(t0, j0, cols);
             if (packed) FloatBlocks.product(s.queries, 0, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false, cut ? Causal.COLUMNS : Causal.NONE, t0 - j0);
             else if (keysTransposed) FloatBlocks.product(s.queries, 0, d, 1, k, keyStart[kvHead] + j0, keyFeatureStep, s.scores, 0, KB, rows, d, cols, false);
-            else for (int r = 0; r < rows; r++) FloatBlocks.dots(s.queries, r * d, k, keyStart[kvHead] + j0 * keyStep, keyStep, d, cols, s.scores, r * KB, s.lanes);
+            else for (int r = 0; r < rows; r++) FloatBlocks.dots(s.queries, r * d, 0, k, keyStart[kvHead] + j0 * keyStep, keyStep, d, cols, s.scores, r * KB, s.lanes);
             for (int r = 0; r < rows; r++) {
                 int at = r * KB, t = t0 + r, live = live(t, j0, cols), span = span(live);
                 mask(s.scores, at, maskArray, head, t, j0, live, span);
@@ -180,44 +183,50 @@ final class FloatAttention implements KernelFunction {
         if (mask != null) mask.apply(maskArray, head, t, j0, live, scores, at);
     }
 
+    // The first block of queries that sees key block j0: under a causal mask, the block holding query j0.
+    private int firstQueries(int j0) { return kernel.causal() ? j0 / QB * QB : 0; }
+
+    // The gradients are written by their first term, not added to zeros filled first (the outputs
+    // are a third of a small backward's stores): dq's by key block 0, which every query block sees;
+    // dk's and dv's by the first head sharing them and their first query block. Keys no query sees
+    // (causal, S > T) get zeros.
     private void backward(Object[] buffers, int item, Scratch s) {
-        int kvHead = item, batch = item / kernel.kvHeads(), kvInBatch = item % kernel.kvHeads();
+        int kvHead = item, batch = item / kernel.kvHeads(), kvInBatch = item % kernel.kvHeads(), firstHead = batch * heads + kvInBatch * group;
         float[] q = (float[]) buffers[0], k = (float[]) buffers[1], v = (float[]) buffers[2], out = (float[]) buffers[3], lse = (float[]) buffers[4], dOut = (float[]) buffers[5];
         float[] dq = output(buffers, AttentionPart.GRAD_Q), dk = output(buffers, AttentionPart.GRAD_K), dvOut = output(buffers, AttentionPart.GRAD_V);
         Object maskArray = mask == null ? null : buffers[maskInput];
         int kOff = kvHead * sources * d, vOff = kvHead * sources * dv;
-        if (dk != null) Arrays.fill(dk, kOff, kOff + sources * d, 0f);
-        if (dvOut != null) Arrays.fill(dvOut, vOff, vOff + sources * dv, 0f);
         for (int j0 = 0; j0 < sources; j0 += KB) {              // kᵀ and vᵀ, once for every q head sharing them
             int cols = Math.min(KB, sources - j0);
             FloatBlocks.transpose(k, kOff + j0 * d, d, d, cols, KB, s.keys, j0 / KB * d * KB);
             FloatBlocks.transpose(v, vOff + j0 * dv, dv, dv, cols, KB, s.values, j0 / KB * dv * KB);
+            if (firstQueries(j0) < tokens) continue;
+            if (dk != null) Arrays.fill(dk, kOff + j0 * d, kOff + (j0 + cols) * d, 0f);
+            if (dvOut != null) Arrays.fill(dvOut, vOff + j0 * dv, vOff + (j0 + cols) * dv, 0f);
         }
-        for (int head = batch * heads + kvInBatch * group; head < batch * heads + (kvInBatch + 1) * group; head++) {
+        for (int head = firstHead; head < firstHead + group; head++) {
             int qOff = head * tokens * d, oOff = head * tokens * dv;
-            if (dq != null) Arrays.fill(dq, qOff, qOff + tokens * d, 0f);
             FloatBlocks.scaleInto(q, qOff, s.queries, 0, tokens * d, scale);   // the scores as the forward computed them
-            for (int t = 0; t < tokens; t++) s.rowDots[t] = FloatBlocks.dot(dOut, oOff + t * dv, out, oOff + t * dv, dv);
+            FloatBlocks.dots(dOut, oOff, dv, out, oOff, dv, dv, tokens, s.rowDots, 0, s.lanes);   // rowsum(dO ∘ O)
             for (int j0 = 0; j0 < sources; j0 += KB) {
                 int cols = Math.min(KB, sources - j0);
-                for (int t0 = kernel.causal() ? j0 / QB * QB : 0; t0 < tokens; t0 += QB) {
+                for (int t0 = firstQueries(j0); t0 < tokens; t0 += QB) {
                     int rows = Math.min(QB, tokens - t0);
-                    boolean cut = cut(t0, j0, cols);
+                    boolean cut = cut(t0, j0, cols), addKv = head != firstHead || t0 != firstQueries(j0);
                     Causal columns = cut ? Causal.COLUMNS : Causal.NONE, upTo = cut ? Causal.INNER_UP_TO : Causal.NONE, from = cut ? Causal.INNER_FROM : Causal.NONE;
                     FloatBlocks.product(s.queries, t0 * d, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false, columns, t0 - j0);
                     FloatBlocks.product(dOut, oOff + t0 * dv, dv, 1, s.values, j0 / KB * dv * KB, KB, s.gradient, 0, KB, rows, dv, KB, false, columns, t0 - j0);
                     for (int r = 0; r < rows; r++) {
                         int at = r * KB, t = t0 + r, live = live(t, j0, cols), span = span(live);
                         mask(s.scores, at, maskArray, head, t, j0, live, span);
-                        FloatBlocks.exp(s.scores, at, span, lse[head * tokens + t]);
-                        FloatBlocks.scoreGradient(s.scores, s.gradient, at, span, s.rowDots[t], scale);
+                        FloatBlocks.scoreGradient(s.scores, s.gradient, at, span, lse[head * tokens + t], s.rowDots[t], scale);
                         if (mask != null) mask.zeroDropped(maskArray, head, t, j0, live, s.gradient, at);
                         Arrays.fill(s.scores, at + span, at + KB, 0f);     // read by the products below: P and dS are 0 there
                         Arrays.fill(s.gradient, at + span, at + KB, 0f);
                     }
-                    if (dvOut != null) FloatBlocks.product(s.scores, 0, 1, KB, dOut, oOff + t0 * dv, dv, dvOut, vOff + j0 * dv, dv, cols, rows, dv, true, from, j0 - t0);
-                    if (dk != null) FloatBlocks.product(s.gradient, 0, 1, KB, q, qOff + t0 * d, d, dk, kOff + j0 * d, d, cols, rows, d, true, from, j0 - t0);
-                    if (dq != null) FloatBlocks.product(s.gradient, 0, KB, 1, k, kOff + j0 * d, d, dq, qOff + t0 * d, d, rows, cols, d, true, upTo, t0 - j0);
+                    if (dvOut != null) FloatBlocks.product(s.scores, 0, 1, KB, dOut, oOff + t0 * dv, dv, dvOut, vOff + j0 * dv, dv, cols, rows, dv, addKv, from, j0 - t0);
+                    if (dk != null) FloatBlocks.product(s.gradient, 0, 1, KB, q, qOff + t0 * d, d, dk, kOff + j0 * d, d, cols, rows, d, addKv, from, j0 - t0);
+                    if (dq != null) FloatBlocks.product(s.gradient, 0, KB, 1, k, kOff + j0 * d, d, dq, qOff + t0 * d, d, rows, cols, d, j0 != 0, upTo, t0 - j0);
                 }
             }
         }

@@ -155,13 +155,6 @@ final class FloatBlocks {
         return max;
     }
 
-    /// `x[i] = exp(x[i] - shift)`.
-    static void exp(float[] x, int from, int count, float shift) {
-        int i = 0;
-        for (; i + L <= count; i += L) FloatExp.exp(FloatVector.fromArray(F, x, from + i).sub(shift)).intoArray(x, from + i);
-        for (; i < count; i++) x[from + i] = (float) Math.exp(x[from + i] - shift);
-    }
-
     /// `x[i] = exp(x[i] - shift)` for `i < count`, a multiple of the lane count, and
     /// `sums[at…at+L) = sums[at…at+L)·correction + Σ` of their vectors: a row's running sum kept
     /// lane by lane, summed across lanes once at the end ([#lanes]).
@@ -181,14 +174,21 @@ final class FloatBlocks {
     /// The lane count: how many of [#expAdd]'s sums one row keeps.
     static int laneCount() { return L; }
 
-    /// `ds[i] = p[i] · (ds[i] - rowDot) · scale`: the scores' gradient, scaled for q's and k's.
-    static void scoreGradient(float[] p, float[] ds, int from, int count, float rowDot, float scale) {
+    /// `p[i] = exp(s[i] - shift)`, the scores `s` at `p` becoming probabilities, then `ds[i] =
+    /// p[i] · (ds[i] - rowDot) · scale`: the scores' gradient from that of the probabilities at
+    /// `ds`, scaled for q's and k's. One pass: each vector of probabilities is used as it is made.
+    static void scoreGradient(float[] p, float[] ds, int from, int count, float shift, float rowDot, float scale) {
         int i = 0;
         for (; i + L <= count; i += L) {
-            var dp = FloatVector.fromArray(F, ds, from + i).sub(rowDot);
-            FloatVector.fromArray(F, p, from + i).mul(dp).mul(scale).intoArray(ds, from + i);
+            var probability = FloatExp.exp(FloatVector.fromArray(F, p, from + i).sub(shift));
+            probability.intoArray(p, from + i);
+            probability.mul(FloatVector.fromArray(F, ds, from + i).sub(rowDot)).mul(scale).intoArray(ds, from + i);
         }
-        for (; i < count; i++) ds[from + i] = p[from + i] * (ds[from + i] - rowDot) * scale;
+        for (; i < count; i++) {
+            float probability = (float) Math.exp(p[from + i] - shift);
+            p[from + i] = probability;
+            ds[from + i] = probability * (ds[from + i] - rowDot) * scale;
+        }
     }
 
     /// `Σ x[xOff + i] · y[yOff + i]` for `i < count`, four chains of vectors.
@@ -207,30 +207,31 @@ final class FloatBlocks {
         return total;
     }
 
-    /// `scores[at + c] = Σ_i q[qAt + i] · k[kAt + c·kRow + i]` for `c < count`: one query's scores
-    /// against keys read in place, row by row, each as [#dot] sums it. When `depth` is whole vectors,
+    /// `scores[at + c] = Σ_i q[qAt + c·qRow + i] · k[kAt + c·kRow + i]` for `c < count`: one query's
+    /// scores against keys read in place (`qRow` 0), or the dot products of two matrices' rows (the
+    /// backward's `rowsum(dO ∘ O)`), row by row, each as [#dot] sums it. When `depth` is whole vectors,
     /// L keys at a time: each key's products summed lane by lane as in dot, into `lanes` (L·L values),
     /// then the L keys' lanes summed together in [#sum]'s tree ([#sums]): the same additions, so the
     /// same bits, without a chain of scalar adds per key (most of a decode step's scores).
-    static void dots(float[] q, int qAt, float[] k, int kAt, int kRow, int depth, int count, float[] scores, int at, float[] lanes) {
+    static void dots(float[] q, int qAt, int qRow, float[] k, int kAt, int kRow, int depth, int count, float[] scores, int at, float[] lanes) {
         int c = 0;
         if (depth % L == 0)
             for (; c + L <= count; c += L) {
                 for (int j = 0; j < L; j++) {
-                    int key = kAt + (c + j) * kRow, i = 0;
+                    int query = qAt + (c + j) * qRow, key = kAt + (c + j) * kRow, i = 0;
                     FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
                     for (; i + 4 * L <= depth; i += 4 * L) {
-                        s0 = FloatVector.fromArray(F, q, qAt + i).fma(FloatVector.fromArray(F, k, key + i), s0);
-                        s1 = FloatVector.fromArray(F, q, qAt + i + L).fma(FloatVector.fromArray(F, k, key + i + L), s1);
-                        s2 = FloatVector.fromArray(F, q, qAt + i + 2 * L).fma(FloatVector.fromArray(F, k, key + i + 2 * L), s2);
-                        s3 = FloatVector.fromArray(F, q, qAt + i + 3 * L).fma(FloatVector.fromArray(F, k, key + i + 3 * L), s3);
+                        s0 = FloatVector.fromArray(F, q, query + i).fma(FloatVector.fromArray(F, k, key + i), s0);
+                        s1 = FloatVector.fromArray(F, q, query + i + L).fma(FloatVector.fromArray(F, k, key + i + L), s1);
+                        s2 = FloatVector.fromArray(F, q, query + i + 2 * L).fma(FloatVector.fromArray(F, k, key + i + 2 * L), s2);
+                        s3 = FloatVector.fromArray(F, q, query + i + 3 * L).fma(FloatVector.fromArray(F, k, key + i + 3 * L), s3);
                     }
-                    for (; i < depth; i += L) s0 = FloatVector.fromArray(F, q, qAt + i).fma(FloatVector.fromArray(F, k, key + i), s0);
+                    for (; i < depth; i += L) s0 = FloatVector.fromArray(F, q, query + i).fma(FloatVector.fromArray(F, k, key + i), s0);
                     s0.add(s1).add(s2.add(s3)).intoArray(lanes, j * L);
                 }
                 sums(lanes).intoArray(scores, at + c);
             }
-        for (; c < count; c++) scores[at + c] = dot(q, qAt, k, kAt + c * kRow, depth);
+        for (; c < count; c++) scores[at + c] = dot(q, qAt + c * qRow, k, kAt + c * kRow, depth);
     }
 
     // Lane j: the sum of lanes[j·L … j·L + L) in sum's tree. Rows j and j + 1 are paired into one

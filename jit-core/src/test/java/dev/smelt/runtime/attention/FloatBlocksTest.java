@@ -30,20 +30,21 @@ class FloatBlocksTest {
     }
 
     /// A decode step's scores, L keys summed together, are each key's [FloatBlocks#dot] to the bit,
-    /// at depths of whole vectors (the grouped sums) and not, and counts with keys left over.
+    /// at depths of whole vectors (the grouped sums) and not, and counts with keys left over; so are
+    /// the dot products of two matrices' rows (the backward's `rowsum(dO ∘ O)`, `qRow` > 0).
     @Test
     void dotsOfManyKeysAreEachKeysDot() {
         var random = new Random(32);
         int lanes = FloatBlocks.laneCount();
-        for (int trial = 0; trial < 200; trial++) {
+        for (int trial = 0; trial < 300; trial++) {
             int depth = random.nextBoolean() ? lanes * (1 + random.nextInt(9)) : 1 + random.nextInt(100), count = 1 + random.nextInt(70);
-            int kRow = depth + random.nextInt(3), kAt = random.nextInt(5), qAt = random.nextInt(5), at = random.nextInt(3);
-            float[] q = new float[qAt + depth], k = new float[kAt + count * kRow], scores = new float[at + count];
+            int kRow = depth + random.nextInt(3), qRow = trial % 3 == 0 ? 0 : depth + random.nextInt(3), kAt = random.nextInt(5), qAt = random.nextInt(5), at = random.nextInt(3);
+            float[] q = new float[qAt + (count - 1) * qRow + depth], k = new float[kAt + count * kRow], scores = new float[at + count];
             for (int i = 0; i < q.length; i++) q[i] = (float) random.nextGaussian();
             for (int i = 0; i < k.length; i++) k[i] = (float) random.nextGaussian();
-            FloatBlocks.dots(q, qAt, k, kAt, kRow, depth, count, scores, at, new float[lanes * lanes]);
+            FloatBlocks.dots(q, qAt, qRow, k, kAt, kRow, depth, count, scores, at, new float[lanes * lanes]);
             for (int c = 0; c < count; c++)
-                assertEquals(FloatBlocks.dot(q, qAt, k, kAt + c * kRow, depth), scores[at + c], 0f, "depth %d, count %d: key %d".formatted(depth, count, c));
+                assertEquals(FloatBlocks.dot(q, qAt + c * qRow, k, kAt + c * kRow, depth), scores[at + c], 0f, "depth %d, count %d, qRow %d: key %d".formatted(depth, count, qRow, c));
         }
     }
 
