@@ -31,11 +31,13 @@ import org.openjdk.jmh.annotations.Warmup;
 /// GFLOP/s: `4·12·T²·64` flops per forward (half of it under the causal mask). `@Setup` checks
 /// fused against unfused and prints both programs' peak memory from their memory plans.
 /// Targets: at T = 2048 fused ≥ 3× unfused, peak memory ≤ 1/10; forwardBackward ≤ 3.5× fused.
-/// PyTorch 1.13 eager on the same shapes: `benchmarks/attention.py`.
+/// PyTorch 1.13 eager on the same shapes: `benchmarks/attention.py`. Ten warm-up seconds: the
+/// attention kernels have no scalar twin, and on a loaded 2-core machine C2 compiles their block
+/// products seconds into a fork; a shorter warm-up measures their warm-up.
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 3, time = 1)
+@Warmup(iterations = 10, time = 1)
 @Measurement(iterations = 5, time = 1)
 public abstract class AttentionBench {
     @Param({"128", "512", "2048"})
