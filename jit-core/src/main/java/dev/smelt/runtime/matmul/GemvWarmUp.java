@@ -34,6 +34,11 @@ final class GemvWarmUp implements Runnable {
             long vector = System.nanoTime();
             for (int n = first; n < last; n++) GemvScalar.row(x, 0, w, bAt, ldb, n, depth);
             tier.compare(vector - start, System.nanoTime() - vector);
+            try {
+                Thread.sleep(1); // a batch or two per millisecond reaches C2's thresholds soon enough, and leaves the core to others
+            } catch (InterruptedException e) {
+                return;
+            }
         }
     }
 }
