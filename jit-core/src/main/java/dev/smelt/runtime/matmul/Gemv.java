@@ -82,7 +82,6 @@ final class Gemv {
     private static final ThreadLocal<float[]> ROWS = ThreadLocal.withInitial(() -> new float[0]); // x copied when not contiguous along K
     private static final ThreadLocal<float[]> LINES = ThreadLocal.withInitial(() -> new float[0]); // x copied onto whole lines
 
-
     /// Whether `kernel` runs as a GEMV: an `f32` product of at most [#MAX_ROWS] rows whose right
     /// operand is W `[N, K]` with rows contiguous along K. (A left operand not contiguous along K
     /// is first copied: a few rows of K values.)
