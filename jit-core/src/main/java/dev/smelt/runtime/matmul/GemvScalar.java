@@ -66,9 +66,9 @@ final class GemvScalar {
     /// Row n of W (an f32 W's at `bAt + n·ldb`, a packed one's n-th) against `a[x…]`, in scalar code.
     static float row(float[] a, int x, Object w, int bAt, int ldb, int n, int depth) {
         return switch (w) {
-            case float[] f -> row(a, x, f, bAt + n * ldb, depth, Gemv.L);
-            case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> bf16Row(a, x, p.halves(), n * depth, depth, Gemv.L);
-            case PackedMatrix p -> q8Row(a, x, p.quants(), p.scales(), n * depth, n * PackedMatrix.groups(depth), depth, Gemv.L);
+            case float[] f -> row(a, x, f, bAt + n * ldb, depth);
+            case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> bf16Row(a, x, p.halves(), n * depth, depth);
+            case PackedMatrix p -> q8Row(a, x, p.quants(), p.scales(), n * depth, n * PackedMatrix.groups(depth), depth);
             default -> throw new IllegalArgumentException("not a matrix: " + w.getClass().getSimpleName());
         };
     }
@@ -80,31 +80,33 @@ final class GemvScalar {
     /// boxed vector code costs less than the scalar rows, enough for C2 to compile it within a token.
     static boolean sampled(int n) { return (n & 63) == 0; }
 
-    // Four accumulators, then the tree's two arrays, per thread: a row allocates nothing.
-    private static final ThreadLocal<float[]> LANES = new ThreadLocal<>();
+    private static final int L = Gemv.L; // the vector code's lanes, whose order the rows follow
 
-    /// `Σ_k w[w0 + k] · a[x + k]` for `k < depth` as [Gemv]'s f32 row with `lanes` lanes sums it.
-    static float row(float[] a, int x, float[] w, int w0, int depth, int lanes) {
-        float[] s = accumulators(lanes);
+    // Four accumulators, then the tree's two arrays, per thread: a row allocates nothing.
+    private static final ThreadLocal<float[]> LANES = ThreadLocal.withInitial(() -> new float[6 * L]);
+
+    /// `Σ_k w[w0 + k] · a[x + k]` for `k < depth` as [Gemv]'s f32 row sums it over its L lanes.
+    static float row(float[] a, int x, float[] w, int w0, int depth) {
+        float[] s = accumulators();
         int k = 0;
-        for (; k + 4 * lanes <= depth; k += 4 * lanes)
-            for (int i = 0; i < 4 * lanes; i++) s[i] = Math.fma(w[w0 + k + i], a[x + k + i], s[i]);
-        for (; k + lanes <= depth; k += lanes)
-            for (int i = 0; i < lanes; i++) s[i] = Math.fma(w[w0 + k + i], a[x + k + i], s[i]);
-        float sum = lanes(s, lanes);
+        for (; k + 4 * L <= depth; k += 4 * L)
+            for (int i = 0; i < 4 * L; i++) s[i] = Math.fma(w[w0 + k + i], a[x + k + i], s[i]);
+        for (; k + L <= depth; k += L)
+            for (int i = 0; i < L; i++) s[i] = Math.fma(w[w0 + k + i], a[x + k + i], s[i]);
+        float sum = tree(s);
         for (; k < depth; k++) sum = Math.fma(w[w0 + k], a[x + k], sum);
         return sum;
     }
 
     /// [#row] for a bf16 W: each weight widened to f32 exactly, as the vector code widens it.
-    static float bf16Row(float[] a, int x, short[] w, int w0, int depth, int lanes) {
-        float[] s = accumulators(lanes);
+    static float bf16Row(float[] a, int x, short[] w, int w0, int depth) {
+        float[] s = accumulators();
         int k = 0;
-        for (; k + 4 * lanes <= depth; k += 4 * lanes)
-            for (int i = 0; i < 4 * lanes; i++) s[i] = Math.fma(PackedMatrix.fromBf16(w[w0 + k + i]), a[x + k + i], s[i]);
-        for (; k + lanes <= depth; k += lanes)
-            for (int i = 0; i < lanes; i++) s[i] = Math.fma(PackedMatrix.fromBf16(w[w0 + k + i]), a[x + k + i], s[i]);
-        float sum = lanes(s, lanes);
+        for (; k + 4 * L <= depth; k += 4 * L)
+            for (int i = 0; i < 4 * L; i++) s[i] = Math.fma(PackedMatrix.fromBf16(w[w0 + k + i]), a[x + k + i], s[i]);
+        for (; k + L <= depth; k += L)
+            for (int i = 0; i < L; i++) s[i] = Math.fma(PackedMatrix.fromBf16(w[w0 + k + i]), a[x + k + i], s[i]);
+        float sum = tree(s);
         for (; k < depth; k++) sum = Math.fma(PackedMatrix.fromBf16(w[w0 + k]), a[x + k], sum);
         return sum;
     }
@@ -113,13 +115,13 @@ final class GemvScalar {
     /// (`q0·x0`, then fused multiply-adds of the group's next vectors), scaled into chain g % 4
     /// while whole fours of groups last and into chain 0 after, the chains' lanes summed in the
     /// tree, the last, shorter group in scalar code.
-    static float q8Row(float[] a, int x, byte[] q, float[] scales, int w0, int g0, int depth, int lanes) {
-        float[] s = accumulators(lanes);
+    static float q8Row(float[] a, int x, byte[] q, float[] scales, int w0, int g0, int depth) {
+        float[] s = accumulators();
         int group = PackedMatrix.GROUP, whole = depth / group, g = 0;
         for (; g <= whole - 4; g += 4)
-            for (int chain = 0; chain < 4; chain++) group(a, x + (g + chain) * group, q, w0 + (g + chain) * group, scales[g0 + g + chain], s, chain * lanes, lanes);
-        for (; g < whole; g++) group(a, x + g * group, q, w0 + g * group, scales[g0 + g], s, 0, lanes);
-        float sum = lanes(s, lanes);
+            for (int chain = 0; chain < 4; chain++) group(a, x + (g + chain) * group, q, w0 + (g + chain) * group, scales[g0 + g + chain], s, chain * L);
+        for (; g < whole; g++) group(a, x + g * group, q, w0 + g * group, scales[g0 + g], s, 0);
+        float sum = tree(s);
         if (whole * group < depth) {
             float t = 0;
             for (int k = whole * group; k < depth; k++) t = Math.fma(q[w0 + k], a[x + k], t);
@@ -130,28 +132,27 @@ final class GemvScalar {
 
     // One group of 32 int8 weights into chain `at`: t = q0·x0, t = fma(q_j, x_j, t) for the group's
     // next vectors, then chain = fma(t, scale, chain), lane by lane.
-    private static void group(float[] a, int x, byte[] q, int w0, float scale, float[] s, int at, int lanes) {
-        for (int i = 0; i < lanes; i++) {
+    private static void group(float[] a, int x, byte[] q, int w0, float scale, float[] s, int at) {
+        for (int i = 0; i < L; i++) {
             float t = q[w0 + i] * a[x + i];
-            for (int j = 1; j < PackedMatrix.GROUP / lanes; j++) t = Math.fma(q[w0 + j * lanes + i], a[x + j * lanes + i], t);
+            for (int j = 1; j < PackedMatrix.GROUP / L; j++) t = Math.fma(q[w0 + j * L + i], a[x + j * L + i], t);
             s[at + i] = Math.fma(t, scale, s[at + i]);
         }
     }
 
-    // The four chains of `lanes` lanes, zeroed, and room for the tree after them.
-    private static float[] accumulators(int lanes) {
+    // The four chains of L lanes, zeroed, and room for the tree after them.
+    private static float[] accumulators() {
         float[] s = LANES.get();
-        if (s == null || s.length != 6 * lanes) LANES.set(s = new float[6 * lanes]);
-        java.util.Arrays.fill(s, 0, 4 * lanes, 0f);
+        java.util.Arrays.fill(s, 0, 4 * L, 0f);
         return s;
     }
 
     // (s0 + s1) + (s2 + s3), then lane i takes lane (i + h) mod L for h = L/2 … 1: lane 0.
-    private static float lanes(float[] s, int lanes) {
-        int t = 4 * lanes, u = 5 * lanes;
-        for (int i = 0; i < lanes; i++) s[t + i] = (s[i] + s[lanes + i]) + (s[2 * lanes + i] + s[3 * lanes + i]);
-        for (int h = lanes / 2; h >= 1; h /= 2) {
-            for (int i = 0; i < lanes; i++) s[u + i] = s[t + i] + s[t + (i + h) % lanes];
+    private static float tree(float[] s) {
+        int t = 4 * L, u = 5 * L;
+        for (int i = 0; i < L; i++) s[t + i] = (s[i] + s[L + i]) + (s[2 * L + i] + s[3 * L + i]);
+        for (int h = L / 2; h >= 1; h /= 2) {
+            for (int i = 0; i < L; i++) s[u + i] = s[t + i] + s[t + (i + h) % L];
             int swap = t;
             t = u;
             u = swap;

@@ -172,17 +172,16 @@ class GemvTest {
             float[] x = values(random, depth + 5), w = values(random, depth + 9);
             if (trial % 3 == 0)
                 for (int i = 0; i < depth / 7 + 1; i++) (random.nextBoolean() ? x : w)[random.nextInt(depth + 1)] = specials[random.nextInt(specials.length)];
-            int lanes = jdk.incubator.vector.FloatVector.SPECIES_PREFERRED.length() == 16 ? 16 : 8;
             float[] vector = new float[1];
             Gemv.run(x, 2, depth, java.util.Arrays.copyOfRange(w, 3, 3 + depth), 0, depth, vector, 0, 1, 1, depth, 0, 1); // row 0: the vector code
-            float scalar = GemvScalar.row(x, 2, w, 3, depth, lanes);
+            float scalar = GemvScalar.row(x, 2, w, 3, depth);
             assertEquals(Float.floatToIntBits(vector[0]), Float.floatToIntBits(scalar), "K %d: %s against %s".formatted(depth, scalar, vector[0]));
             if (depth == 0) continue;
             float[] rowW = java.util.Arrays.copyOfRange(w, 3, 3 + depth);
             for (var packed : List.of(PackedMatrix.bf16(rowW, 1, depth), PackedMatrix.q8(rowW, 1, depth))) {
                 Gemv.run(x, 2, depth, packed, 0, depth, vector, 0, 1, 1, depth, 0, 1);
-                scalar = packed.format() == PackedMatrix.Format.BF16 ? GemvScalar.bf16Row(x, 2, packed.halves(), 0, depth, lanes)
-                        : GemvScalar.q8Row(x, 2, packed.quants(), packed.scales(), 0, 0, depth, lanes);
+                scalar = packed.format() == PackedMatrix.Format.BF16 ? GemvScalar.bf16Row(x, 2, packed.halves(), 0, depth)
+                        : GemvScalar.q8Row(x, 2, packed.quants(), packed.scales(), 0, 0, depth);
                 assertEquals(Float.floatToIntBits(vector[0]), Float.floatToIntBits(scalar), "%s, K %d: %s against %s".formatted(packed.format(), depth, scalar, vector[0]));
             }
         }
