@@ -187,6 +187,61 @@ class GemvTest {
         }
     }
 
+    /// Each row of W gets the bits of its scalar twin and of a call for that row alone, whatever
+    /// rows the call covers (calls from random first rows to random last ones, as threads split
+    /// them), with K around the lane count, with and without a tail, and values with NaN,
+    /// infinities, signed zeros, subnormals and sums that overflow: f32 W both as a small array and
+    /// as part of a large one whose rows the aligned loads read, bf16 and int8.
+    @Test
+    void everyRowHasItsScalarTwinsBitsWhateverRowsTheCallCovers() {
+        GemvScalar.F32.toVector();
+        GemvScalar.BF16.toVector();
+        GemvScalar.Q8.toVector();
+        var random = new Random(17);
+        float[] specials = {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, -0f, 0f, Float.MIN_VALUE, 3e38f, -3e38f};
+        float[] big = values(random, 3 << 20);
+        for (int trial = 0; trial < 60; trial++) {
+            int k = new int[] {1, 15, 16, 17, 33, 64, 100, 288, 301}[trial % 9], n = new int[] {1, 8, 15, 16, 17, 40, 100}[random.nextInt(7)];
+            float[] x = values(random, k + 3), w = values(random, n * k);
+            if (trial % 2 == 0)
+                for (int i = 0; i < n; i++) {
+                    float[] target = random.nextBoolean() ? x : w;
+                    target[random.nextInt(target.length)] = specials[random.nextInt(specials.length)];
+                }
+            int at = 16 + random.nextInt(64);
+            System.arraycopy(w, 0, big, at, n * k);
+            Object[] weights = {w, big, PackedMatrix.bf16(w, n, k), PackedMatrix.q8(nonFinite(w) ? values(random, n * k) : w, n, k)};
+            for (Object weight : weights) {
+                int bAt = weight == big ? at : 0;
+                float[] whole = new float[n], split = new float[n], single = new float[n];
+                Gemv.run(x, 3, k, weight, bAt, k, whole, 0, n, 1, k, 0, n);
+                for (int first = 0; first < n; ) {
+                    int last = Math.min(n, first + 1 + random.nextInt(20));
+                    Gemv.run(x, 3, k, weight, bAt, k, split, 0, n, 1, k, first, last);
+                    first = last;
+                }
+                for (int row = 0; row < n; row++) {
+                    Gemv.run(x, 3, k, weight, bAt, k, single, 0, n, 1, k, row, row + 1);
+                    float scalar = switch (weight) {
+                        case float[] f -> GemvScalar.row(x, 3, f, bAt + row * k, k);
+                        case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> GemvScalar.bf16Row(x, 3, p.halves(), row * k, k);
+                        case PackedMatrix p -> GemvScalar.q8Row(x, 3, p.quants(), p.scales(), row * k, row * PackedMatrix.groups(k), k);
+                        default -> throw new AssertionError();
+                    };
+                    String where = "%s, N %d, K %d, row %d".formatted(weight instanceof PackedMatrix p ? p : weight == big ? "f32 in a large array" : "f32", n, k, row);
+                    assertEquals(Float.floatToIntBits(scalar), Float.floatToIntBits(whole[row]), where + ": the whole call against the scalar row");
+                    assertEquals(Float.floatToIntBits(single[row]), Float.floatToIntBits(whole[row]), where + ": the row alone");
+                    assertEquals(Float.floatToIntBits(split[row]), Float.floatToIntBits(whole[row]), where + ": a split call");
+                }
+            }
+        }
+    }
+
+    private static boolean nonFinite(float[] values) {
+        for (float v : values) if (!Float.isFinite(v)) return true;
+        return false;
+    }
+
     /// A tier switches to the vector code after four samples in a row where it was faster (a slower
     /// one starts the count again), or after its row limit whatever the samples said.
     @Test
