@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -36,6 +37,13 @@ import org.openjdk.jmh.annotations.Warmup;
 /// ([Llama2Checkpoint#read(Path, WeightFormat)]), so one run gives each format's tokens/s against
 /// f32's. Threads: `-jvmArgsPrepend -Dsmelt.threads=1` (or 2); compare with `benchmarks/llama2c` in
 /// the same session.
+///
+/// `decodeBesideRead` is `decode` followed by [#READS] `read`s in the same fork, with their times as
+/// secondary results: `decodeMs` and `boundMs` (the reads' time scaled to 256 tokens' worth), so
+/// `boundMs / decodeMs` is the fraction of the bandwidth bound the decode reaches, both measured in
+/// the same process and minutes. On these VMs a fork's read bandwidth differs by up to 1.5× from
+/// the next fork's (2026-11-28, Zen 5: 22–36 GB/s one thread), so `read` and `decode` in forks of
+/// their own give a ratio that varies as much.
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -89,6 +97,31 @@ public class LlamaBench {
     public float prefill() {
         prefillSession.reset();
         return prefillSession.prefill(prompt)[0];
+    }
+
+    /// Reads after each decode in `decodeBesideRead`: about 6% of its time at stories110M f32.
+    static final int READS = 16;
+
+    /// `decodeBesideRead`'s secondary results, per iteration: milliseconds of decoding 256 tokens,
+    /// and of reading the weights' bytes 256 times (the bound), over the same operations.
+    @AuxCounters(AuxCounters.Type.EVENTS)
+    @State(Scope.Thread)
+    public static class Times {
+        public double decodeMs, boundMs;
+
+        @Setup(Level.Iteration)
+        public void clear() { decodeMs = boundMs = 0; }
+    }
+
+    @Benchmark
+    public float decodeBesideRead(Times times) {
+        long start = System.nanoTime();
+        float sum = decode();
+        long decoded = System.nanoTime();
+        for (int r = 0; r < READS; r++) sum += read();
+        times.decodeMs += (decoded - start) / 1e6;
+        times.boundMs += (System.nanoTime() - decoded) / 1e6 * TOKENS / READS;
+        return sum;
     }
 
     @Benchmark
