@@ -12,8 +12,11 @@ import java.util.concurrent.locks.LockSupport;
 /// waits for another call's chunks.
 final class Workers {
     /// How long a worker waits for the next kernel before it parks, and a caller for its chunks
-    /// before it parks: about one mid-size kernel, so back-to-back kernels find the worker awake.
-    static final long SPIN_NANOS = 50_000;
+    /// before it parks (`-Dsmelt.spinNanos`): longer than the unsplit kernels a program runs between
+    /// two split ones (a Llama decode layer's attention, ~90 µs at stories110M), so that the next
+    /// split kernel finds the worker awake; a caller's process that stops calling pays at most this
+    /// much of one core.
+    static final long SPIN_NANOS = Long.getLong("smelt.spinNanos", 400_000);
     private static final int MAX = 256;
 
     private static volatile Worker[] workers = new Worker[0];
