@@ -191,4 +191,44 @@ class ViewsTest {
         assertFalse(x.isTraced());
         assertEquals(DType.I32, x.dtype());
     }
+
+    /// A view's values read out (its dense copy: rows copied whole when they are contiguous, else
+    /// element by element) equal its elements one by one: random slices with steps, permutations
+    /// and broadcasts of 1-D to 4-D tensors of every dtype, empty ones included.
+    @Test
+    void randomViewsCopyOutTheirElements() {
+        var random = new java.util.Random(37);
+        for (int trial = 0; trial < 300; trial++) {
+            int rank = 1 + random.nextInt(4);
+            int[] dims = new int[rank];
+            for (int d = 0; d < rank; d++) dims[d] = 1 + random.nextInt(6);
+            int count = 1;
+            for (int d : dims) count *= d;
+            DType dtype = DType.values()[trial % DType.values().length];
+            Tensor view = Tensor.arange(count).sub(count / 3).reshape(dims).to(dtype);
+            for (int step = 0; step < 3; step++) {
+                int axis = random.nextInt(rank), size = view.dim(axis);
+                view = switch (random.nextInt(3)) {
+                    case 0 -> {
+                        int start = random.nextInt(size + 1);
+                        yield view.slice(axis, start, start + random.nextInt(size - start + 1), 1 + random.nextInt(2));
+                    }
+                    case 1 -> rank > 1 ? view.transpose(axis, random.nextInt(rank)) : view;
+                    default -> size == 1 ? view.expand(expanded(view.shape(), axis, 3)) : view;
+                };
+            }
+            double[] values = view.toDoubleArray();
+            int[] index = new int[rank];
+            for (int i = 0; i < values.length; i++) {
+                assertEquals(view.get(index), values[i], "trial %d, %s%s, element %d".formatted(trial, dtype, view.shape(), i));
+                for (int d = rank - 1; d >= 0 && ++index[d] == view.dim(d); d--) index[d] = 0;
+            }
+        }
+    }
+
+    private static int[] expanded(Shape shape, int axis, int size) {
+        int[] dims = shape.toArray();
+        dims[axis] = size;
+        return dims;
+    }
 }

@@ -3,10 +3,12 @@ package dev.smelt.ops;
 
 import dev.smelt.driver.Pipeline;
 import dev.smelt.ir.Node;
+import dev.smelt.ir.Shape;
 import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
 import dev.smelt.trace.Tracer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /// Runs an operation either way: inside a trace (one is bound, or an operand is traced) it records
@@ -78,6 +80,14 @@ public final class Dispatch {
         Storage storage = tensor.storage();
         if (tensor.offset() == 0 && storage.size() == tensor.size() && Views.isContiguous(tensor)) return storage;
         Storage copy = Storage.allocate(tensor.dtype(), tensor.size());
+        int rank = tensor.rank();
+        if (rank > 0 && tensor.strides()[rank - 1] == 1 && storage.packed() == null) { // rows contiguous: a copy per row
+            int[] dims = tensor.shape().toArray();
+            int run = dims[rank - 1];
+            var rows = new StridedWalk(Shape.of(Arrays.copyOf(dims, rank - 1)), Arrays.copyOf(tensor.strides(), rank - 1), tensor.offset());
+            for (int at = 0; at < copy.size(); at += run) System.arraycopy(storage.array(), rows.next(), copy.array(), at, run);
+            return copy;
+        }
         var walk = new StridedWalk(tensor.shape(), tensor.strides(), tensor.offset());
         for (int i = 0; i < copy.size(); i++) copy.set(i, storage.get(walk.next()));
         return copy;
