@@ -140,6 +140,7 @@ public final class Llama2 {
         for (int i = 0; i < tokens.length; i++)
             if (tokens[i] < 0 || tokens[i] >= weights.config().vocab())
                 throw SmeltException.of(op, "token %d at index %d is out of range; expected 0..%d", tokens[i], i, weights.config().vocab() - 1);
+        if (tokens.length == 1) return weights.tokenEmbedding().slice(0, tokens[0], tokens[0] + 1); // a decode step: a view of the row, no eager op
         return weights.tokenEmbedding().indexSelect(0, Tensor.of(tokens));
     }
 }
