@@ -23,7 +23,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /// w a row slice `[1:2049]` of a 2049×768 f32 weight (rows contiguous, offset 768); `capturedWhole`:
 /// the same product on a dense copy of that slice (the floor: the GEMV alone); `sliceToArray`: the
 /// slice's values read out (`toFloatArray`), the copy alone. Alternate with a jar from before
-/// c159217, which copied views element by element.
+/// 26bd464, which copied views element by element.
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
