@@ -84,8 +84,9 @@ public final class Dispatch {
         if (rank > 0 && tensor.strides()[rank - 1] == 1 && storage.packed() == null) { // rows contiguous: a copy per row
             int[] dims = tensor.shape().toArray();
             int run = dims[rank - 1];
+            Object from = storage.array(), to = copy.array();
             var rows = new StridedWalk(Shape.of(Arrays.copyOf(dims, rank - 1)), Arrays.copyOf(tensor.strides(), rank - 1), tensor.offset());
-            for (int at = 0; at < copy.size(); at += run) System.arraycopy(storage.array(), rows.next(), copy.array(), at, run);
+            for (int at = 0; at < copy.size(); at += run) System.arraycopy(from, rows.next(), to, at, run);
             return copy;
         }
         var walk = new StridedWalk(tensor.shape(), tensor.strides(), tensor.offset());

@@ -222,12 +222,7 @@ class GemvTest {
                 }
                 for (int row = 0; row < n; row++) {
                     Gemv.run(x, 3, k, weight, bAt, k, single, 0, n, 1, k, row, row + 1);
-                    float scalar = switch (weight) {
-                        case float[] f -> GemvScalar.row(x, 3, f, bAt + row * k, k);
-                        case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> GemvScalar.bf16Row(x, 3, p.halves(), row * k, k);
-                        case PackedMatrix p -> GemvScalar.q8Row(x, 3, p.quants(), p.scales(), row * k, row * PackedMatrix.groups(k), k);
-                        default -> throw new AssertionError();
-                    };
+                    float scalar = GemvScalar.row(x, 3, weight, bAt, k, row, k);
                     String where = "%s, N %d, K %d, row %d".formatted(weight instanceof PackedMatrix p ? p : weight == big ? "f32 in a large array" : "f32", n, k, row);
                     assertEquals(Float.floatToIntBits(scalar), Float.floatToIntBits(whole[row]), where + ": the whole call against the scalar row");
                     assertEquals(Float.floatToIntBits(single[row]), Float.floatToIntBits(whole[row]), where + ": the row alone");
