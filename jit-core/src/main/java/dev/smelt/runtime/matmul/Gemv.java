@@ -76,8 +76,14 @@ final class Gemv {
     private static final VectorSpecies<Byte> B = VectorSpecies.of(byte.class, VectorShape.forBitSize(L * 8));
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED.length() == L ? IntVector.SPECIES_PREFERRED : VectorSpecies.of(int.class, F.vectorShape());
     private static final int GROUP = PackedMatrix.GROUP;
+    // Each row's lanes are summed in a fixed order, the same pairs in every tier: lane i takes lane
+    // (i + h) mod L for h = L/2, L/4, … 1, one constant permute and one add each. In registers: an
+    // array walk in the same order puts a store and dependent reloads between rows, and the stream
+    // of W stalls on them. Written out in each row loop, not called: C2 stops inlining calls once a
+    // method has parsed about 18,000 nodes (NodeCountInliningCutoff), which these loops' Vector API
+    // code passes, and a vector handed to a call that is not inlined is boxed, an allocation per row.
     private static final VectorShuffle<Float> ROTATE_8 = VectorShuffle.iota(F, 8, 1, true), ROTATE_4 = VectorShuffle.iota(F, 4, 1, true),
-            ROTATE_2 = VectorShuffle.iota(F, 2, 1, true), ROTATE_1 = VectorShuffle.iota(F, 1, 1, true); // lane i takes lane (i + n) mod L
+            ROTATE_2 = VectorShuffle.iota(F, 2, 1, true), ROTATE_1 = VectorShuffle.iota(F, 1, 1, true);
     private static final VectorShuffle<Float>[] JOIN = joins(); // JOIN[skew]: lanes skew … skew + L - 1 of two vectors side by side
     private static final ThreadLocal<float[]> ROWS = ThreadLocal.withInitial(() -> new float[0]); // x copied when not contiguous along K
     private static final ThreadLocal<float[]> LINES = ThreadLocal.withInitial(() -> new float[0]); // x copied onto whole lines
@@ -194,7 +200,11 @@ final class Gemv {
             }
         }
         for (int bound = F.loopBound(depth); k < bound; k += L) s0 = FloatVector.fromArray(F, w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
-        float s = sum(s0.add(s1).add(s2.add(s3)));
+        s0 = s0.add(s1).add(s2.add(s3)); // the lanes' tree, written out (see ROTATE_8)
+        if (L == 16) s0 = s0.add(s0.rearrange(ROTATE_8));
+        s0 = s0.add(s0.rearrange(ROTATE_4));
+        s0 = s0.add(s0.rearrange(ROTATE_2));
+        float s = s0.add(s0.rearrange(ROTATE_1)).lane(0);
         for (; k < depth; k++) s = Math.fma(w[w0 + k], a[x + k], s);
         return s;
     }
@@ -212,7 +222,11 @@ final class Gemv {
                     s3 = widen(w, w0 + k + 3 * L).fma(FloatVector.fromArray(F, a, x + k + 3 * L), s3);
                 }
                 for (int bound = F.loopBound(depth); k < bound; k += L) s0 = widen(w, w0 + k).fma(FloatVector.fromArray(F, a, x + k), s0);
-                float s = sum(s0.add(s1).add(s2.add(s3)));
+                s0 = s0.add(s1).add(s2.add(s3)); // the lanes' tree, written out (see ROTATE_8)
+                if (L == 16) s0 = s0.add(s0.rearrange(ROTATE_8));
+                s0 = s0.add(s0.rearrange(ROTATE_4));
+                s0 = s0.add(s0.rearrange(ROTATE_2));
+                float s = s0.add(s0.rearrange(ROTATE_1)).lane(0);
                 for (; k < depth; k++) s = Math.fma(PackedMatrix.fromBf16(w[w0 + k]), a[x + k], s);
                 c[cAt + m * ldc + n] = s;
             }
@@ -246,7 +260,11 @@ final class Gemv {
                     s3 = group(q, w0 + k + 3 * GROUP, a, x + k + 3 * GROUP).fma(FloatVector.broadcast(F, scales[g0 + g + 3]), s3);
                 }
                 for (; g < whole; g++) s0 = group(q, w0 + g * GROUP, a, x + g * GROUP).fma(FloatVector.broadcast(F, scales[g0 + g]), s0);
-                float s = sum(s0.add(s1).add(s2.add(s3)));
+                s0 = s0.add(s1).add(s2.add(s3)); // the lanes' tree, written out (see ROTATE_8)
+                if (L == 16) s0 = s0.add(s0.rearrange(ROTATE_8));
+                s0 = s0.add(s0.rearrange(ROTATE_4));
+                s0 = s0.add(s0.rearrange(ROTATE_2));
+                float s = s0.add(s0.rearrange(ROTATE_1)).lane(0);
                 if (whole * GROUP < depth) { // the row's last group, shorter than 32, in scalar code
                     float t = 0;
                     for (int k = whole * GROUP; k < depth; k++) t = Math.fma(q[w0 + k], a[x + k], t);
@@ -277,17 +295,5 @@ final class Gemv {
         var joins = new VectorShuffle[L];
         for (int skew = 0; skew < L; skew++) joins[skew] = VectorShuffle.iota(F, skew, 1, false);
         return joins;
-    }
-
-    // The lanes of `s` summed in a fixed order: lane i takes lane i + half for half = L/2, L/4, … 1,
-    // the same pairs in every tier. Rotations by constant shuffles, written out: each step is one
-    // permute and one add (a loop over half stayed a loop in C2, building each step's shuffle and
-    // blending in zeros). In registers: an array walk in the same order puts a store and dependent
-    // reloads between rows, and the stream of W stalls on them.
-    private static float sum(FloatVector s) {
-        if (L == 16) s = s.add(s.rearrange(ROTATE_8));
-        s = s.add(s.rearrange(ROTATE_4));
-        s = s.add(s.rearrange(ROTATE_2));
-        return s.add(s.rearrange(ROTATE_1)).lane(0);
     }
 }
