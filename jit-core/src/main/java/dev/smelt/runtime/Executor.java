@@ -4,7 +4,8 @@ package dev.smelt.runtime;
 import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.KernelFunction;
 
-/// Runs a kernel's rows: on the calling thread when the kernel is small, else cut into chunks
+/// Runs a kernel's rows: on the calling thread when the kernel is small (below [#PARALLEL_THRESHOLD],
+/// or below [#AWAKE_THRESHOLD] while a worker is awake), else cut into chunks
 /// (KernelForm.chunksPerThread per thread, [Split]) that the caller and idle [Workers] claim
 /// until none is left.
 public final class Executor {
@@ -16,6 +17,13 @@ public final class Executor {
     /// back to back 1.69× at 2^17 elements and 1.84× at 2^20; after 1 ms idle 0.90× at 2^17 (about
     /// 0.13 ms more) and 1.01× at 2^20. Kernels of a program follow each other, so 2^17.
     public static final int PARALLEL_THRESHOLD = 1 << 17;
+
+    /// Down to this much work a kernel still splits while a worker is awake (busy, or spinning
+    /// after the previous split kernel): it starts within a microsecond, so only the chunks' claims
+    /// and the join are overhead. A decode step's products are of this size and follow each other
+    /// within the spin: stories15M's 288×288 and 768×288 GEMVs (28 and 74 thousand units), which
+    /// ran on the caller alone while the worker spun beside it.
+    static final int AWAKE_THRESHOLD = 1 << 13;
 
     private final int threads;
     private final long threshold;
@@ -42,7 +50,7 @@ public final class Executor {
 
     /// [#run(KernelFunction, Object[], KernelForm)] with the kernel's sizes worked out beforehand.
     void run(KernelFunction function, Object[] buffers, int rows, long work, int granule, int chunksPerThread) {
-        if (threads <= 1 || rows < 2 || work < threshold) {
+        if (threads <= 1 || rows < 2 || work < threshold && (work < AWAKE_THRESHOLD || !Workers.awake(threads - 1))) {
             function.run(buffers, 0, rows);
             return;
         }

@@ -33,6 +33,14 @@ final class Workers {
         return false;
     }
 
+    /// Whether one of the first `count` workers is awake: busy, or spinning for the next kernel.
+    static boolean awake(int count) {
+        Worker[] all = workers;
+        for (int i = 0; i < Math.min(count, all.length); i++)
+            if (!all[i].parked) return true;
+        return false;
+    }
+
     private static synchronized Worker[] grow(int count) {
         Worker[] all = workers;
         if (all.length >= count) return all;
@@ -55,9 +63,16 @@ final class Workers {
             thread.start();
         }
 
+        // Again when the compare-and-set fails because the worker has just let go of a claimed
+        // split: a caller launching its next kernel as soon as the last chunk finished meets that
+        // race every time, and took the whole kernel itself (a stories15M decode on two threads
+        // left its worker idle for most of each split GEMV).
         boolean offer(Split split) {
-            Split held = slot.get();
-            if (held == split || held != null && !held.claimed() || !slot.compareAndSet(held, split)) return false;
+            while (true) {
+                Split held = slot.get();
+                if (held == split || held != null && !held.claimed()) return false;
+                if (slot.compareAndSet(held, split)) break;
+            }
             // The worker sets `parked` before it checks the slot a last time, and the slot is set
             // before this reads `parked` (both volatile): one of the two sees the other.
             if (parked) LockSupport.unpark(thread);

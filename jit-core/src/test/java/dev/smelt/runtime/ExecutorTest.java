@@ -32,11 +32,7 @@ class ExecutorTest {
     @Test
     void aLargePointwiseKernelSplitAcrossThreadsEqualsOneThread() {
         int n = 2 * Executor.PARALLEL_THRESHOLD + 3;
-        var space = Shape.of(n);
-        var input = new Kernel.Input(DType.F32, n, IndexMap.contiguous(space));
-        var value = new Expr.Unary(UnaryOp.SIN, new Expr.Load(0, DType.F32));
-        var kernel = new Kernel(space, 0, List.of(input), List.of(), List.of(new Kernel.Output(value, n, IndexMap.contiguous(space), false)));
-        assertSplitsAgree(kernel, n, n);
+        assertSplitsAgree(sine(n), n, n);
     }
 
     @Test
@@ -48,6 +44,43 @@ class ExecutorTest {
         var scaled = new Expr.Binary(BinaryOp.DIV, new Expr.Load(0, DType.F32), new Expr.Accumulated(0, DType.F32));
         var kernel = new Kernel(space, 1, List.of(input), List.of(sum), List.of(new Kernel.Output(scaled, rows * columns, IndexMap.contiguous(space), false)));
         assertSplitsAgree(kernel, rows * columns, rows * columns);
+    }
+
+    /// A kernel below the threshold that pays for waking a parked worker, but of at least
+    /// AWAKE_THRESHOLD work, splits right after a large kernel (the worker spins) and runs on the
+    /// caller alone, in one call, once the workers have parked.
+    @Test
+    void aMidSizedKernelSplitsOnlyWhileAWorkerIsAwake() throws InterruptedException {
+        int n = 4 * Executor.AWAKE_THRESHOLD + 3;
+        var kernel = sine(n);
+        var threads = ConcurrentHashMap.<String>newKeySet();
+        var caller = Thread.currentThread();
+        KernelFunction waiting = (buffers, start, end) -> { // the caller's chunk waits for the worker to take one
+            threads.add(Thread.currentThread().getName());
+            long until = System.nanoTime() + 10_000_000_000L;
+            while (Thread.currentThread() == caller && threads.size() < 2 && System.nanoTime() < until) Thread.onSpinWait();
+        };
+        new Executor(2).run(waiting, new Object[0], sine(2 * Executor.PARALLEL_THRESHOLD)); // wakes the worker
+        threads.clear();
+        new Executor(2).run(waiting, new Object[0], kernel);
+        assertEquals(2, threads.size(), "right after a split kernel, the kernel should run on two threads: " + threads);
+        long until = System.nanoTime() + 10_000_000_000L;
+        while (Workers.awake(1) && System.nanoTime() < until) Thread.sleep(1 + Workers.SPIN_NANOS / 1_000_000);
+        assertEquals(false, Workers.awake(1), "the worker should have parked");
+        var calls = new ArrayList<String>();
+        KernelFunction interpreter = new KernelInterpreter(kernel);
+        new Executor(2).run((buffers, start, end) -> {
+            synchronized (calls) { calls.add(Thread.currentThread().getName() + " " + start + ".." + end); }
+            interpreter.run(buffers, start, end);
+        }, new Object[] {new float[n], new float[n]}, kernel);
+        assertEquals(List.of(Thread.currentThread().getName() + " 0.." + n), calls);
+    }
+
+    private static Kernel sine(int n) {
+        var space = Shape.of(n);
+        var input = new Kernel.Input(DType.F32, n, IndexMap.contiguous(space));
+        var value = new Expr.Unary(UnaryOp.SIN, new Expr.Load(0, DType.F32));
+        return new Kernel(space, 0, List.of(input), List.of(), List.of(new Kernel.Output(value, n, IndexMap.contiguous(space), false)));
     }
 
     private static void assertSplitsAgree(Kernel kernel, int inputSize, int outputSize) {
