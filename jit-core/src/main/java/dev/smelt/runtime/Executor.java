@@ -10,9 +10,10 @@ import dev.smelt.kernel.KernelFunction;
 /// until none is left.
 public final class Executor {
     /// Below this much work (KernelForm.work: about one unit per pointwise element) a kernel stays on
-    /// the calling thread. A [Workers] thread that is still spinning takes a chunk within a
-    /// microsecond; one that has parked (no kernel for 50 µs) takes long to wake on a 2-core VM,
-    /// and the caller meanwhile runs the chunks itself.
+    /// the calling thread unless a worker is awake ([#AWAKE_THRESHOLD]). A [Workers] thread that is
+    /// still spinning takes a chunk within a microsecond; one that has parked (no kernel for
+    /// [Workers#SPIN_NANOS]) takes long to wake on a 2-core VM, and the caller meanwhile runs the
+    /// chunks itself.
     /// SplitBench (`sin(x·y + z)`, JMH, AMD EPYC AVX-512, 2026-11-23), two threads against one:
     /// back to back 1.69× at 2^17 elements and 1.84× at 2^20; after 1 ms idle 0.90× at 2^17 (about
     /// 0.13 ms more) and 1.01× at 2^20. Kernels of a program follow each other, so 2^17.

@@ -77,7 +77,8 @@ final class Gemv {
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_PREFERRED.length() == L ? IntVector.SPECIES_PREFERRED : VectorSpecies.of(int.class, F.vectorShape());
     private static final int GROUP = PackedMatrix.GROUP;
     // Each row's lanes are summed in a fixed order, the same pairs in every tier: lane i takes lane
-    // (i + h) mod L for h = L/2, L/4, … 1, one constant permute and one add each. In registers: an
+    // (i + h) mod L for h = L/2, L/4, … 1, one constant permute and one add each (a loop over h
+    // stayed a loop in C2, building each step's shuffle and blending in zeros). In registers: an
     // array walk in the same order puts a store and dependent reloads between rows, and the stream
     // of W stalls on them. Written out in each row loop, not called: C2 stops inlining calls once a
     // method has parsed about 18,000 nodes (NodeCountInliningCutoff), which these loops' Vector API
