@@ -112,15 +112,13 @@ final class GemvScalar {
     }
 
     /// [#row] for an int8 W as [Gemv]'s q8 row sums it: each group of 32 summed lane by lane
-    /// (`q0·x0`, then fused multiply-adds of the group's next vectors), scaled into chain g % 4
-    /// while whole fours of groups last and into chain 0 after, the chains' lanes summed in the
+    /// (`q0·x0`, then fused multiply-adds of the group's next vectors), scaled into chain g % 4,
+    /// the chains' lanes summed in the
     /// tree, the last, shorter group in scalar code.
     static float q8Row(float[] a, int x, byte[] q, float[] scales, int w0, int g0, int depth) {
         float[] s = accumulators();
         int group = PackedMatrix.GROUP, whole = depth / group, g = 0;
-        for (; g <= whole - 4; g += 4)
-            for (int chain = 0; chain < 4; chain++) group(a, x + (g + chain) * group, q, w0 + (g + chain) * group, scales[g0 + g + chain], s, chain * L);
-        for (; g < whole; g++) group(a, x + g * group, q, w0 + g * group, scales[g0 + g], s, 0);
+        for (; g < whole; g++) group(a, x + g * group, q, w0 + g * group, scales[g0 + g], s, g % 4 * L);
         float sum = tree(s);
         if (whole * group < depth) {
             float t = 0;
