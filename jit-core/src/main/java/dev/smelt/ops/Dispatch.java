@@ -27,11 +27,11 @@ public final class Dispatch {
         Calls.requireVectorApi(name);
         Tracer tracer = recordingTracer(operands);
         if (tracer != null) {
-            List<Node> inputs = nodes(tracer, operands);
+            List<Node> inputs = nodes(tracer, operands, true);
             return new Value(op.build(new Builder(tracer, name, inputs), inputs), tracer);
         }
         var local = new Tracer();
-        List<Node> inputs = nodes(local, operands);
+        List<Node> inputs = nodes(local, operands, false);
         Node output = op.build(new Builder(local, name, inputs), inputs);
         int same = inputs.indexOf(output);
         if (same >= 0 && output instanceof Node.Input) return operands.get(same);
@@ -65,12 +65,33 @@ public final class Dispatch {
         return bound;
     }
 
-    /// Each operand's node in `tracer`: its own if traced, else the input capturing it.
-    private static List<Node> nodes(Tracer tracer, List<Value> operands) {
+    /// Each operand's node in `tracer`: its own if traced, else the input capturing it (in a
+    /// function's trace, a contiguous view of part of a storage is read in place: [#inPlace]).
+    private static List<Node> nodes(Tracer tracer, List<Value> operands, boolean function) {
         var nodes = new ArrayList<Node>();
-        for (Value operand : operands)
-            nodes.add(operand.isTraced() ? operand.node() : tracer.capture(operand, operand.shape(), operand.dtype()));
+        for (Value operand : operands) {
+            if (operand.isTraced()) nodes.add(operand.node());
+            else if (function && isPartOfStorage(operand)) nodes.add(inPlace(tracer, operand));
+            else nodes.add(tracer.capture(operand, operand.shape(), operand.dtype()));
+        }
         return nodes;
+    }
+
+    private static boolean isPartOfStorage(Value x) {
+        Storage storage = x.storage();
+        return storage.packed() == null && x.size() > 0 && (x.offset() != 0 || storage.size() != x.size()) && Views.isContiguous(x);
+    }
+
+    // A compiled function reads a contiguous view (a block of a matrix's rows, a weight held in a
+    // larger array) where it lies: the input is its whole storage (one per storage), and the view
+    // a slice of that, which kernels fold into their indexing. Captured as itself, the view would
+    // be copied into a dense array on every call (eager ops' one-op graphs keep doing so: an
+    // offset in their graph would make a kernel per offset).
+    private static Node inPlace(Tracer tracer, Value view) {
+        Storage storage = view.storage();
+        Shape whole = Shape.of(storage.size());
+        var all = new Value(tracer.capture(storage, () -> Value.dense(storage, whole), whole, view.dtype()), tracer);
+        return Views.reshape(Views.slice(all, 0, view.offset(), view.offset() + view.size(), 1), view.shape().toArray()).node();
     }
 
     /// The tensor's elements as a dense row-major storage: its own storage when already so laid

@@ -96,7 +96,7 @@ final class Layout {
     boolean plannedFor(List<Storage> inputs, List<Storage> outputs) {
         if (donorOf == null || donorOf.length != outputs.size()) return false;
         for (int o = 0; o < outputs.size(); o++)
-            if (donorOf[o] != Program.indexOfArray(inputs, outputs.get(o).array())) return false;
+            if (donorOf[o] != Program.donorOf(inputs, outputs.get(o).array())) return false;
         return true;
     }
 }

@@ -246,7 +246,7 @@ public final class Program {
         if (last != null && last.plannedFor(inputs, outputs)) return last;
         int[] donorOf = null;   // applyInto's calls (no output is an input) allocate nothing here
         for (int o = 0; o < outputs.size(); o++) {
-            int donor = indexOfArray(inputs, outputs.get(o).array());
+            int donor = donorOf(inputs, outputs.get(o).array());
             if (donor < 0) continue;
             if (donorOf == null) {
                 donorOf = new int[outputs.size()];
@@ -261,6 +261,17 @@ public final class Program {
         Layout layout = donating.computeIfAbsent(Map.copyOf(donations), d -> layout(Dump.after("memory", MemoryPlanner.plan(schedule, d)), planned));
         lastDonating = layout;
         return layout;
+    }
+
+    /// The input whose array `array` (an output's) is, when exactly one is: the plan may then
+    /// update it in place. −1 when none is, or when several are (a view of the same storage read
+    /// in place, or one tensor passed twice): writing it during the call would change what
+    /// the other reads, so the output is computed aside and copied in after.
+    static int donorOf(List<Storage> inputs, Object array) {
+        int donor = indexOfArray(inputs, array);
+        if (donor < 0) return -1;
+        for (int i = donor + 1; i < inputs.size(); i++) if (inputs.get(i).packed() == null && inputs.get(i).array() == array) return -1;
+        return donor;
     }
 
     /// The position of the first of `storages` whose array is `array`, or −1. A loop, not a

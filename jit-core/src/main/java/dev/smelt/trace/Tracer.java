@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /// Records the nodes a traced function builds. The tracer of the running trace is bound to
 /// [#CURRENT]; tensor operations consult it to record instead of compute.
@@ -43,6 +44,16 @@ public final class Tracer {
     public Node.Input capture(Object source, Shape shape, DType dtype) {
         var known = captured.get(source);
         return known != null ? known : argument(shape, dtype, source);
+    }
+
+    /// The input slot for the concrete value `source` makes, made the first time `key` is read
+    /// (a storage whose views the function reads: one slot however many views).
+    public Node.Input capture(Object key, Supplier<Object> source, Shape shape, DType dtype) {
+        var known = captured.get(key);
+        if (known != null) return known;
+        var input = argument(shape, dtype, source.get());
+        captured.put(key, input);
+        return input;
     }
 
     /// `node`, or the equal node recorded before it.
