@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.Generator;
+import dev.smelt.Tensor;
 import dev.smelt.ir.SmeltException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -42,6 +43,19 @@ class Llama2FilesTest {
             at = expect(raw, at, checkpoint.layers().get(1).wq().toFloatArray(), dim * dim);
             at += layers * (long) kv * dim * 4 * 2 + layers * (long) dim * dim * 4 + layers * (long) dim * 4 + layers * (long) hidden * dim * 4; // wk, wv, wo, rms_ffn, w1
             at = expect(raw, at, checkpoint.layers().get(0).w2().toFloatArray(), dim * hidden);
+            // every matrix of every layer (f32 matrices are views of arrays shared across layers)
+            long matrices = 28 + 50L * dim * 4 + layers * (long) dim * 4;
+            int[][] shapes = {{dim, dim}, {kv, dim}, {kv, dim}, {dim, dim}, {hidden, dim}, {dim, hidden}, {hidden, dim}};
+            for (int m = 0; m < shapes.length; m++) {
+                int size = shapes[m][0] * shapes[m][1];
+                for (int l = 0; l < layers; l++) {
+                    var layer = checkpoint.layers().get(l);
+                    Tensor matrix = List.of(layer.wq(), layer.wk(), layer.wv(), layer.wo(), layer.w1(), layer.w2(), layer.w3()).get(m);
+                    assertEquals(List.of(shapes[m][0], shapes[m][1]), matrix.shape().dims());
+                    expect(raw, matrices + (long) l * size * 4, matrix.toFloatArray(), size);
+                }
+                matrices += layers * (long) size * 4 + (m == 3 ? layers * (long) dim * 4 : 0); // rms_ffn follows wo
+            }
             assertEquals(List.of(kv, dim), checkpoint.layers().get(1).wk().shape().dims());
             assertEquals(List.of(dim, hidden), checkpoint.layers().get(1).w2().shape().dims());
             assertEquals(1f, checkpoint.rmsFinal().toFloatArray()[dim - 1]);
