@@ -133,12 +133,12 @@ public record Llama2Checkpoint(Llama2Config config, Tensor tokenEmbedding, List<
             return block;
         }
 
-        // Each layer's matrices, in the order of `blocks`. In f32 they are views of large arrays
-        // holding consecutive matrices side by side (as many as one array holds): G1 puts such an
-        // array at the start of a region, so the GEMV knows where its cache lines start and loads
-        // W's rows from whole lines (a matrix of its own, smaller than half a region, may lie
-        // anywhere, and its loads then straddle lines). Other formats are converted one matrix at
-        // a time, so that one f32 copy at a time is alive.
+        // Each layer's matrices, in the order of `blocks`. In f32 they are views of one array per
+        // layer, its matrices side by side: G1 puts an array of more than half a region at the
+        // start of a region, so the GEMV knows where its cache lines start and loads W's rows from
+        // whole lines (a matrix of its own, smaller than that, may lie anywhere, and its loads then
+        // straddle lines). Other formats are converted one matrix at a time, so that one f32 copy
+        // at a time is alive.
         private List<Tensor[]> matrices(Block... blocks) {
             for (Block b : blocks)
                 if ((long) b.rows() * b.columns() > Tensor.MAX_SIZE)
@@ -148,9 +148,9 @@ public record Llama2Checkpoint(Llama2Config config, Tensor tokenEmbedding, List<
             for (int l = 0; l < config.layers(); l++) matrices.add(new Tensor[blocks.length]);
             int total = config.layers() * blocks.length;
             for (int first = 0; first < total; ) {
-                int last = first + 1; // matrices first … last - 1 (layer-major) share an array
+                int last = first + 1; // matrices first … last - 1 (layer-major) of one layer share an array
                 long size = blocks[first % blocks.length].size();
-                while (last < total && size + blocks[last % blocks.length].size() <= limit) size += blocks[last++ % blocks.length].size();
+                while (last < total && last % blocks.length != 0 && size + blocks[last % blocks.length].size() <= limit) size += blocks[last++ % blocks.length].size();
                 float[] values = new float[(int) size];
                 for (int i = first, filled = 0; i < last; filled += blocks[i++ % blocks.length].size()) {
                     Block b = blocks[i % blocks.length];
