@@ -31,8 +31,7 @@ import java.util.List;
 /// @param rmsFinal [dim]
 /// @param classifier [vocab, dim]; the token embedding itself when shared and read as f32
 public record Llama2Checkpoint(Llama2Config config, Tensor tokenEmbedding, List<Layer> layers, Tensor rmsFinal, Tensor classifier) {
-    /// One transformer block's weights. Read as f32, the matrices are views of an array shared
-    /// with the other matrices of their layers (see the reader), which compiled code reads in place.
+    /// One transformer block's weights.
     ///
     /// @param rmsAttention [dim]
     /// @param wq [dim, dim]
@@ -91,7 +90,6 @@ public record Llama2Checkpoint(Llama2Config config, Tensor tokenEmbedding, List<
 
     // Tensors read in file order from the mapped segment (copied into the heap: Smelt's storage is arrays).
     private static final class Reader {
-        private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
         private final MemorySegment mapped;
         private final Llama2Config config;
         private final WeightFormat format;
@@ -106,69 +104,21 @@ public record Llama2Checkpoint(Llama2Config config, Tensor tokenEmbedding, List<
         Llama2Checkpoint checkpoint() {
             int dim = config.dim(), hidden = config.hiddenDim(), kv = config.kvDim(), count = config.layers();
             Tensor embedding = next(config.vocab(), dim);
-            List<Tensor> rmsAtt = nextPerLayer(dim);
-            Block wq = block(dim, dim), wk = block(kv, dim), wv = block(kv, dim), wo = block(dim, dim);
-            List<Tensor> rmsFfn = nextPerLayer(dim);
-            Block w1 = block(hidden, dim), w2 = block(dim, hidden), w3 = block(hidden, dim);
+            List<Tensor> rmsAtt = nextPerLayer(dim), wq = nextPerLayer(dim, dim), wk = nextPerLayer(kv, dim), wv = nextPerLayer(kv, dim), wo = nextPerLayer(dim, dim);
+            List<Tensor> rmsFfn = nextPerLayer(dim), w1 = nextPerLayer(hidden, dim), w2 = nextPerLayer(dim, hidden), w3 = nextPerLayer(hidden, dim);
             Tensor rmsFinal = next(dim);
             at += (long) config.seqLen() * config.headSize() * Float.BYTES; // the legacy RoPE tables: the model computes its own
             Tensor classifier = (config.sharedClassifier() ? embedding : next(config.vocab(), dim)).toWeightFormat(format);
-            List<Tensor[]> matrices = matrices(wq, wk, wv, wo, w1, w2, w3);
             var layers = new ArrayList<Layer>();
-            for (int l = 0; l < count; l++) {
-                Tensor[] m = matrices.get(l);
-                layers.add(new Layer(rmsAtt.get(l), m[0], m[1], m[2], m[3], rmsFfn.get(l), m[4], m[5], m[6]));
-            }
+            for (int l = 0; l < count; l++)
+                layers.add(new Layer(rmsAtt.get(l), wq.get(l), wk.get(l), wv.get(l), wo.get(l), rmsFfn.get(l), w1.get(l), w2.get(l), w3.get(l)));
             return new Llama2Checkpoint(config, embedding, List.copyOf(layers), rmsFinal, classifier);
         }
 
-        // A per-layer array of matrices [L, rows, columns] in the file, from byte `start`.
-        private record Block(long start, int rows, int columns) {
-            int size() { return rows * columns; } // checked against Tensor.MAX_SIZE before it is used
-        }
-
-        private Block block(int rows, int columns) {
-            var block = new Block(at, rows, columns);
-            at += (long) config.layers() * block.size() * Float.BYTES;
-            return block;
-        }
-
-        // Each layer's matrices, in the order of `blocks`. In f32 they are views of one array per
-        // layer, its matrices side by side: G1 puts an array of more than half a region at the
-        // start of a region, so the GEMV knows where its cache lines start and loads W's rows from
-        // whole lines (a matrix of its own, smaller than that, may lie anywhere, and its loads then
-        // straddle lines). Other formats are converted one matrix at a time, so that one f32 copy
-        // at a time is alive.
-        private List<Tensor[]> matrices(Block... blocks) {
-            for (Block b : blocks)
-                if ((long) b.rows() * b.columns() > Tensor.MAX_SIZE)
-                    throw SmeltException.of("llama2.c checkpoint", "a tensor of shape [%d, %d] is larger than Smelt's limit of %d elements", b.rows(), b.columns(), Tensor.MAX_SIZE);
-            long limit = format == WeightFormat.F32 ? Tensor.MAX_SIZE : 0;
-            var matrices = new ArrayList<Tensor[]>();
-            for (int l = 0; l < config.layers(); l++) matrices.add(new Tensor[blocks.length]);
-            int total = config.layers() * blocks.length;
-            for (int first = 0; first < total; ) {
-                int last = first + 1; // matrices first … last - 1 (layer-major) of one layer share an array
-                long size = blocks[first % blocks.length].size();
-                while (last < total && last % blocks.length != 0 && size + blocks[last % blocks.length].size() <= limit) size += blocks[last++ % blocks.length].size();
-                float[] values = new float[(int) size];
-                for (int i = first, filled = 0; i < last; filled += blocks[i++ % blocks.length].size()) {
-                    Block b = blocks[i % blocks.length];
-                    MemorySegment.copy(mapped, FLOAT, b.start() + (long) (i / blocks.length) * b.size() * Float.BYTES, values, filled, b.size());
-                }
-                Tensor array = Tensor.of(values, values.length);
-                for (int i = first, from = 0; i < last; from += blocks[i++ % blocks.length].size()) {
-                    Block b = blocks[i % blocks.length];
-                    matrices.get(i / blocks.length)[i % blocks.length] = array.slice(0, from, from + b.size()).reshape(b.rows(), b.columns()).toWeightFormat(format);
-                }
-                first = last;
-            }
-            return matrices;
-        }
-
-        private List<Tensor> nextPerLayer(int size) {
+        // A matrix ([out, in]) converted to the format as soon as it is read, so that one f32 copy at a time is alive.
+        private List<Tensor> nextPerLayer(int... shape) {
             var tensors = new ArrayList<Tensor>();
-            for (int l = 0; l < config.layers(); l++) tensors.add(next(size));
+            for (int l = 0; l < config.layers(); l++) tensors.add(shape.length == 2 ? next(shape).toWeightFormat(format) : next(shape));
             return tensors;
         }
 
@@ -176,7 +126,7 @@ public record Llama2Checkpoint(Llama2Config config, Tensor tokenEmbedding, List<
             long count = 1;
             for (int d : shape) count *= d;
             if (count > Tensor.MAX_SIZE) throw SmeltException.of("llama2.c checkpoint", "a tensor of shape %s is larger than Smelt's limit of %d elements", java.util.Arrays.toString(shape), Tensor.MAX_SIZE);
-            float[] values = mapped.asSlice(at, count * Float.BYTES).toArray(FLOAT);
+            float[] values = mapped.asSlice(at, count * Float.BYTES).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN));
             at += count * Float.BYTES;
             return Tensor.of(values, shape);
         }

@@ -43,7 +43,7 @@ class Llama2FilesTest {
             at = expect(raw, at, checkpoint.layers().get(1).wq().toFloatArray(), dim * dim);
             at += layers * (long) kv * dim * 4 * 2 + layers * (long) dim * dim * 4 + layers * (long) dim * 4 + layers * (long) hidden * dim * 4; // wk, wv, wo, rms_ffn, w1
             at = expect(raw, at, checkpoint.layers().get(0).w2().toFloatArray(), dim * hidden);
-            // every matrix of every layer (f32 matrices are views of arrays shared across layers)
+            // every matrix of every layer
             long matrices = 28 + 50L * dim * 4 + layers * (long) dim * 4;
             int[][] shapes = {{dim, dim}, {kv, dim}, {kv, dim}, {dim, dim}, {hidden, dim}, {dim, hidden}, {hidden, dim}};
             for (int m = 0; m < shapes.length; m++) {
