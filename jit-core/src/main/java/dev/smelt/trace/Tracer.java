@@ -46,8 +46,8 @@ public final class Tracer {
         return known != null ? known : argument(shape, dtype, source);
     }
 
-    /// The input slot for the concrete value `source` makes, made the first time `key` is read
-    /// (a storage whose views the function reads: one slot however many views).
+    /// The input slot for `key` (a storage whose views the function reads: one slot however many
+    /// views), filled by the concrete value `source` makes the first time `key` is read.
     public Node.Input capture(Object key, Supplier<Object> source, Shape shape, DType dtype) {
         var known = captured.get(key);
         if (known != null) return known;
