@@ -8,11 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.smelt.ir.AttentionPart;
 import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.UnaryOp;
+import dev.smelt.kernel.AttentionKernel;
 import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.IndexMap;
 import dev.smelt.kernel.Kernel;
@@ -51,6 +53,15 @@ class ExecutorTest {
     /// AWAKE_THRESHOLD work, splits right after a large kernel (the worker spins) and runs on the
     /// caller alone, in one call, once the workers have parked. Up to 20 attempts each: other
     /// tests' warm-ups may hold the worker, and a pause longer than its spin parks it.
+    /// A decode step's attention (one query per head over a cache of keys) is mostly fixed work per
+    /// block of keys, not multiply-adds: counted as such, stories15M's (6 heads, 256 keys, head
+    /// size 48) splits while a worker is awake and stays on the caller while the workers are parked.
+    @Test
+    void aDecodeStepsAttentionSplitsOnlyWhileAWorkerIsAwake() {
+        var kernel = new AttentionKernel(List.of(AttentionPart.OUTPUT), Shape.of(1, 6, 1, 256), 6, 48, 48, false, 1 / Math.sqrt(48), DType.F32, DType.BOOL, List.of(0, 0, 256, 1));
+        assertTrue(kernel.work() >= Executor.AWAKE_THRESHOLD && kernel.work() < Executor.PARALLEL_THRESHOLD, "work " + kernel.work());
+    }
+
     @Test
     void aMidSizedKernelSplitsOnlyWhileAWorkerIsAwake() throws InterruptedException {
         int n = 4 * Executor.AWAKE_THRESHOLD + 3;
