@@ -137,8 +137,8 @@ public record AttentionKernel(List<AttentionPart> parts, Shape scores, int kvHea
 
     /// A block's fixed part, its row operations (mask, max, exp, rescaling) and the calls around
     /// them, in work units (about a pointwise element each): a decode step's block (one query, 64
-    /// keys) takes 1–2 µs, where its 6,144 multiply-adds count 192, so stories15M's attention (6
-    /// heads, 256 keys) counted 4,608 and never split between threads.
+    /// keys) takes 1–2 µs, where its 6,144 multiply-adds count 192; counted by those alone, a
+    /// decode step's attention would never be large enough to split between threads.
     static final long BLOCK_WORK = 1 << 12;
 
     /// Floating-point operations of the products, per head: `2·T·S·(d + dv)` forward (q·kᵀ, P·v),

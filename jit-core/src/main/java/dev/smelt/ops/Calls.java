@@ -60,7 +60,7 @@ public final class Calls {
         Values.requireConcrete(op, output);
         if (!output.shape().equals(result.shape()) || output.dtype() != result.dtype())
             throw SmeltException.of(op, "output %d is %s%s but the result is %s%s", index, output.dtype(), output.shape(), result.dtype(), result.shape());
-        if (output.offset() != 0 || output.storage().size() != output.size() || !Views.isContiguous(output))
+        if (!Views.isDense(output))
             throw SmeltException.of(op, "output %d must be a dense tensor, not a view; use contiguous() or a new tensor", index);
         Storage storage = output.storage();
         Formats.requireWritable(op, output);

@@ -86,7 +86,7 @@ public final class Copies {
                 throw SmeltException.of(op, "the tensor %s%s is a broadcast view (stride 0 on axis %d): several of its elements are one storage slot; write into the tensor it was expanded from",
                         target.dtype(), target.shape(), axis);
         Object array = target.storage().array();
-        if (target.offset() == 0 && target.storage().size() == target.size() && Views.isContiguous(target)) {
+        if (Views.isDense(target)) {
             System.arraycopy(values, 0, array, 0, target.size());
             return target;
         }
@@ -107,7 +107,7 @@ public final class Copies {
     /// [Dispatch#dense] moves values through doubles.
     public static Object dense(Value x) {
         Storage storage = x.storage();
-        if (x.offset() == 0 && storage.size() == x.size() && Views.isContiguous(x)) return storage.array();
+        if (Views.isDense(x)) return storage.array();
         var walk = new StridedWalk(x.shape(), x.strides(), x.offset());
         int size = x.size();
         Object copy = Storage.newArray(x.dtype(), size);

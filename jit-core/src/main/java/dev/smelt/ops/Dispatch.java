@@ -78,8 +78,7 @@ public final class Dispatch {
     }
 
     private static boolean isPartOfStorage(Value x) {
-        Storage storage = x.storage();
-        return storage.packed() == null && x.size() > 0 && (x.offset() != 0 || storage.size() != x.size()) && Views.isContiguous(x);
+        return x.storage().packed() == null && x.size() > 0 && Views.isContiguous(x) && !Views.isDense(x);
     }
 
     // A compiled function reads a contiguous view (a block of a matrix's rows, a weight held in a
@@ -99,7 +98,7 @@ public final class Dispatch {
     public static Storage dense(Value tensor) {
         if (tensor.isTraced()) throw SmeltException.of("values", "cannot read the values of a traced tensor %s%s", tensor.dtype(), tensor.shape());
         Storage storage = tensor.storage();
-        if (tensor.offset() == 0 && storage.size() == tensor.size() && Views.isContiguous(tensor)) return storage;
+        if (Views.isDense(tensor)) return storage;
         Storage copy = Storage.allocate(tensor.dtype(), tensor.size());
         int rank = tensor.rank();
         if (rank > 0 && tensor.strides()[rank - 1] == 1 && storage.packed() == null) { // rows contiguous: a copy per row

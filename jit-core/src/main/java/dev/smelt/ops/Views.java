@@ -162,6 +162,11 @@ public final class Views {
         return Value.dense(Dispatch.dense(x), x.shape());
     }
 
+    /// Whether `x` is its whole storage in row-major order: its storage's array is its elements.
+    public static boolean isDense(Value x) {
+        return x.offset() == 0 && x.storage().size() == x.size() && isContiguous(x);
+    }
+
     /// Whether the elements are dense and in row-major order (size-1 axes may have any stride).
     public static boolean isContiguous(Value x) {
         int expected = 1;

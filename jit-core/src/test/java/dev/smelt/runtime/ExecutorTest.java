@@ -49,10 +49,6 @@ class ExecutorTest {
         assertSplitsAgree(kernel, rows * columns, rows * columns);
     }
 
-    /// A kernel below the threshold that pays for waking a parked worker, but of at least
-    /// AWAKE_THRESHOLD work, splits right after a large kernel (the worker spins) and runs on the
-    /// caller alone, in one call, once the workers have parked. Up to 20 attempts each: other
-    /// tests' warm-ups may hold the worker, and a pause longer than its spin parks it.
     /// A decode step's attention (one query per head over a cache of keys) is mostly fixed work per
     /// block of keys, not multiply-adds: counted as such, stories15M's (6 heads, 256 keys, head
     /// size 48) splits while a worker is awake and stays on the caller while the workers are parked.
@@ -62,6 +58,10 @@ class ExecutorTest {
         assertTrue(kernel.work() >= Executor.AWAKE_THRESHOLD && kernel.work() < Executor.PARALLEL_THRESHOLD, "work " + kernel.work());
     }
 
+    /// A kernel below the threshold that pays for waking a parked worker, but of at least
+    /// AWAKE_THRESHOLD work, splits right after a large kernel (the worker spins) and runs on the
+    /// caller alone, in one call, once the workers have parked. Up to 20 attempts each: other
+    /// tests' warm-ups may hold the worker, and a pause longer than its spin parks it.
     @Test
     void aMidSizedKernelSplitsOnlyWhileAWorkerIsAwake() throws InterruptedException {
         int n = 4 * Executor.AWAKE_THRESHOLD + 3;

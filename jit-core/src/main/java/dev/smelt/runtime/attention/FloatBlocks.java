@@ -252,7 +252,7 @@ final class FloatBlocks {
     // block, HIGH the last h, the first vector's blocks then the second's: LOW + HIGH is blocks of h.
     // An index of L or more, partially wrapped to a negative one, takes from the second. Shuffles,
     // not index vectors for `selectFrom`: an index vector read from an array is of a class C2 does
-    // not know, and it ran selectFrom's Java fallback (2% of a stories15M decode's samples).
+    // not know, and it runs selectFrom's Java fallback.
     private static final VectorShuffle<Float>[] LOW = pairs(0), HIGH = pairs(1);
 
     @SuppressWarnings("unchecked")

@@ -241,11 +241,10 @@ final class Gemv {
 
     // Four chains of groups (group g feeds chain g % 4), each group's sum of q·x scaled once, so that
     // the conversions and products of four groups are in flight. The chains rotate through s0 … s3,
-    // so the loop's body is one group, which C2 unrolls; four groups written out plus a loop for the
-    // groups left over (21,500 parse nodes) ran slower (same-process A/B from memory: the rotation
-    // 1.22× at 768×768, 1.56× at 32000×288). The loop over rows is here too,
-    // not in run around a call per row: an int8 row is bound by its conversions and the row's fixed
-    // costs more than by memory, and the call was one of those costs.
+    // so the loop's body is one group, which C2 unrolls, and the method stays small (four groups
+    // written out plus a loop for the rest parse to enough nodes that C2 stops inlining). The loop
+    // over rows is here too, not in run around a call per row: an int8 row is bound by its
+    // conversions and the row's fixed costs more than by memory, and the call was one of those costs.
     private static void q8(float[] a, int aAt, int lda, PackedMatrix p, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
         byte[] q = p.quants();
         float[] scales = p.scales();

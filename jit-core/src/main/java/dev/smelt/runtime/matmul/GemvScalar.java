@@ -113,8 +113,7 @@ final class GemvScalar {
 
     /// [#row] for an int8 W as [Gemv]'s q8 row sums it: each group of 32 summed lane by lane
     /// (`q0·x0`, then fused multiply-adds of the group's next vectors), scaled into chain g % 4,
-    /// the chains' lanes summed in the
-    /// tree, the last, shorter group in scalar code.
+    /// the chains' lanes summed in the tree, the last, shorter group in scalar code.
     static float q8Row(float[] a, int x, byte[] q, float[] scales, int w0, int g0, int depth) {
         float[] s = accumulators();
         int group = PackedMatrix.GROUP, whole = depth / group, g = 0;
