@@ -268,16 +268,16 @@ public final class Program {
     /// in place, or one tensor passed twice): writing it during the call would change what
     /// the other reads, so the output is computed aside and copied in after.
     static int donorOf(List<Storage> inputs, Object array) {
-        int donor = indexOfArray(inputs, array);
-        if (donor < 0) return -1;
-        for (int i = donor + 1; i < inputs.size(); i++) if (inputs.get(i).packed() == null && inputs.get(i).array() == array) return -1;
-        return donor;
+        int donor = indexOfArray(inputs, array, 0);
+        return donor >= 0 && indexOfArray(inputs, array, donor + 1) < 0 ? donor : -1;
     }
 
     /// The position of the first of `storages` whose array is `array`, or −1. A loop, not a
     /// stream: a training step asks it for each of its outputs.
-    public static int indexOfArray(List<Storage> storages, Object array) {
-        for (int i = 0; i < storages.size(); i++) if (storages.get(i).packed() == null && storages.get(i).array() == array) return i; // a packed storage is no output's
+    public static int indexOfArray(List<Storage> storages, Object array) { return indexOfArray(storages, array, 0); }
+
+    private static int indexOfArray(List<Storage> storages, Object array, int from) {
+        for (int i = from; i < storages.size(); i++) if (storages.get(i).packed() == null && storages.get(i).array() == array) return i; // a packed storage is no output's
         return -1;
     }
 
