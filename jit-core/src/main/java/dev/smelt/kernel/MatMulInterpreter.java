@@ -18,10 +18,11 @@ public final class MatMulInterpreter implements KernelFunction {
     public void run(Object[] buffers, int start, int end) {
         int rows = kernel.rows(), columns = kernel.columns(), units = kernel.unitsPerBatch();
         boolean alongRows = kernel.alongRows();
+        int unitColumns = kernel.unitColumns();
         for (int unit = start; unit < end; unit++) {
             int batch = unit / units, item = unit % units;
             int top = alongRows ? item * MatMulKernel.UNIT_ROWS : 0, bottom = alongRows ? Math.min(rows, top + MatMulKernel.UNIT_ROWS) : rows;
-            int first = alongRows ? 0 : item * MatMulKernel.UNIT_COLUMNS, last = alongRows ? columns : Math.min(columns, first + MatMulKernel.UNIT_COLUMNS);
+            int first = alongRows ? 0 : item * unitColumns, last = alongRows ? columns : Math.min(columns, first + unitColumns);
             for (int m = top; m < bottom; m++) {
                 int row = (batch * rows + m) * columns;
                 loops.run(buffers, row + first, row + last);

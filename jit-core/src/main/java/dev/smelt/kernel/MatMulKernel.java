@@ -19,7 +19,7 @@ import java.util.List;
 /// matmul's dtype: generated code accumulates `r0` there and the epilogue then overwrites it in
 /// place, point for point, after every other output has read it.
 ///
-/// The unit of work is a block of [#UNIT_COLUMNS] columns of one batch entry, for all M rows, or,
+/// The unit of work is a block of [#unitColumns] columns of one batch entry, for all M rows, or,
 /// when the product is taller than wide ([#alongRows]), a block of [#UNIT_ROWS] rows for all N
 /// columns: `run(buffers, start, end)` computes blocks `start` until `end`, batch entry by batch
 /// entry.
@@ -27,6 +27,12 @@ public record MatMulKernel(Shape space, List<Kernel.Input> inputs, int left, int
     /// Columns per work item: a multiple of every micro-kernel width codegen picks (16, 32 or 64
     /// lanes of f32 or f64), so a parallel split cuts no register tile in two.
     public static final int UNIT_COLUMNS = 64;
+    /// Columns per work item of a product of at most [#FEW_ROWS] rows, which streams W row by row
+    /// (a GEMV) and has no register tile to keep whole: fine enough that two threads cut a
+    /// stories15M product of 288 columns into equal halves (64-column items left them 128 and 160).
+    public static final int FEW_ROWS_UNIT_COLUMNS = 16;
+    /// Products of at most this many rows take [#FEW_ROWS_UNIT_COLUMNS].
+    public static final int FEW_ROWS = 4;
     /// Rows per work item along M: a multiple of every micro-kernel height codegen picks (6 or 12
     /// rows), so a split cuts no register tile in two either.
     public static final int UNIT_ROWS = 12;
@@ -69,7 +75,10 @@ public record MatMulKernel(Shape space, List<Kernel.Input> inputs, int left, int
     /// product of a few rows (a GEMV, which streams W once) runs along N.
     public boolean alongRows() { return rows() > Math.max(columns(), 8); }
 
-    public int unitsPerBatch() { return alongRows() ? (rows() + UNIT_ROWS - 1) / UNIT_ROWS : (columns() + UNIT_COLUMNS - 1) / UNIT_COLUMNS; }
+    public int unitsPerBatch() { return alongRows() ? (rows() + UNIT_ROWS - 1) / UNIT_ROWS : (columns() + unitColumns() - 1) / unitColumns(); }
+
+    /// Columns per work item along N.
+    public int unitColumns() { return rows() <= FEW_ROWS ? FEW_ROWS_UNIT_COLUMNS : UNIT_COLUMNS; }
 
     @Override
     public int workItems() { return batch().size() * unitsPerBatch(); }

@@ -96,6 +96,37 @@ class ExecutorTest {
         assertEquals(alone, calls, "once the worker has parked");
     }
 
+    /// A kernel below the threshold that splits because the worker is awake is cut in one piece per
+    /// thread, contiguous, that together cover its rows once: each further piece would cost a claim
+    /// passed between the cores. Up to 20 attempts, as above.
+    @Test
+    void aMidSizedKernelSplitsInOnePiecePerThread() {
+        int n = 4 * Executor.AWAKE_THRESHOLD + 3;
+        var caller = Thread.currentThread();
+        var calls = new ArrayList<int[]>();
+        var threads = ConcurrentHashMap.<String>newKeySet();
+        KernelFunction waiting = (buffers, start, end) -> { // the caller's piece waits a while for the worker to take one
+            threads.add(Thread.currentThread().getName());
+            synchronized (calls) { calls.add(new int[] {start, end}); }
+            long until = System.nanoTime() + 200_000_000L;
+            while (Thread.currentThread() == caller && threads.size() < 2 && System.nanoTime() < until) Thread.onSpinWait();
+        };
+        for (int attempt = 0; attempt < 20 && threads.size() < 2; attempt++) {
+            threads.clear();
+            new Executor(2).run(waiting, new Object[0], sine(2 * Executor.PARALLEL_THRESHOLD)); // wakes the worker
+            threads.clear();
+            calls.clear();
+            new Executor(2).run(waiting, new Object[0], sine(n));
+        }
+        assertEquals(2, threads.size(), "right after a split kernel, the kernel should run on two threads");
+        calls.sort(java.util.Comparator.comparingInt(call -> call[0]));
+        assertEquals(2, calls.size(), "pieces");
+        assertEquals(0, calls.get(0)[0]);
+        assertEquals(calls.get(0)[1], calls.get(1)[0]);
+        assertEquals(n, calls.get(1)[1]);
+        assertEquals(0, calls.get(0)[1] % 64, "a piece ends on the granule");
+    }
+
     private static Kernel sine(int n) {
         var space = Shape.of(n);
         var input = new Kernel.Input(DType.F32, n, IndexMap.contiguous(space));

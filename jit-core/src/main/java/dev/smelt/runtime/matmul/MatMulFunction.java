@@ -47,6 +47,7 @@ public final class MatMulFunction implements KernelFunction {
     private boolean tinyWarm; // once TinyProduct is warm it stays so: skips asking on every call
     private final boolean gemv; // a few rows against W's rows: the Gemv, whatever the size
     private final boolean alongRows; // work items are blocks of rows, not of columns
+    private final int unitColumns; // columns per work item when along N
     private final Blocking blocking;
     private final BooleanSupplier tiny, vectorPacking;
 
@@ -97,6 +98,7 @@ public final class MatMulFunction implements KernelFunction {
         this.vectorPacking = vectorPacking;
         this.gemv = Gemv.applies(kernel);
         this.alongRows = kernel.alongRows();
+        this.unitColumns = kernel.unitColumns();
     }
 
     /// The function for `kernel` with this machine's micro-kernel, its epilogue run by `epilogue`
@@ -162,7 +164,7 @@ public final class MatMulFunction implements KernelFunction {
     // Items [from, to) of one batch entry: a block of rows for all columns, or of columns for all rows.
     private void items(int batch, int from, int to, Object a, Object b, Object c, Object[] epilogueBuffers) {
         if (alongRows) block(batch, from * MatMulKernel.UNIT_ROWS, Math.min(rows, to * MatMulKernel.UNIT_ROWS), 0, columns, a, b, c, epilogueBuffers);
-        else block(batch, 0, rows, from * MatMulKernel.UNIT_COLUMNS, Math.min(columns, to * MatMulKernel.UNIT_COLUMNS), a, b, c, epilogueBuffers);
+        else block(batch, 0, rows, from * unitColumns, Math.min(columns, to * unitColumns), a, b, c, epilogueBuffers);
     }
 
     private boolean readsOwnOutput(Object[] buffers, Object c) {

@@ -239,18 +239,20 @@ class MatMulFunctionTest {
     private static DType dtypeOf(Graph graph) { return graph.inputs().getFirst().dtype(); }
 
     /// Items are blocks of columns, or of rows when the product is taller than wide and not a GEMV
-    /// of a few rows, so that threads splitting it pack less (see MatMulKernel.alongRows).
+    /// of a few rows, so that threads splitting it pack less (see MatMulKernel.alongRows); a
+    /// product of a few rows takes narrower blocks of columns, so that two threads split it evenly.
     @org.junit.jupiter.api.Test
     void itemsRunAlongTheLongerSideOfEveryBatchEntry() {
-        for (int[] mnk : new int[][] {{130, 17, 5}, {17, 130, 5}, {64, 64, 3}, {7, 2, 9}, {1024, 256, 256}}) {
+        for (int[] mnk : new int[][] {{130, 17, 5}, {17, 130, 5}, {64, 64, 3}, {7, 2, 9}, {1024, 256, 256}, {1, 288, 9}, {4, 100, 3}}) {
             int m = mnk[0], n = mnk[1], k = mnk[2];
             var graph = dev.smelt.Jit.trace((dev.smelt.Tensor a, dev.smelt.Tensor b) -> a.matmul(b),
                     dev.smelt.Tensor.zeros(2, m, k), dev.smelt.Tensor.zeros(2, k, n)).graph();
             var kernel = (MatMulKernel) FusionPlanner.plan(graph).launches().stream()
                     .filter(l -> l.kernel() instanceof MatMulKernel).findFirst().orElseThrow().kernel();
             boolean alongRows = m > Math.max(n, 8);
+            int unit = m <= MatMulKernel.FEW_ROWS ? MatMulKernel.FEW_ROWS_UNIT_COLUMNS : MatMulKernel.UNIT_COLUMNS;
             assertEquals(alongRows, kernel.alongRows(), () -> "[%d,%d,%d]".formatted(m, n, k));
-            int items = alongRows ? (m + MatMulKernel.UNIT_ROWS - 1) / MatMulKernel.UNIT_ROWS : (n + MatMulKernel.UNIT_COLUMNS - 1) / MatMulKernel.UNIT_COLUMNS;
+            int items = alongRows ? (m + MatMulKernel.UNIT_ROWS - 1) / MatMulKernel.UNIT_ROWS : (n + unit - 1) / unit;
             assertEquals(2 * items, kernel.workItems(), () -> "[%d,%d,%d]".formatted(m, n, k));
         }
     }
