@@ -104,6 +104,8 @@ class CompiledTest {
         assertTrue(text.contains("loop fusion (elementwise); fuses"), text);
         assertTrue(text.contains("reads 32,768 B, writes 16,384 B"), text);
         assertTrue(text.contains("bytes moved: 49,152 fused vs"), text);
+        int threads = Integer.getInteger("smelt.threads", Runtime.getRuntime().availableProcessors());
+        assertTrue(text.contains("\nthreads: " + threads + " (-Dsmelt.threads"), text);
     }
 
     @Test

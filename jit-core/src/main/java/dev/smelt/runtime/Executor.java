@@ -45,6 +45,13 @@ public final class Executor {
 
     public static Executor sequential() { return new Executor(1); }
 
+    /// What explain() says about the threads a program's kernels use.
+    String describe() {
+        if (threads <= 1) return "threads: 1 (-Dsmelt.threads): every kernel runs on the calling thread";
+        return ("threads: %d (-Dsmelt.threads, default one per core): a kernel of at least %,d work units is cut into chunks for"
+                + " the caller and the workers; one of %,d or more, in one piece per thread, while a worker is awake").formatted(threads, threshold, AWAKE_THRESHOLD);
+    }
+
     void run(KernelFunction function, Object[] buffers, KernelForm kernel) {
         run(function, buffers, kernel.workItems(), kernel.work(), kernel.splitGranule(), kernel.chunksPerThread());
     }

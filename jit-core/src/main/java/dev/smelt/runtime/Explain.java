@@ -23,6 +23,7 @@ public final class Explain {
         var text = new StringBuilder("graph:\n").append(graph.toString().indent(2));
         Graph unfusedGraph = dev.smelt.ir.AttentionMath.expandAll(graph); // attention as it runs unfused
         text.append("kernels: %d (unfused: %d)%n".formatted(schedule.launches().size(), unfusedKernels(unfusedGraph)));
+        text.append(program.executor().describe()).append('\n');
         long moved = 0;
         for (int i = 0; i < schedule.launches().size(); i++) {
             var launch = schedule.launches().get(i);

@@ -107,6 +107,9 @@ public final class Program {
 
     public Schedule schedule() { return schedule; }
 
+    /// The threads its kernels run on.
+    Executor executor() { return executor; }
+
     /// The memory plan of calls that update no input in place.
     public MemoryPlan memory() { return plain.memory; }
 

@@ -127,6 +127,14 @@ class ExecutorTest {
         assertEquals(0, calls.get(0)[1] % 64, "a piece ends on the granule");
     }
 
+    /// explain() says how many threads a program's kernels use and when they split.
+    @Test
+    void describeNamesTheThreadsAndTheThresholds() {
+        assertTrue(new Executor(1).describe().startsWith("threads: 1 "), new Executor(1).describe());
+        String three = new Executor(3).describe();
+        assertTrue(three.startsWith("threads: 3 ") && three.contains("131,072") && three.contains("8,192"), three);
+    }
+
     private static Kernel sine(int n) {
         var space = Shape.of(n);
         var input = new Kernel.Input(DType.F32, n, IndexMap.contiguous(space));
