@@ -58,7 +58,12 @@ public final class Executor {
 
     /// [#run(KernelFunction, Object[], KernelForm)] with the kernel's sizes worked out beforehand.
     void run(KernelFunction function, Object[] buffers, int rows, long work, int granule, int chunksPerThread) {
-        if (threads <= 1 || rows < 2 || work < threshold && (work < AWAKE_THRESHOLD || !Workers.awake(threads - 1))) {
+        if (threads <= 1 || rows < 2 || work < threshold && work < AWAKE_THRESHOLD) {
+            function.run(buffers, 0, rows);
+            return;
+        }
+        if (work < threshold && !Workers.awake(threads - 1)) {
+            Workers.wake(threads - 1); // for the next kernel: this one does not wait for it
             function.run(buffers, 0, rows);
             return;
         }

@@ -127,6 +127,35 @@ class ExecutorTest {
         assertEquals(0, calls.get(0)[1] % 64, "a piece ends on the granule");
     }
 
+    /// A mid-sized kernel that finds the worker parked soon after a split runs alone but wakes it,
+    /// so that the kernels after it split again: a worker that parked while the caller was away
+    /// stayed parked until the next large kernel. Up to 20 attempts, as above.
+    @Test
+    void aMidSizedKernelWakesAWorkerThatParkedSoonAfterASplit() {
+        var caller = Thread.currentThread();
+        var threads = ConcurrentHashMap.<String>newKeySet();
+        KernelFunction waiting = (buffers, start, end) -> {
+            threads.add(Thread.currentThread().getName());
+            long until = System.nanoTime() + 200_000_000L;
+            while (Thread.currentThread() == caller && threads.size() < 2 && System.nanoTime() < until) Thread.onSpinWait();
+        };
+        boolean woken = false;
+        for (int attempt = 0; attempt < 20 && !woken; attempt++) {
+            threads.clear();
+            new Executor(2).run(waiting, new Object[0], sine(2 * Executor.PARALLEL_THRESHOLD)); // the split
+            long until = System.nanoTime() + 2 * Workers.RECENT_NANOS;
+            while (Workers.awake(1) && System.nanoTime() < until) Thread.onSpinWait();
+            if (Workers.awake(1)) continue; // held by another test's split: try again
+            var alone = new ArrayList<String>();
+            new Executor(2).run((buffers, start, end) -> alone.add(Thread.currentThread().getName()), new Object[0], sine(4 * Executor.AWAKE_THRESHOLD));
+            assertEquals(List.of(caller.getName()), alone, "a parked worker is not waited for");
+            until = System.nanoTime() + 1_000_000_000L;
+            while (!Workers.awake(1) && System.nanoTime() < until) Thread.onSpinWait();
+            woken = Workers.awake(1);
+        }
+        assertTrue(woken, "the worker should be spinning again after the mid-sized kernel");
+    }
+
     /// explain() says how many threads a program's kernels use and when they split.
     @Test
     void describeNamesTheThreadsAndTheThresholds() {
