@@ -98,9 +98,10 @@ class GoldenKernelsTest {
         assertEquals(Files.readString(file), text, name + ": the generated kernels changed; if intended, rerun with -Dgolden.update=true and commit " + file);
     }
 
-    // `explain()` without which variant runs now (machine and timing) or the profile.
+    // `explain()` without which variant runs now (machine and timing), the threads (the machine's
+    // cores) or the profile.
     static String stable(String explain) {
-        return explain.lines().filter(line -> !line.startsWith("  time: ")).map(line -> line.replaceFirst("^(  reads [\\d,]+ B, writes [\\d,]+ B); runs .*$", "$1"))
+        return explain.lines().filter(line -> !line.startsWith("  time: ") && !line.startsWith("threads: ")).map(line -> line.replaceFirst("^(  reads [\\d,]+ B, writes [\\d,]+ B); runs .*$", "$1"))
                 .reduce(new StringBuilder(), (text, line) -> text.append(line).append('\n'), StringBuilder::append).toString();
     }
 

@@ -28,8 +28,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /// Two threads against one in the same fork: `decodeOneThenTwo` decodes 256 f32 tokens with a model
 /// whose programs run on one thread, then 256 with one whose programs run on two, and reports each
-/// as a secondary result (`oneThreadMs`, `twoThreadsMs`), so that `oneThreadMs / twoThreadsMs` is
-/// the speed-up measured in one process and the same seconds. In forks of their own
+/// as a secondary result (`oneThreadMs`, `twoThreadsMs`: JMH adds these up over the measured
+/// iterations), so that `oneThreadMs / twoThreadsMs` is the speed-up measured in one process and
+/// the same seconds. In forks of their own
 /// (`LlamaBench -jvmArgsPrepend -Dsmelt.threads=…`) the two figures come from minutes apart, and
 /// on these shared VMs one fork's memory bandwidth differs from the next one's by up to 1.5×, as
 /// much as the speed-up itself. A program takes its thread count when it is compiled
@@ -72,7 +73,7 @@ public class LlamaThreadsBench {
     @TearDown(Level.Trial)
     public void tearDown() throws IOException { Files.deleteIfExists(file); }
 
-    /// The secondary results, per iteration: milliseconds of 256 tokens on one thread and on two.
+    /// The secondary results: milliseconds of decoding on one thread and on two, over an iteration's ops.
     @AuxCounters(AuxCounters.Type.EVENTS)
     @State(Scope.Thread)
     public static class Times {
