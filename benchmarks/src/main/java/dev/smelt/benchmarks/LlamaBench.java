@@ -86,10 +86,13 @@ public class LlamaBench {
     public void tearDown() throws IOException { Files.deleteIfExists(file); }
 
     @Benchmark
-    public float decode() {
+    public float decode() { return decode(session, prompt); }
+
+    /// [#TOKENS] tokens from position 0, the prompt's in turn.
+    static float decode(Llama2Session session, int[] prompt) {
         session.reset();
         float sum = 0;
-        for (int i = 0; i < TOKENS; i++) sum += session.next(prompt[i % PROMPT])[0];
+        for (int i = 0; i < TOKENS; i++) sum += session.next(prompt[i % prompt.length])[0];
         return sum;
     }
 

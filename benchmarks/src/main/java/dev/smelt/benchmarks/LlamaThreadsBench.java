@@ -86,18 +86,11 @@ public class LlamaThreadsBench {
     @Benchmark
     public float decodeOneThenTwo(Times times) {
         long start = System.nanoTime();
-        float sum = decode(sessions[0]);
+        float sum = LlamaBench.decode(sessions[0], prompt);
         long one = System.nanoTime();
-        sum += decode(sessions[1]);
+        sum += LlamaBench.decode(sessions[1], prompt);
         times.oneThreadMs += (one - start) / 1e6;
         times.twoThreadsMs += (System.nanoTime() - one) / 1e6;
-        return sum;
-    }
-
-    private float decode(Llama2Session session) {
-        session.reset();
-        float sum = 0;
-        for (int i = 0; i < LlamaBench.TOKENS; i++) sum += session.next(prompt[i % prompt.length])[0];
         return sum;
     }
 }
