@@ -106,17 +106,34 @@ public class LoadBench {
 
     @State(Scope.Benchmark)
     public static class Rows {
+        static final int ROWS = 4096, COLS = 1024;
         Tensor x;
+        float[] xs;
         Compiled softmax;
 
         @Setup
         public void kernelsAgree() {
-            x = Tensor.randn(new Generator(7), 4096, 1024);
+            x = Tensor.randn(new Generator(7), ROWS, COLS);
+            xs = x.toFloatArray();
             softmax = Jit.compile((Tensor t) -> t.softmax(-1));
             var sums = softmax.apply(x).sum(-1).toFloatArray();
             for (float sum : sums)
                 if (Math.abs(sum - 1) > 1e-4) throw new IllegalStateException("a softmax row sums to " + sum);
+            float[] hand = new float[ROWS * COLS];
+            HandRowOps.softmax(xs, hand, ROWS, COLS);
+            Tolerance.ROW_REDUCTION.check("hand-written softmax vs compiled", hand, softmax.apply(x).toFloatArray());
         }
+    }
+
+    /// The ceiling for softmax: [HandRowOps]' loop, a new result per call as the compiled one's.
+    @Benchmark
+    @BenchmarkMode(Mode.AverageTime)
+    @Warmup(iterations = 8, time = 1)
+    @Measurement(iterations = 5, time = 1)
+    public float[] softmaxHandWritten(Load load, Rows rows) {
+        float[] out = new float[Rows.ROWS * Rows.COLS];
+        HandRowOps.softmax(rows.xs, out, Rows.ROWS, Rows.COLS);
+        return out;
     }
 
     @Benchmark
