@@ -19,9 +19,6 @@ import static org.objectweb.asm.Opcodes.RETURN;
 import static org.objectweb.asm.Opcodes.V21;
 
 import dev.smelt.ir.DType;
-import jdk.incubator.vector.DoubleVector;
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.Vector;
 import org.objectweb.asm.ClassWriter;
 import org.objectweb.asm.Type;
 
@@ -47,8 +44,6 @@ import org.objectweb.asm.Type;
 /// Every vector is a local that never escapes, so C2 keeps the accumulators in registers and
 /// allocates nothing. The method is about 40 bytes per FMA, far under the 8000-byte limit.
 public final class MicroKernelEmitter {
-    private static final MethodRef FMA_FLOAT = MethodRef.of(FloatVector.class, "fma", Vector.class, Vector.class);
-    private static final MethodRef FMA_DOUBLE = MethodRef.of(DoubleVector.class, "fma", Vector.class, Vector.class);
     private static final String SPECIES = "SPECIES", SPECIES_TYPE = "Ljdk/incubator/vector/VectorSpecies;";
 
     // Slots of run's parameters, then of its locals.
@@ -160,7 +155,7 @@ public final class MicroKernelEmitter {
                 mv.visitVarInsn(ALOAD, aVector());
                 mv.visitVarInsn(ALOAD, bVector(j));
                 mv.visitVarInsn(ALOAD, accumulator(r, j));
-                (shape.dtype() == DType.F32 ? FMA_FLOAT : FMA_DOUBLE).invoke(mv);
+                (shape.dtype() == DType.F32 ? VectorApi.FLOAT_FMA : VectorApi.DOUBLE_FMA).invoke(mv);
                 mv.visitVarInsn(ASTORE, accumulator(r, j));
             }
         }

@@ -37,10 +37,9 @@ final class VectorApi {
                     MethodRef.of(vector, "intoArray", array, int.class),
                     MethodRef.of(vector, "broadcast", VectorSpecies.class, element),
                     MethodRef.of(vector, "zero", VectorSpecies.class),
-                    MethodRef.of(vector, "add", Vector.class), MethodRef.of(vector, "sub", Vector.class),
-                    MethodRef.of(vector, "mul", Vector.class), MethodRef.of(vector, "div", Vector.class),
-                    MethodRef.of(vector, "max", Vector.class), MethodRef.of(vector, "min", Vector.class),
-                    MethodRef.of(vector, "neg"), MethodRef.of(vector, "abs"),
+                    binary(vector, "ADD"), binary(vector, "SUB"), binary(vector, "MUL"), binary(vector, "DIV"),
+                    binary(vector, "MAX"), binary(vector, "MIN"),
+                    MethodRef.lanewise(vector, VectorOperators.Unary.class, "NEG", 0), MethodRef.lanewise(vector, VectorOperators.Unary.class, "ABS", 0),
                     MethodRef.of(vector, "lanewise", VectorOperators.Unary.class),
                     MethodRef.of(vector, "lanewise", VectorOperators.Binary.class, Vector.class),
                     MethodRef.of(vector, "compare", VectorOperators.Comparison.class, Vector.class),
@@ -51,6 +50,9 @@ final class VectorApi {
                     MethodRef.of(vector, "castShape", VectorSpecies.class, int.class),
                     MethodRef.of(vector, "test", VectorOperators.Test.class));
         }
+
+        // `a.lanewise(op, b)`, not the shorthand `a.add(b)`: see MethodRef#lanewise
+        private static MethodRef binary(Class<?> vector, String operator) { return MethodRef.lanewise(vector, VectorOperators.Binary.class, operator, 1); }
     }
 
     static final Methods FLOAT = Methods.of(FloatVector.class, float.class, float[].class);
@@ -99,10 +101,11 @@ final class VectorApi {
     /// What the steps of a rewritten transcendental ([VectorMath]) call beyond the rows: FMA, the
     /// float bits as ints and back, int lanes with an int (`lanewise(LSHL, 23)`), and whether a mask
     /// holds in every lane.
-    static final MethodRef FLOAT_FMA = MethodRef.of(FloatVector.class, "fma", Vector.class, Vector.class);
-    static final MethodRef DOUBLE_FMA = MethodRef.of(DoubleVector.class, "fma", Vector.class, Vector.class);
-    static final MethodRef FLOAT_AS_INTS = MethodRef.of(FloatVector.class, "reinterpretAsInts");
-    static final MethodRef INT_AS_FLOATS = MethodRef.of(IntVector.class, "reinterpretAsFloats");
+    static final MethodRef FLOAT_FMA = MethodRef.lanewise(FloatVector.class, VectorOperators.Ternary.class, "FMA", 2);
+    static final MethodRef DOUBLE_FMA = MethodRef.lanewise(DoubleVector.class, VectorOperators.Ternary.class, "FMA", 2);
+    // viewAs…Lanes, not reinterpretAs…: the same bits, dispatched at the kernel's own call (see MethodRef#lanewise)
+    static final MethodRef FLOAT_AS_INTS = MethodRef.of(FloatVector.class, "viewAsIntegralLanes");
+    static final MethodRef INT_AS_FLOATS = MethodRef.of(IntVector.class, "viewAsFloatingLanes");
     static final MethodRef INT_WITH_INT = MethodRef.of(IntVector.class, "lanewise", VectorOperators.Binary.class, int.class);
     static final MethodRef MASK_ALL_TRUE = MethodRef.of(VectorMask.class, "allTrue");
 

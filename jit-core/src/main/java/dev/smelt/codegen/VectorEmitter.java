@@ -260,12 +260,12 @@ final class VectorEmitter {
         emit(binary.left());
         emit(binary.right());
         (switch (op) {
-            case ADD -> methods.add();                                 // a.add(b)
-            case SUB -> methods.sub();                                 // a.sub(b)
-            case MUL -> methods.mul();                                 // a.mul(b)
-            case DIV -> methods.div();                                 // a.div(b)
-            case MAXIMUM -> methods.max();                             // a.max(b): NaN wins, -0 < +0, as Math.max
-            case MINIMUM -> methods.min();                             // a.min(b)
+            case ADD -> methods.add();                                 // a.lanewise(ADD, b)
+            case SUB -> methods.sub();                                 // a.lanewise(SUB, b)
+            case MUL -> methods.mul();                                 // a.lanewise(MUL, b)
+            case DIV -> methods.div();                                 // a.lanewise(DIV, b)
+            case MAXIMUM -> methods.max();                             // a.lanewise(MAX, b): NaN wins, -0 < +0, as Math.max
+            case MINIMUM -> methods.min();                             // a.lanewise(MIN, b)
             case POW, EQ, NE, LT, LE, GT, GE -> throw new IllegalStateException("handled above");
         }).invoke(code.mv);
     }

@@ -37,9 +37,9 @@ final class VectorMath {
         var x = unary.x();
         switch (unary.op()) {
             case STOP_GRADIENT -> vector.emit(x);                                                        // x
-            case NEG -> { vector.emit(x); call(methods.neg()); }                                         // x.neg()
-            case ABS -> { vector.emit(x); call(methods.abs()); }                                         // x.abs()
-            case SQUARE -> { vector.emit(x); code.op(DUP); call(methods.mul()); }                        // x.mul(x)
+            case NEG -> { vector.emit(x); call(methods.neg()); }                                         // x.lanewise(NEG)
+            case ABS -> { vector.emit(x); call(methods.abs()); }                                         // x.lanewise(ABS)
+            case SQUARE -> { vector.emit(x); code.op(DUP); call(methods.mul()); }                        // x.lanewise(MUL, x)
             case RELU -> { vector.emit(x); relu(dtype); }
             case RECIPROCAL -> { vector.pushConstant(dtype, 1); vector.emit(x); call(methods.div()); }   // 1 / x
             case SQRT -> { vector.emit(x); vector.lanewise(dtype, UnaryOp.SQRT); }                       // x.lanewise(SQRT)
@@ -56,7 +56,7 @@ final class VectorMath {
         }
     }
 
-    // a.fma(b, c)
+    // a.lanewise(FMA, b, c)
     void emitFma(Expr.Fma fma) {
         vector.emit(fma.a());
         vector.emit(fma.b());
@@ -64,7 +64,7 @@ final class VectorMath {
         call(fma.dtype() == DType.F32 ? VectorApi.FLOAT_FMA : VectorApi.DOUBLE_FMA);
     }
 
-    // x.reinterpretAsInts()   /   x.reinterpretAsFloats()
+    // x.viewAsIntegralLanes()   /   x.viewAsFloatingLanes()
     void emitBits(Expr.Bits bits) {
         vector.emit(bits.x());
         call(bits.dtype() == DType.I32 ? VectorApi.FLOAT_AS_INTS : VectorApi.INT_AS_FLOATS);

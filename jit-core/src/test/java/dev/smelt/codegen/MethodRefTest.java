@@ -92,6 +92,35 @@ class MethodRefTest {
         };
     }
 
+    /// The arithmetic of vector kernels calls `lanewise` with the operator, never a shorthand such as
+    /// `add` whose own dispatch C2 inlines only by a profile shared by the whole JVM (MethodRef#lanewise):
+    /// each emits `GETSTATIC VectorOperators.<OP>`, the stack shuffle that puts it under the operands,
+    /// and `INVOKEVIRTUAL lanewise`.
+    @Test
+    void vectorArithmeticCallsLanewiseWithItsOperator() {
+        for (var dtype : DType.values()) {
+            var methods = VectorApi.of(dtype);
+            var calls = Map.of("ADD", methods.add(), "SUB", methods.sub(), "MUL", methods.mul(), "DIV", methods.div(), "MAX", methods.max(), "MIN", methods.min(),
+                    "NEG", methods.neg(), "ABS", methods.abs());
+            calls.forEach((operator, call) -> assertEmitsLanewise(operator, call, operator.equals("NEG") || operator.equals("ABS") ? 0 : 1));
+        }
+        assertEmitsLanewise("FMA", VectorApi.FLOAT_FMA, 2);
+        assertEmitsLanewise("FMA", VectorApi.DOUBLE_FMA, 2);
+    }
+
+    private static void assertEmitsLanewise(String operator, MethodRef call, int operands) {
+        var method = new MethodNode();
+        call.invoke(method);
+        var instructions = method.instructions.toArray();
+        var field = (org.objectweb.asm.tree.FieldInsnNode) instructions[0];
+        assertEquals("jdk/incubator/vector/VectorOperators." + operator, field.owner + "." + field.name, call.toString());
+        assertEquals(operands == 0 ? List.of() : operands == 1 ? List.of(org.objectweb.asm.Opcodes.SWAP) : List.of(org.objectweb.asm.Opcodes.DUP_X2, org.objectweb.asm.Opcodes.POP),
+                Arrays.stream(instructions, 1, instructions.length - 1).map(org.objectweb.asm.tree.AbstractInsnNode::getOpcode).toList(), call.toString());
+        var invoke = (org.objectweb.asm.tree.MethodInsnNode) instructions[instructions.length - 1];
+        assertEquals("lanewise", invoke.name, call.toString());
+        assertEquals(INVOKEVIRTUAL, invoke.getOpcode());
+    }
+
     @Test
     void everySymbolTableResolves() {
         assertEquals(List.of(ByteVector.class, IntVector.class, FloatVector.class, DoubleVector.class),
