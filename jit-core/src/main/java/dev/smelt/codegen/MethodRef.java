@@ -31,8 +31,8 @@ import org.objectweb.asm.Type;
 /// whose own call to the abstract `lanewise` C2 inlines by that call's type profile, one profile
 /// shared by every caller in the JVM; when the JIT compiled the shorthand without profiling (its
 /// queue was long) the profile stayed empty, the call was left virtual, and every vector through it
-/// was boxed: a softmax of [4096, 1024] took 6.6–7.7 ms instead of 1.7 in half of fresh JVMs,
-/// allocating 50 MB a call. Called directly, the dispatch is the kernel's own, profiled by its runs.
+/// was boxed, in some fresh JVMs and not others. Called directly, the dispatch is the kernel's own,
+/// profiled by its own runs.
 final class MethodRef {
     private final Class<?> owner;
     private final String name;
