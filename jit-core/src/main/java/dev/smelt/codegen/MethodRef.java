@@ -11,6 +11,8 @@ import static org.objectweb.asm.Opcodes.SWAP;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.List;
+import jdk.incubator.vector.Vector;
+import jdk.incubator.vector.VectorOperators;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Type;
 
@@ -52,12 +54,15 @@ final class MethodRef {
     static MethodRef of(Class<?> owner, String name, Class<?>... parameterTypes) { return new MethodRef(owner, name, List.of(parameterTypes), null); }
 
     /// `vector.lanewise(VectorOperators.<operator>, operands…)` for a vector and its `operands`
-    /// (none, one or two other vectors) already on the stack; `kind` is the operator's interface
-    /// (`VectorOperators.Binary`).
-    static MethodRef lanewise(Class<?> vector, Class<?> kind, String operator, int operands) {
-        var parameters = new java.util.ArrayList<Class<?>>(List.of(kind));
-        for (int i = 0; i < operands; i++) parameters.add(jdk.incubator.vector.Vector.class);
-        return new MethodRef(vector, "lanewise", List.copyOf(parameters), FieldRef.of(jdk.incubator.vector.VectorOperators.class, operator));
+    /// (none, one or two other vectors: a unary, binary or ternary operator) already on the stack.
+    static MethodRef lanewise(Class<?> vector, String operator, int operands) {
+        List<Class<?>> parameters = switch (operands) {
+            case 0 -> List.of(VectorOperators.Unary.class);
+            case 1 -> List.of(VectorOperators.Binary.class, Vector.class);
+            case 2 -> List.of(VectorOperators.Ternary.class, Vector.class, Vector.class);
+            default -> throw new IllegalArgumentException("lanewise takes 0 to 2 operands, not " + operands);
+        };
+        return new MethodRef(vector, "lanewise", parameters, FieldRef.of(VectorOperators.class, operator));
     }
 
     int opcode() { return resolved().opcode(); }

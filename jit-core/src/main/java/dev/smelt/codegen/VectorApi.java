@@ -37,9 +37,9 @@ final class VectorApi {
                     MethodRef.of(vector, "intoArray", array, int.class),
                     MethodRef.of(vector, "broadcast", VectorSpecies.class, element),
                     MethodRef.of(vector, "zero", VectorSpecies.class),
-                    binary(vector, "ADD"), binary(vector, "SUB"), binary(vector, "MUL"), binary(vector, "DIV"),
-                    binary(vector, "MAX"), binary(vector, "MIN"),
-                    MethodRef.lanewise(vector, VectorOperators.Unary.class, "NEG", 0), MethodRef.lanewise(vector, VectorOperators.Unary.class, "ABS", 0),
+                    MethodRef.lanewise(vector, "ADD", 1), MethodRef.lanewise(vector, "SUB", 1), MethodRef.lanewise(vector, "MUL", 1),
+                    MethodRef.lanewise(vector, "DIV", 1), MethodRef.lanewise(vector, "MAX", 1), MethodRef.lanewise(vector, "MIN", 1),
+                    MethodRef.lanewise(vector, "NEG", 0), MethodRef.lanewise(vector, "ABS", 0), // not the shorthands a.add(b), a.neg(): see MethodRef
                     MethodRef.of(vector, "lanewise", VectorOperators.Unary.class),
                     MethodRef.of(vector, "lanewise", VectorOperators.Binary.class, Vector.class),
                     MethodRef.of(vector, "compare", VectorOperators.Comparison.class, Vector.class),
@@ -50,9 +50,6 @@ final class VectorApi {
                     MethodRef.of(vector, "castShape", VectorSpecies.class, int.class),
                     MethodRef.of(vector, "test", VectorOperators.Test.class));
         }
-
-        // `a.lanewise(op, b)`, not the shorthand `a.add(b)`: see MethodRef#lanewise
-        private static MethodRef binary(Class<?> vector, String operator) { return MethodRef.lanewise(vector, VectorOperators.Binary.class, operator, 1); }
     }
 
     static final Methods FLOAT = Methods.of(FloatVector.class, float.class, float[].class);
@@ -101,8 +98,8 @@ final class VectorApi {
     /// What the steps of a rewritten transcendental ([VectorMath]) call beyond the rows: FMA, the
     /// float bits as ints and back, int lanes with an int (`lanewise(LSHL, 23)`), and whether a mask
     /// holds in every lane.
-    static final MethodRef FLOAT_FMA = MethodRef.lanewise(FloatVector.class, VectorOperators.Ternary.class, "FMA", 2);
-    static final MethodRef DOUBLE_FMA = MethodRef.lanewise(DoubleVector.class, VectorOperators.Ternary.class, "FMA", 2);
+    static final MethodRef FLOAT_FMA = MethodRef.lanewise(FloatVector.class, "FMA", 2);
+    static final MethodRef DOUBLE_FMA = MethodRef.lanewise(DoubleVector.class, "FMA", 2);
     // viewAs…Lanes, not reinterpretAs…: the same bits, dispatched at the kernel's own call (see MethodRef#lanewise)
     static final MethodRef FLOAT_AS_INTS = MethodRef.of(FloatVector.class, "viewAsIntegralLanes");
     static final MethodRef INT_AS_FLOATS = MethodRef.of(IntVector.class, "viewAsFloatingLanes");
