@@ -13,6 +13,12 @@ import java.util.function.IntPredicate;
 public final class Formats {
     private Formats() {}
 
+    // Every write of a training step passes requireWritable, which returns this enum's type. Until
+    // the enum is loaded, C2's code for format() can trap into loading it during a later step (seen
+    // once in CI under load, SteadyStepsTest); loading it with this class keeps steady steps free
+    // of class loads.
+    static { PackedMatrix.Format.values(); }
+
     /// `w` in `format` (null: `f32`, `w` itself once checked).
     public static Value convert(Value w, PackedMatrix.Format format) {
         Values.requireConcrete("toWeightFormat", w);
