@@ -45,8 +45,9 @@ final class ScalarMath {
         });
     }
 
-    // <inRange> ? <value> : (float) Math.exp((double) x)
+    // <inRange> ? <value> : (float) Math.sin((double) x)   /   total: <value>
     void emitFallback(Expr.Fallback fallback) {
+        if (fallback.total()) { scalar.emit(fallback.value()); return; }
         var type = Code.scalarType(fallback.dtype());
         scalar.emit(fallback.inRange());
         code.ifElse(IFEQ, () -> scalar.emit(fallback.value()), () -> {

@@ -94,8 +94,10 @@ final class VectorMath {
     // The test costs a compare and a branch; the lanes' spill to arrays only where a lane needs it.
     // The range test is computed again on that path rather than kept: a mask live across the branch
     // into the call is one more value for C2 to keep (the emitter before the rewrite did the same).
+    // (total: <value>)
     void emitFallback(Expr.Fallback fallback) {
         vector.emit(fallback.value());
+        if (fallback.total()) return;
         vector.withTemp(result -> {
             vector.storeTemp(result);
             vector.emit(fallback.inRange());

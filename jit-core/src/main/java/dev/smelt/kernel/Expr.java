@@ -265,11 +265,17 @@ public sealed interface Expr {
     /// `value` where `inRange` holds, else `op`'s definition of `x` (in double, rounded once: the
     /// interpreter's): the arguments past a polynomial's range, and NaN. Vector code tests whether
     /// every lane is in range and otherwise computes the others lane by lane, so the definition
-    /// costs only where it is needed.
+    /// costs only where it is needed. A range test that is the constant true ([#total], `exp`'s)
+    /// has nothing to fall back to: the node then only names `op`'s implementation, which the
+    /// scalar variant makes a method of.
     record Fallback(UnaryOp op, Expr x, Expr inRange, Expr value) implements Expr {
         public Fallback {
             if (inRange.dtype() != DType.BOOL || x.dtype() != value.dtype()) throw new IllegalArgumentException("fallback needs a bool range test and x of the value's dtype");
         }
+        /// An implementation of `op` for every argument.
+        public static Fallback total(UnaryOp op, Expr x, Expr value) { return new Fallback(op, x, new Constant(1, DType.BOOL), value); }
+        /// Whether every argument is in range.
+        public boolean total() { return inRange instanceof Constant always && always.value() != 0; }
         public DType dtype() { return value.dtype(); }
         public boolean equals(Object o) { return o instanceof Expr e && Structure.equal(this, e); }
         public int hashCode() { return Structure.hash(this); }

@@ -17,8 +17,9 @@ import java.util.function.BiFunction;
 /// reads its numerics from it. The kernel lowering builds and prints keeps the operators.
 ///
 /// `f32` `exp`, `log`, `tanh`, `sin` and `cos` become polynomials in [Expr.Fma]s on a reduced
-/// argument, whose arguments past the polynomial's range (and NaN) take the operator's definition,
-/// `Math`'s, lane by lane ([Expr.Fallback]). SVML's `exp` is a call, around which C2 spills every
+/// argument. `exp` clamps its argument and covers every float so; the others' arguments past the
+/// polynomial's range (and NaN) take the operator's definition, `Math`'s, lane by lane
+/// ([Expr.Fallback]). SVML's `exp` is a call, around which C2 spills every
 /// live vector register: softmax's loop over 4M floats in L1 took 2.1 ms with it and 0.88 ms inline
 /// (a harness); `sin` and `cos` inline are 2.4–2.5× as fast as SVML's (0.91 against 2.24 ms), `log`
 /// and `tanh` 0.42 and 0.50 against SVML's 0.29 and 0.54 ns per element, but without its spills. `sigmoid`, `silu`,
@@ -36,8 +37,15 @@ public final class Transcendentals {
     /// fewer took softmax over [4096, 1024] from 1.73 to 1.65 ms into a tensor (a harness, one thread).
     public static final float E6 = 0.0013814484f, E5 = 0.008368736f, E4 = 0.041668393f, E3 = 0.16666521f, E2 = 0.49999994f;
     private static final float[] EXP_POLYNOMIAL = {E6, E5, E4, E3, E2, 1, 1};
-    /// Below it in magnitude, n is in [-125, 125] and `e^r · 2^n` a normal float, so the exponent add is exact.
-    public static final float LIMIT = 86.9f;
+    /// `exp` clamps its argument to [EXP_LOW, EXP_HIGH]: below, every `f32` result rounds to 0, above,
+    /// to +∞, and between, n = round(x / ln 2) is in [-150, 128].
+    public static final float EXP_LOW = -104, EXP_HIGH = 89;
+    /// `exp` multiplies e^r by 2^n as two powers of two, 2^(n + EXP_SCALE), made from its exponent
+    /// bits, and 2^-EXP_SCALE, for x < 0 (the signs flipped otherwise): the first is a normal float
+    /// for every n of the clamped range and its product exact, and the second product rounds once,
+    /// to a subnormal or to +∞ where the result is one. Products, unlike an add to e^r's exponent
+    /// bits, keep a NaN.
+    public static final int EXP_SCALE = 64;
 
     private static final float INV_PI = 0.318309886183790671538f;
     /// π as three floats (sleef's `PI_A2f`, `PI_B2f`, `PI_C2f`): the first has 15 significant bits,
@@ -130,25 +138,45 @@ public final class Transcendentals {
 
         private Expr exp(DType dtype, Expr x) { return dtype == DType.F32 ? exp(x) : new Expr.Unary(UnaryOp.EXP, x); }
 
-        /// In the way of Cephes' `expf` with a polynomial of one degree less ([#E6]): t = x·log2(e) +
-        /// 1.5·2^23 holds n = round(x / ln 2) in its low bits; r = x - n·ln 2 in two steps (Cody and
-        /// Waite); e^r by the polynomial; 2^n added to its exponent. Past ±[#LIMIT] (where the result
-        /// may not be a normal float), and for NaN, `Math.exp`. Against `StrictMath.exp` on every float
-        /// of the range: at most 1 ulp, 99.5% correctly rounded (SVML's `exp` is also within 1 ulp).
+        /// In the way of Cephes' `expf` with a polynomial of one degree less ([#E6]): x clamped to
+        /// [[#EXP_LOW], [#EXP_HIGH]] (NaN passes both compares); t = x·log2(e) + 1.5·2^23 holds
+        /// n = round(x / ln 2) in its low bits; r = x - n·ln 2 in two steps (Cody and Waite); e^r by
+        /// the polynomial; 2^n applied in two factors ([#EXP_SCALE]). A total [Expr.Fallback], which
+        /// the scalar variant makes a method of: no branch and no lane by lane call, as C2 turns a branch no input takes into an uncommon trap, and a vector live across that
+        /// trap was boxed in some JVMs (the `exp`-sum kernel's accumulator). Against `StrictMath.exp`
+        /// on every float: at most 1 ulp for normal results, 99.5% correctly rounded (SVML's `exp`
+        /// is also within 1 ulp); a subnormal result within one subnormal step.
         private Expr exp(Expr x) {
             var scope = new Scope();
             Expr v = scope.let(x);
-            return scope.in(new Expr.Fallback(UnaryOp.EXP, v, inRange(v, LIMIT), expSteps(v)));
+            var steps = new Scope();
+            Expr low = steps.let(new Expr.Where(new Expr.Binary(BinaryOp.LT, v, constant(EXP_LOW)), constant(EXP_LOW), v));
+            Expr c = steps.let(new Expr.Where(new Expr.Binary(BinaryOp.GT, low, constant(EXP_HIGH)), constant(EXP_HIGH), low));
+            var reduced = reduce(steps, c);
+            Expr biased = new Expr.Where(negative(c), integer(127 + EXP_SCALE), integer(127 - EXP_SCALE));
+            Expr power = bits(new Expr.Bitwise(Expr.Bitwise.BitOp.SHL, add(bits(reduced.t()), biased), integer(23)));
+            Expr value = mul(mul(reduced.e(), power), new Expr.Where(negative(c), constant(Math.scalb(1f, -EXP_SCALE)), constant(Math.scalb(1f, EXP_SCALE))));
+            return scope.in(Expr.Fallback.total(UnaryOp.EXP, v, steps.in(value)));
         }
 
-        // exp's steps without the range test
+        // x < 0, computed at each use: a mask is no value a kernel keeps in a variable
+        private static Expr negative(Expr x) { return new Expr.Binary(BinaryOp.LT, x, constant(0)); }
+
+        // e^x for |x| ≤ 18 (tanh's), where e^r · 2^n is a normal float: 2^n added to the exponent
         private Expr expSteps(Expr x) {
             var scope = new Scope();
+            var reduced = reduce(scope, x);
+            return scope.in(bits(new Expr.Binary(BinaryOp.ADD, bits(reduced.e()), shift(reduced.t(), 23))));
+        }
+
+        /// t, whose low bits hold n = round(x / ln 2), and e = e^r, r = x - n·ln 2; bound in `scope`.
+        private record Reduced(Expr t, Expr e) {}
+
+        private Reduced reduce(Scope scope, Expr x) {
             Expr t = scope.let(fma(x, constant(LOG2E), constant(SHIFT)));
             Expr n = scope.let(sub(t, constant(SHIFT)));
             Expr r = scope.let(fma(n, constant(-LN2_LO), fma(n, constant(-LN2_HI), x)));
-            Expr e = horner(r, EXP_POLYNOMIAL);
-            return scope.in(bits(new Expr.Binary(BinaryOp.ADD, bits(e), shift(t, 23))));
+            return new Reduced(t, horner(r, EXP_POLYNOMIAL));
         }
 
         /// Cephes' `logf`: x = m·2^e with m in [√½, √2), then a polynomial in m - 1, and e·ln 2 in

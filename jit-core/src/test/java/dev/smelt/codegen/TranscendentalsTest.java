@@ -136,7 +136,7 @@ class TranscendentalsTest {
 
     private static final float[] SPECIAL = {Float.NaN, Float.intBitsToFloat(0x7fc01234), Float.intBitsToFloat(0xffa00001), 0f, -0f,
             Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, Float.MIN_VALUE, -Float.MIN_VALUE, 1e-40f, Float.MIN_NORMAL, Float.MAX_VALUE,
-            -Float.MAX_VALUE, Transcendentals.LIMIT, Math.nextUp(Transcendentals.LIMIT), -Transcendentals.LIMIT, 88.72f, -87.3f, -103.9f,
+            -Float.MAX_VALUE, Transcendentals.EXP_HIGH, Math.nextUp(Transcendentals.EXP_HIGH), Transcendentals.EXP_LOW, Math.nextDown(Transcendentals.EXP_LOW), 88.37f, 88.72f, -87.3f, -103.9f,
             Transcendentals.TRIG_LIMIT, Math.nextUp(Transcendentals.TRIG_LIMIT), -Transcendentals.TRIG_LIMIT, 1e30f, -3e9f, 20f, Math.nextUp(20f),
             (float) Math.PI, (float) (Math.PI / 2), 1, -1};
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.ir.DType;
 import dev.smelt.ir.UnaryOp;
+import dev.smelt.kernel.Transcendentals;
 import dev.smelt.testing.RandomData;
 import dev.smelt.testing.RandomKernels;
 import dev.smelt.testing.Tolerance;
@@ -39,13 +40,13 @@ class VectorAccuracyTest {
             failures.append("%s %s: %d ulps at %s, %s (bound %d)%n".formatted(op, dtype, error.ulps(), error.worstInput(), error.worstSecond(), bound.ulps()));
     }
 
-    /// The inline `f32` `exp` (`kernel.Transcendentals`) where it does not fall back to the JDK's: every
-    /// 256th float of [-86.9, 86.9], of both signs, within 1 ulp of `StrictMath.exp` once C2 has
-    /// compiled it (a sweep of every float there found 1 ulp at most; 99.5% are correctly rounded).
-    /// Vectors that mix in-range lanes with NaN, ±∞, and lanes just past either end take the JDK's
-    /// path whole, so they are checked too.
+    /// The inline `f32` `exp` (`kernel.Transcendentals`), which has no fallback: every 256th float of
+    /// both signs, and every float of [-104, -86.9] and [86.9, 89] (where results turn subnormal or
+    /// overflow), within 1 ulp of `StrictMath.exp` once C2 has compiled it, a subnormal result within
+    /// one subnormal step (a sweep of every float of [-86.9, 86.9] found 1 ulp at most; 99.5% are
+    /// correctly rounded). Vectors mixing ordinary lanes with NaN, ±∞ and the clamp's edges too.
     @Test
-    void inlineExpIsWithinOneUlpOverItsRange() {
+    void inlineExpIsWithinOneUlpEverywhere() {
         var kernel = VectorAccuracy.unary(UnaryOp.EXP, DType.F32);
         var compiled = Compiled.of(kernel, Variant.VECTOR);
         int points = VectorAccuracy.POINTS;
@@ -53,7 +54,7 @@ class VectorAccuracyTest {
         java.util.Arrays.fill(in, -1.5f);
         for (int call = 0; call < WARM_UP; call++) compiled.function().run(new Object[] {in, out}, 0, points);
         var failures = new StringBuilder();
-        int limit = Float.floatToRawIntBits(86.9f);
+        int limit = Float.floatToRawIntBits(Float.POSITIVE_INFINITY);
         long checked = 0;
         for (long next = 0; next <= limit; ) {
             for (int i = 0; i < points; i++, next += 128) {           // alternate signs: 256 bit patterns apart per sign
@@ -62,8 +63,9 @@ class VectorAccuracyTest {
             }
             checked += checkExp(compiled, in, out, 1, failures);
         }
-        float[] edges = {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, Math.nextUp(86.9f), Math.nextDown(-86.9f), 86.9f, -86.9f, 88.3f,
-                88.72f, 88.73f, -87.3f, -103.9f, -104f, -200f, Float.MIN_VALUE, -0f, 0f};
+        checked += sweep(compiled, -104f, -86.9f, in, out, failures) + sweep(compiled, 86.9f, 89f, in, out, failures);
+        float[] edges = {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, Transcendentals.EXP_HIGH, Math.nextUp(Transcendentals.EXP_HIGH),
+                Transcendentals.EXP_LOW, Math.nextDown(Transcendentals.EXP_LOW), 88.3f, 88.72f, 88.73f, -87.3f, -103.9f, -200f, Float.MIN_VALUE, -0f, 0f};
         for (int i = 0; i < points; i++) in[i] = i % 7 == 0 ? edges[(i / 7) % edges.length] : (i % 200) * 0.5f - 50;
         checkExp(compiled, in, out, 1, failures);
         assertTrue(failures.isEmpty(), failures.toString());
@@ -115,6 +117,16 @@ class VectorAccuracyTest {
             if (!same && failures.length() < 2000) failures.append("%s(%s) = %s, expected %s%n".formatted(op, in[i], out[i], want));
         }
         return in.length;
+    }
+
+    // every float of [from, to], a kernel call per `in.length` of them
+    private static long sweep(Compiled compiled, float from, float to, float[] in, float[] out, StringBuilder failures) {
+        long checked = 0;
+        for (float x = from; x <= to; ) {
+            for (int i = 0; i < in.length; i++, x = Math.nextUp(x)) in[i] = Math.min(x, to);
+            checked += checkExp(compiled, in, out, 1, failures);
+        }
+        return checked;
     }
 
     /// Runs the kernel on `in` and counts the elements; appends each result over `ulps` from

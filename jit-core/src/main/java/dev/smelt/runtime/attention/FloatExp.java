@@ -3,6 +3,7 @@ package dev.smelt.runtime.attention;
 
 import dev.smelt.kernel.Transcendentals;
 import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -15,31 +16,29 @@ final class FloatExp {
             E3 = FloatVector.broadcast(F, Transcendentals.E3), E2 = FloatVector.broadcast(F, Transcendentals.E2), ONE = FloatVector.broadcast(F, 1),
             MINUS_LN2_HI = FloatVector.broadcast(F, -Transcendentals.LN2_HI), MINUS_LN2_LO = FloatVector.broadcast(F, -Transcendentals.LN2_LO);
 
-    // At and below this, `(float) Math.exp` is 0: a lane of a
-    // masked score (-inf), common in a causal block, need not go lane by lane.
-    private static final float VANISHING = -104f;
+    private static final VectorSpecies<Integer> I = F.vectorShape().withLanes(int.class);
+    private static final FloatVector UP = FloatVector.broadcast(F, Math.scalb(1f, Transcendentals.EXP_SCALE)),
+            DOWN = FloatVector.broadcast(F, Math.scalb(1f, -Transcendentals.EXP_SCALE));
+    private static final IntVector BIASED_DOWN = IntVector.broadcast(I, 127 - Transcendentals.EXP_SCALE);
 
     /// `exp` inline, as generated kernels compute it (`kernel.Transcendentals`, whose constants these
-    /// are): SVML's is a call, around which C2 spills the live vectors. At or below -104 (masked
-    /// scores' -inf among them), 0, which is what `Math.exp` rounds to in f32 there; otherwise past
-    /// ±86.9 and for NaN, `Math.exp` lane by lane: the Vector API's `EXP` is SVML's once C2 has
-    /// compiled the caller and the JDK's before, so its last bits could change between calls.
+    /// are, which says why it has no branch): SVML's is a call, around which C2 spills the live
+    /// vectors, and the Vector API's `EXP` is SVML's once C2 has compiled the caller and the JDK's
+    /// before, so its last bits could change between calls. Masked scores' -inf give 0.
     /// Written out, not emitted from the rewrite's tree: that tree becomes code only through
     /// codegen's emitters, inside a generated kernel class, so hand-written code could reach it only
     /// through a class generated and loaded for this one method. `FloatBlocksExpTest` checks that
     /// these are the rewrite's bits.
     static FloatVector exp(FloatVector x) {
-        var t = x.fma(Transcendentals.LOG2E, Transcendentals.SHIFT);
+        var low = x.blend(Transcendentals.EXP_LOW, x.compare(VectorOperators.LT, Transcendentals.EXP_LOW));
+        var c = low.blend(Transcendentals.EXP_HIGH, low.compare(VectorOperators.GT, Transcendentals.EXP_HIGH));
+        var t = c.fma(Transcendentals.LOG2E, Transcendentals.SHIFT);
         var n = t.sub(Transcendentals.SHIFT);
-        var r = n.fma(MINUS_LN2_LO, n.fma(MINUS_LN2_HI, x));
+        var r = n.fma(MINUS_LN2_LO, n.fma(MINUS_LN2_HI, c));
         var e = E6.fma(r, E5).fma(r, E4).fma(r, E3).fma(r, E2).fma(r, ONE).fma(r, ONE);
-        e = e.reinterpretAsInts().add(t.reinterpretAsInts().lanewise(VectorOperators.LSHL, 23)).reinterpretAsFloats();
-        var inRange = x.abs().compare(VectorOperators.LE, Transcendentals.LIMIT);
-        if (inRange.allTrue()) return e;
-        var vanishing = x.compare(VectorOperators.LE, VANISHING);
-        if (inRange.or(vanishing).allTrue()) return e.blend(0f, vanishing);
-        float[] lanes = x.toArray();
-        for (int i = 0; i < lanes.length; i++) lanes[i] = (float) Math.exp(lanes[i]);
-        return FloatVector.fromArray(F, lanes, 0).blend(e, inRange);
+        var negative = c.compare(VectorOperators.LT, 0);
+        var biased = BIASED_DOWN.blend(127 + Transcendentals.EXP_SCALE, negative.cast(I));
+        FloatVector power = t.viewAsIntegralLanes().add(biased).lanewise(VectorOperators.LSHL, 23).viewAsFloatingLanes();
+        return e.mul(power).mul(UP.blend(DOWN, negative));
     }
 }
