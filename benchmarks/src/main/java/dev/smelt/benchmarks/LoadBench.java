@@ -5,6 +5,8 @@ import dev.smelt.Compiled;
 import dev.smelt.Generator;
 import dev.smelt.Jit;
 import dev.smelt.Tensor;
+import dev.smelt.autograd.Autograd;
+import dev.smelt.autograd.ValueAndGrad;
 import dev.smelt.ir.FusionMode;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
@@ -22,9 +24,9 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-/// Speed that survives a busy machine: the six-op chain on 1M and 16M floats (fused and unfused)
-/// and softmax over [4096, 1024], one thread, with `busy` threads spinning in another process
-/// beside them (started here, ended with the trial; `busy = 0` is the quiet baseline of the same
+/// Speed that survives a busy machine: the six-op chain on 1M and 16M floats (fused and unfused),
+/// softmax over [4096, 1024] and cross-entropy's value and gradient over [1024, 4096], one thread,
+/// with `busy` threads spinning in another process beside them (started here, ended with the trial; `busy = 0` is the quiet baseline of the same
 /// run). `toVector` is the seconds from a fresh chain's first call until its kernel runs vector
 /// code. Issue 18's targets: under two busy threads, vector code within 5 s of the first call,
 /// within 1.3× of the quiet time, and the fused chain never slower than unfused. `chainHandWritten`
@@ -141,6 +143,36 @@ public class LoadBench {
     @Warmup(iterations = 8, time = 1)
     @Measurement(iterations = 5, time = 1)
     public Tensor softmax(Load load, Rows rows) { return rows.softmax.apply(rows.x); }
+
+    /// A language model's loss head: cross-entropy's value and gradient for [1024, 4096] logits
+    /// (`exp`-sum, log-sum-exp and softmax-minus-one-hot kernels). Run with `-prof gc`: a kernel that
+    /// boxes its vectors allocates beyond the 16.8 MB gradient a call.
+    @State(Scope.Benchmark)
+    public static class Loss {
+        static final int ROWS = 1024, CLASSES = 4096;
+        Tensor logits, labels;
+        ValueAndGrad valueAndGrad;
+
+        @Setup
+        public void gradientRowsSumToZero() {
+            logits = Tensor.randn(new Generator(7), ROWS, CLASSES);
+            int[] ys = new int[ROWS];
+            for (int i = 0; i < ROWS; i++) ys[i] = (i * 37) % CLASSES;
+            labels = Tensor.of(ys, ROWS);
+            valueAndGrad = Autograd.valueAndGrad((l, y) -> l.crossEntropy(y), 0);
+            var result = valueAndGrad.apply(logits, labels);
+            float[] sums = result.gradients().getFirst().sum(-1).toFloatArray();
+            for (float sum : sums)
+                if (Math.abs(sum) > 1e-6) throw new IllegalStateException("a gradient row sums to " + sum);
+            if (!(result.value().item() > 0)) throw new IllegalStateException("loss " + result.value());
+        }
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.AverageTime)
+    @Warmup(iterations = 8, time = 1)
+    @Measurement(iterations = 5, time = 1)
+    public ValueAndGrad.Result crossEntropyGrad(Load load, Loss loss) { return loss.valueAndGrad.apply(loss.logits, loss.labels); }
 
     /// A chain with a constant never used before (so its kernel is new) on 1M floats, called until
     /// `explain()` says its kernel runs vector code (at most 60 s): the seconds that took.
