@@ -142,10 +142,11 @@ public final class Transcendentals {
         /// [[#EXP_LOW], [#EXP_HIGH]] (NaN passes both compares); t = x·log2(e) + 1.5·2^23 holds
         /// n = round(x / ln 2) in its low bits; r = x - n·ln 2 in two steps (Cody and Waite); e^r by
         /// the polynomial; 2^n applied in two factors ([#EXP_SCALE]). A total [Expr.Fallback], which
-        /// the scalar variant makes a method of: no branch and no lane by lane call, as C2 turns a branch no input takes into an uncommon trap, and a vector live across that
-        /// trap was boxed in some JVMs (the `exp`-sum kernel's accumulator). Against `StrictMath.exp`
-        /// on every float: at most 1 ulp for normal results, 99.5% correctly rounded (SVML's `exp`
-        /// is also within 1 ulp); a subnormal result within one subnormal step.
+        /// the scalar variant makes a method of. No branch and no lane by lane call: C2 turns a
+        /// branch no input takes into an uncommon trap, and a vector live across that trap was boxed
+        /// in some JVMs (the `exp`-sum kernel's accumulator). Against `StrictMath.exp`: at most 1 ulp
+        /// for a normal result (in [-86.9, 86.9], 99.5% correctly rounded; SVML's `exp` is also
+        /// within 1 ulp), a subnormal one within one subnormal step.
         private Expr exp(Expr x) {
             var scope = new Scope();
             Expr v = scope.let(x);
