@@ -30,15 +30,20 @@ final class VectorFolds {
         vector.storeTemp(slot);
     }
 
-    // vacc = vacc.add(<value>)  /  .mul
-    // keyed (max, min over floats): vacc = vacc.max(OrderKeys.maxKeys(<value>))
-    // kept: v = <value>; v.intoArray(element<k>, elementLine + j); vacc = vacc.add(v)
+    // vacc = <value>.lanewise(ADD, vacc)  /  MUL
+    // keyed (max, min over floats): vacc = OrderKeys.maxKeys(<value>).lanewise(MAX, vacc)
+    // kept: v = <value>; v.intoArray(element<k>, elementLine + j); vacc = v.lanewise(ADD, vacc)
     //       (or v.intoArray(out<i>, line<i> + j) when output i keeps the values, ElementHome)
+    // The accumulator is the operand, not the receiver: a loop-carried value, whose class C2 cannot
+    // prove while parsing, so as the receiver its call was inlined behind a type-profile check,
+    // which needs the vector as an object. Some JVMs then boxed it at every fold (a GPT training
+    // step: 284-286 MB a step against 31). The value's class is known from the intrinsic that made
+    // it; the operations are commutative, so the bits are the same.
     void fold(int k, int slot) {
         fold(k, slot, keyed(kernel.reductions().get(k)));
     }
 
-    // vacc = vacc.add(<value>)  /  .mul  /  .max  /  .min, for a ColumnPlan's accumulator of a tile
+    // vacc = <value>.lanewise(ADD, vacc)  /  MUL  /  MAX  /  MIN, for a ColumnPlan's accumulator of a tile
     // of rows, which is read and stored at every point: there keys would cost two conversions
     void foldValues(int k, int slot) {
         fold(k, slot, false);
@@ -47,7 +52,6 @@ final class VectorFolds {
     private void fold(int k, int slot, boolean keyed) {
         var reduction = kernel.reductions().get(k);
         var methods = VectorApi.of(reduction.dtype());
-        vector.loadTemp(slot);
         vector.emit(reduction.value());
         if (scalar.keeps(k)) {
             vector.code.op(DUP);
@@ -55,6 +59,7 @@ final class VectorFolds {
             methods.intoArray().invoke(vector.code.mv);
         }
         if (keyed) orderKeys(reduction).keys().invoke(vector.code.mv);
+        vector.loadTemp(slot);
         combiner(reduction, keyed).invoke(vector.code.mv);
         vector.storeTemp(slot);
     }
