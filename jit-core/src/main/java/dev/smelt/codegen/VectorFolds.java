@@ -36,9 +36,8 @@ final class VectorFolds {
     //       (or v.intoArray(out<i>, line<i> + j) when output i keeps the values, ElementHome)
     // The accumulator is the operand, not the receiver: a loop-carried value, whose class C2 cannot
     // prove while parsing, so as the receiver its call was inlined behind a type-profile check,
-    // which needs the vector as an object. Some JVMs then boxed it at every fold (a GPT training
-    // step: 284-286 MB a step against 31). The value's class is known from the intrinsic that made
-    // it; the operations are commutative, so the bits are the same.
+    // which needs the vector as an object, and some JVMs boxed it at every fold. The value's class
+    // is known from the intrinsic that made it; the operations are commutative, so the bits are the same.
     void fold(int k, int slot) {
         fold(k, slot, keyed(kernel.reductions().get(k)));
     }
