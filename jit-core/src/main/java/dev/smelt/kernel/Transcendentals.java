@@ -160,7 +160,7 @@ public final class Transcendentals {
             return scope.in(Expr.Fallback.total(UnaryOp.EXP, v, steps.in(value)));
         }
 
-        // x < 0, computed at each use: a mask is no value a kernel keeps in a variable
+        // x < 0: the clamped argument's sign, which picks both powers of two
         private static Expr negative(Expr x) { return new Expr.Binary(BinaryOp.LT, x, constant(0)); }
 
         // e^x for |x| ≤ 18 (tanh's), where e^r · 2^n is a normal float: 2^n added to the exponent
