@@ -164,7 +164,7 @@ final class FloatBlocks {
         for (int i = 0; i < count; i += L) {
             var e = FloatExp.exp(FloatVector.fromArray(F, x, from + i).sub(shift));
             e.intoArray(x, from + i);
-            sum = sum.add(e);
+            sum = e.add(sum); // the fresh vector as the receiver (see codegen.VectorFolds)
         }
         sum.intoArray(sums, at);
     }
@@ -271,13 +271,35 @@ final class FloatBlocks {
     }
 
     // The lanes of `s` summed in a fixed tree (lane i takes lane i + half, half = L/2 … 1), the same
-    // pairs in every tier: `reduceLanes`' order may differ between the interpreter and C2. On the
-    // lanes stored, not by `slice`, which C2 left as a call (a profile of the forward: a tenth of it).
+    // pairs in every tier: `reduceLanes`' order may differ between the interpreter and C2. Each
+    // level adds the vector turned by half its live lanes ([#HALVES]); lanes past half take
+    // wrapped values that no later level reads. Not by `slice`, which C2 left as a call (a tenth of
+    // a forward's profile), nor through `toArray`, whose array C2 kept (80 bytes a sum). The levels
+    // are written out under tests of the constant L, not a loop: in a loop `s` would be a
+    // loop-carried receiver, whose class C2 does not know while it parses (see codegen.VectorFolds).
     private static float sum(FloatVector s) {
-        float[] lanes = s.toArray();
-        for (int half = L / 2; half > 0; half /= 2)
-            for (int i = 0; i < half; i++) lanes[i] += lanes[i + half];
-        return lanes[0];
+        if (L >= 2) s = s.add(s.rearrange(HALVES[0]));
+        if (L >= 4) s = s.add(s.rearrange(HALVES[1]));
+        if (L >= 8) s = s.add(s.rearrange(HALVES[2]));
+        if (L >= 16) s = s.add(s.rearrange(HALVES[3]));
+        if (L >= 32) s = s.add(s.rearrange(HALVES[4]));
+        if (L >= 64) s = s.add(s.rearrange(HALVES[5]));
+        return s.lane(0);
+    }
+
+    // HALVES[level] moves lane i + h to lane i (h = L/2 at level 0, then L/4, … 1), wrapping.
+    private static final VectorShuffle<Float>[] HALVES = halves();
+
+    @SuppressWarnings("unchecked")
+    private static VectorShuffle<Float>[] halves() {
+        var halves = new VectorShuffle[Integer.numberOfTrailingZeros(L)];
+        for (int level = 0; level < halves.length; level++) {
+            int h = L >> (level + 1);
+            int[] indexes = new int[L];
+            for (int lane = 0; lane < L; lane++) indexes[lane] = (lane + h) % L;
+            halves[level] = VectorShuffle.fromArray(F, indexes, 0);
+        }
+        return halves;
     }
 
     /// `packed[at + i·width + c] = source[from + c·step + i]` for `i < features`, `c < count`, zero for

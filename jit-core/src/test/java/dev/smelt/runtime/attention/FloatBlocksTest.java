@@ -48,6 +48,54 @@ class FloatBlocksTest {
         }
     }
 
+    /// A row's lane sums are added in one fixed tree (lane i takes lane i + half, half = L/2 … 1),
+    /// to the bit, with NaN, ±∞, ±0 and the extremes among the lanes.
+    @Test
+    void laneSumsFollowTheTree() {
+        var random = new Random(33);
+        int lanes = FloatBlocks.laneCount();
+        float[] specials = {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, -0f, 0f, Float.MAX_VALUE, -Float.MAX_VALUE, Float.MIN_VALUE};
+        for (int trial = 0; trial < 3000; trial++) {
+            float[] sums = new float[lanes + 3];
+            for (int i = 0; i < sums.length; i++)
+                sums[i] = trial % 100 == 0 ? -0f : random.nextInt(8) == 0 ? specials[random.nextInt(specials.length)] : (float) random.nextGaussian() * (1 << random.nextInt(24));
+            int at = random.nextInt(4);
+            float[] tree = java.util.Arrays.copyOfRange(sums, at, at + lanes);
+            for (int half = lanes / 2; half > 0; half /= 2)
+                for (int i = 0; i < half; i++) tree[i] += tree[i + half];
+            float sum = FloatBlocks.lanes(sums, at);
+            assertEquals(Float.floatToIntBits(tree[0]), Float.floatToIntBits(sum), "lanes %s: %s, expected %s".formatted(java.util.Arrays.toString(sums), sum, tree[0]));
+        }
+    }
+
+    /// Once C2 has compiled them, a row's lane sum and a dot product allocate nothing (the sum once
+    /// went through `toArray`, an array C2 kept: 80 bytes a sum). The calls run in a method of
+    /// their own, which C2 compiles with them inlined, as an attention loop is: inlined into this
+    /// test's own loop, which C1 compiles, the vectors they make would be boxed by C1.
+    @Test
+    void laneSumsAndDotsAllocateNothingOnceCompiled() {
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        int lanes = FloatBlocks.laneCount();
+        float[] x = new float[13 * lanes + 3], y = new float[x.length + 1], sums = new float[lanes];
+        for (int i = 0; i < x.length; i++) { x[i] = i * 0.25f - 3; y[i] = 1 - i * 0.125f; }
+        for (int i = 0; i < lanes; i++) sums[i] = i - 2.5f;
+        long allocated = Long.MAX_VALUE, deadline = System.nanoTime() + 120_000_000_000L; // C2 may queue behind other tests' compiles
+        float sink = 0;
+        while (allocated > 0 && System.nanoTime() < deadline) {
+            for (int i = 0; i < 500; i++) sink += sumsAndDots(sums, x, y, 20);
+            long before = threads.getCurrentThreadAllocatedBytes();
+            sink += sumsAndDots(sums, x, y, 100);
+            allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        }
+        assertEquals(0, allocated, "bytes allocated by 100 lane sums and dot products after warm-up (sink %s)".formatted(sink));
+    }
+
+    private static float sumsAndDots(float[] sums, float[] x, float[] y, int count) {
+        float sink = 0;
+        for (int i = 0; i < count; i++) sink += FloatBlocks.lanes(sums, 0) + FloatBlocks.dot(x, 0, y, 1, x.length);
+        return sink;
+    }
+
     @Test
     void causalProductsAreTheFullProductWhereTheMaskKeeps() {
         var random = new Random(31);
