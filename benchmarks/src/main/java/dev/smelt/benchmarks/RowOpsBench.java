@@ -28,7 +28,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /// it is already fused (informational). `handWritten` is [HandRowOps], the loops written with the
 /// Vector API into an array allocated once (like for like with `compiledInto`), and
 /// `handWrittenNewArray` the same allocating its result (like for like with `compiled`). Targets: compiled ≤ 2.5 ms and ≥ 2× eager (PyTorch 1.13
-/// here: 4.0 ms and 3.8 ms).
+/// here: 4.0 ms and 3.8 ms). `causalSoftmax` is softmax on scores under a causal mask, -∞ past
+/// column `r mod cols` of row r, as an unmasked attention's softmax sees them: `exp` meets -∞ in
+/// about half of its lanes (informational).
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -41,7 +43,7 @@ public class RowOpsBench {
     /// Rows the reference interpreter checks: rows are independent, so a prefix is a fair sample.
     static final int PREFIX_ROWS = 16;
 
-    @Param({"softmax", "layerNorm"})
+    @Param({"softmax", "layerNorm", "causalSoftmax"})
     public String op;
 
     /// `-p rows=64` runs it small.
@@ -58,7 +60,7 @@ public class RowOpsBench {
     /// The composite, as a user writes it.
     Tensor composite(Tensor x) {
         return switch (op) {
-            case "softmax" -> x.softmax(-1);
+            case "softmax", "causalSoftmax" -> x.softmax(-1);
             case "layerNorm" -> x.layerNorm(cols);
             default -> throw new IllegalArgumentException("unknown op " + op);
         };
@@ -67,7 +69,7 @@ public class RowOpsBench {
     /// The same maths op by op, each op eager and its own kernel.
     Tensor opByOp(Tensor x) {
         return switch (op) {
-            case "softmax" -> {
+            case "softmax", "causalSoftmax" -> {
                 Tensor exps = x.sub(x.max(-1, true)).exp();            // exp(x - max)
                 yield exps.div(exps.sum(-1, true));                     // / Σ exp(x - max)
             }
@@ -82,6 +84,7 @@ public class RowOpsBench {
     @Setup
     public void kernelsAgree() {
         x = Tensor.randn(new Generator(SEED), rows, cols);
+        if (op.equals("causalSoftmax")) x = causal(x);
         into = Tensor.zeros(rows, cols);
         xs = x.toFloatArray();
         out = new float[rows * cols];
@@ -145,9 +148,17 @@ public class RowOpsBench {
         return result;
     }
 
+    // -∞ past column r mod cols of row r.
+    private Tensor causal(Tensor scores) {
+        float[] values = scores.toFloatArray();
+        for (int r = 0; r < rows; r++)
+            java.util.Arrays.fill(values, r * cols + r % cols + 1, (r + 1) * cols, Float.NEGATIVE_INFINITY);
+        return Tensor.of(values, rows, cols);
+    }
+
     private void handLoops(float[] result) {
         switch (op) {
-            case "softmax" -> HandRowOps.softmax(xs, result, rows, cols);
+            case "softmax", "causalSoftmax" -> HandRowOps.softmax(xs, result, rows, cols);
             case "layerNorm" -> HandRowOps.layerNorm(xs, result, rows, cols, (float) EPS);
             default -> throw new IllegalArgumentException("unknown op " + op);
         }
