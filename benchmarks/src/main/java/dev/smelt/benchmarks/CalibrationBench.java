@@ -31,7 +31,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /// - `neg`, `add8`, `div`, `exp`, `log`, `sin`, `pow` over 64K floats (L2-resident): each operation's cost
 ///   per element is (time − neg) / 64K (`add8` chains eight adds: CHEAP_NS is an eighth of it);
 ///   `cos`, `tanh`, `sigmoid`, `silu` and `geluTanh` check that pricing the rewritten steps of the
-///   transcendentals (`kernel.Transcendentals`) holds for the rest of them.
+///   transcendentals (`kernel.Transcendentals`) holds for the rest of them; `tanhWide` is `tanh` over
+///   [-12, 12), a quarter of it past |x| = 9.1 where the argument is clamped (before the clamp, a
+///   vector with one such lane took the lane-by-lane fallback whole).
 /// SPILL_NS comes from `FusionBench` `wide`: greedy against the cost model, per excess register.
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -42,7 +44,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class CalibrationBench {
     static final int STREAM = 1 << 24, CACHED = 1 << 16, TINY = 16, COLUMN = 1024;
 
-    @Param({"read", "copy", "launch", "column", "gather", "neg", "add8", "div", "exp", "log", "sin", "pow", "cos", "tanh", "sigmoid", "silu", "geluTanh"})
+    @Param({"read", "copy", "launch", "column", "gather", "neg", "add8", "div", "exp", "log", "sin", "pow", "cos", "tanh", "tanhWide", "sigmoid", "silu", "geluTanh"})
     public String op;
 
     Tensor x, out;
@@ -56,7 +58,7 @@ public class CalibrationBench {
             case "column", "gather" -> COLUMN * COLUMN;
             default -> CACHED;
         };
-        x = Tensor.rand(new Generator(3), size).add(0.5);
+        x = op.equals("tanhWide") ? Tensor.rand(new Generator(3), size).mul(24).sub(12) : Tensor.rand(new Generator(3), size).add(0.5);
         Jit.Function1 fn = switch (op) {
             case "read" -> t -> t.sum();
             case "column" -> t -> t.reshape(COLUMN, COLUMN).sum(0);
@@ -68,7 +70,7 @@ public class CalibrationBench {
             case "log" -> Tensor::log;
             case "sin" -> Tensor::sin;
             case "cos" -> Tensor::cos;
-            case "tanh" -> Tensor::tanh;
+            case "tanh", "tanhWide" -> Tensor::tanh;
             case "sigmoid" -> Tensor::sigmoid;
             case "silu" -> Tensor::silu;
             case "geluTanh" -> Tensor::geluTanh;

@@ -63,7 +63,10 @@ public final class Transcendentals {
     private static final float[] LOG_POLYNOMIAL = {7.0376836292e-2f, -1.1514610310e-1f, 1.1676998740e-1f, -1.2420140846e-1f, 1.4249322787e-1f,
             -1.6668057665e-1f, 2.0000714765e-1f, -2.4999993993e-1f, 3.3333331174e-1f};
 
-    private static final float TANH_SMALL = 0x1p-12f, TANH_POLYNOMIAL_END = 0.625f, TANH_LIMIT = 9;
+    private static final float TANH_SMALL = 0x1p-12f, TANH_POLYNOMIAL_END = 0.625f;
+    /// Where `tanh`'s argument is clamped: from about 9.01 on every `f32` result is ±1, and 2|x|
+    /// stays in the range of `exp`'s steps without their clamp.
+    public static final float TANH_LIMIT = 9.1f;
     /// `tanh x = x + x³·p(x²)` for |x| < 0.625, p of degree 4, highest power first: Cephes' `tanhf`.
     private static final float[] TANH_POLYNOMIAL = {-5.70498872745e-3f, 2.06390887954e-2f, -5.37397155531e-2f, 1.33314422036e-1f, -3.33332819422e-1f};
 
@@ -163,7 +166,7 @@ public final class Transcendentals {
         // x < 0: the clamped argument's sign, which picks both powers of two
         private static Expr negative(Expr x) { return new Expr.Binary(BinaryOp.LT, x, constant(0)); }
 
-        // e^x for |x| ≤ 18 (tanh's), where e^r · 2^n is a normal float: 2^n added to the exponent
+        // e^x for |x| ≤ 18.2 (tanh's), where e^r · 2^n is a normal float: 2^n added to the exponent
         private Expr expSteps(Expr x) {
             var scope = new Scope();
             var reduced = reduce(scope, x);
@@ -199,20 +202,23 @@ public final class Transcendentals {
         }
 
         /// Cephes' `tanhf`: x itself below 2^-12 (so ±0 keep their sign), the polynomial below 0.625,
-        /// `1 - 2 / (exp(2|x|) + 1)` with x's sign up to 9; past it, and for NaN, `Math.tanh`.
+        /// `1 - 2 / (exp(2|x|) + 1)` with x's sign above, |x| clamped to [#TANH_LIMIT], past which
+        /// every result rounds to ±1 (NaN passes the compare and stays NaN). A total
+        /// [Expr.Fallback], with no branch: a vector with one lane past the range no longer
+        /// takes the lane-by-lane fallback whole.
         private Expr tanh(Expr x) {
             var scope = new Scope();
             Expr v = scope.let(x), z = scope.let(new Expr.Unary(UnaryOp.ABS, v));
-            Expr large = tanhOfLarge(v, z);
+            Expr large = tanhOfLarge(v, new Expr.Where(new Expr.Binary(BinaryOp.GT, z, constant(TANH_LIMIT)), constant(TANH_LIMIT), z));
             var small = new Scope();
             Expr s = small.let(mul(v, v));
             Expr polynomial = small.in(fma(mul(horner(s, TANH_POLYNOMIAL), s), v, v));
-            return scope.in(new Expr.Fallback(UnaryOp.TANH, v, new Expr.Binary(BinaryOp.LE, z, constant(TANH_LIMIT)),
+            return scope.in(Expr.Fallback.total(UnaryOp.TANH, v,
                     new Expr.Where(new Expr.Binary(BinaryOp.LT, z, constant(TANH_SMALL)), v,
                     new Expr.Where(new Expr.Binary(BinaryOp.GE, z, constant(TANH_POLYNOMIAL_END)), large, polynomial))));
         }
 
-        // 1 - 2 / (exp(z + z) + 1), with x's sign bit (exp's steps: z + z ≤ 18 is in their range)
+        // 1 - 2 / (exp(z + z) + 1), with x's sign bit (exp's steps: z + z ≤ 18.2 is in their range)
         private Expr tanhOfLarge(Expr x, Expr z) {
             var scope = new Scope();
             Expr twice = scope.let(add(z, z));

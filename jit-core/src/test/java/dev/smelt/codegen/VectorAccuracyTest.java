@@ -63,11 +63,43 @@ class VectorAccuracyTest {
             }
             checked += checkExp(compiled, in, out, 1, failures);
         }
-        checked += sweep(compiled, -104f, -86.9f, in, out, failures) + sweep(compiled, 86.9f, 89f, in, out, failures);
+        checked += sweep(-104f, -86.9f, in, () -> checkExp(compiled, in, out, 1, failures))
+                + sweep(86.9f, 89f, in, () -> checkExp(compiled, in, out, 1, failures));
         float[] edges = {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, Transcendentals.EXP_HIGH, Math.nextUp(Transcendentals.EXP_HIGH),
                 Transcendentals.EXP_LOW, Math.nextDown(Transcendentals.EXP_LOW), 88.3f, 88.72f, 88.73f, -87.3f, -103.9f, -200f, Float.MIN_VALUE, -0f, 0f};
         for (int i = 0; i < points; i++) in[i] = i % 7 == 0 ? edges[(i / 7) % edges.length] : (i % 200) * 0.5f - 50;
         checkExp(compiled, in, out, 1, failures);
+        assertTrue(failures.isEmpty(), failures.toString());
+        assertTrue(checked > 1_000_000, "checked " + checked);
+    }
+
+    /// `f32` `tanh` has no branch either: |x| is clamped to `TANH_LIMIT`, past which every result
+    /// is ±1. Every 256th float of both signs, every float of [8.5, 9.5] (the clamp's neighbourhood)
+    /// and of [0.6, 0.65] (where the polynomial hands over), within 1 ulp of `StrictMath.tanh` once
+    /// C2 has compiled the kernel; ±0 keep their sign; NaN, ±∞ and the clamp's edges.
+    @Test
+    void inlineTanhIsWithinOneUlpEverywhere() {
+        var compiled = Compiled.of(VectorAccuracy.unary(UnaryOp.TANH, DType.F32), Variant.VECTOR);
+        int points = VectorAccuracy.POINTS;
+        float[] in = new float[points], out = new float[points];
+        java.util.Arrays.fill(in, 0.7f);
+        for (int call = 0; call < WARM_UP; call++) compiled.function().run(new Object[] {in, out}, 0, points);
+        var failures = new StringBuilder();
+        int limit = Float.floatToRawIntBits(Float.POSITIVE_INFINITY);
+        long checked = 0;
+        for (long next = 0; next <= limit; ) {
+            for (int i = 0; i < points; i++, next += 128) {
+                int bits = (int) Math.min(next, limit);
+                in[i] = Float.intBitsToFloat(i % 2 == 0 ? bits : bits | 0x8000_0000);
+            }
+            checked += check(UnaryOp.TANH, StrictMath::tanh, compiled, in, out, 1, failures);
+        }
+        for (float from : new float[] {8.5f, -9.5f, 0.6f, -0.65f})
+            checked += sweep(from, from + (Math.abs(from) > 1 ? 1 : 0.05f), in, () -> check(UnaryOp.TANH, StrictMath::tanh, compiled, in, out, 1, failures));
+        float[] edges = {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, -0f, 0f, Float.MIN_VALUE, -Float.MIN_VALUE, 0x1p-12f, Math.nextDown(0x1p-12f),
+                0.625f, Math.nextDown(0.625f), 9f, Transcendentals.TANH_LIMIT, Math.nextUp(Transcendentals.TANH_LIMIT), -Transcendentals.TANH_LIMIT, 1e30f, -Float.MAX_VALUE};
+        for (int i = 0; i < points; i++) in[i] = i % 7 == 0 ? edges[(i / 7) % edges.length] : (i % 200) * 0.1f - 10;
+        check(UnaryOp.TANH, StrictMath::tanh, compiled, in, out, 1, failures);
         assertTrue(failures.isEmpty(), failures.toString());
         assertTrue(checked > 1_000_000, "checked " + checked);
     }
@@ -119,12 +151,12 @@ class VectorAccuracyTest {
         return in.length;
     }
 
-    // every float of [from, to], a kernel call per `in.length` of them
-    private static long sweep(Compiled compiled, float from, float to, float[] in, float[] out, StringBuilder failures) {
+    // every float of [from, to], in blocks of `in.length`, each checked by `check`
+    private static long sweep(float from, float to, float[] in, java.util.function.LongSupplier check) {
         long checked = 0;
         for (float x = from; x <= to; ) {
             for (int i = 0; i < in.length; i++, x = Math.nextUp(x)) in[i] = Math.min(x, to);
-            checked += checkExp(compiled, in, out, 1, failures);
+            checked += check.getAsLong();
         }
         return checked;
     }
