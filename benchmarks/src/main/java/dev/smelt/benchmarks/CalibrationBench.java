@@ -33,7 +33,8 @@ import org.openjdk.jmh.annotations.Warmup;
 ///   `cos`, `tanh`, `sigmoid`, `silu` and `geluTanh` check that pricing the rewritten steps of the
 ///   transcendentals (`kernel.Transcendentals`) holds for the rest of them; `tanhWide` is `tanh` over
 ///   [-12, 12), a quarter of it past |x| = 9.1 where the argument is clamped (before the clamp, a
-///   vector with one such lane took the lane-by-lane fallback whole).
+///   vector with one such lane took the lane-by-lane fallback whole); `logZeros` is `log` where a
+///   quarter of the values are 0, as masked probabilities are (-∞ is blended in, no fallback).
 /// SPILL_NS comes from `FusionBench` `wide`: greedy against the cost model, per excess register.
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -44,7 +45,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class CalibrationBench {
     static final int STREAM = 1 << 24, CACHED = 1 << 16, TINY = 16, COLUMN = 1024;
 
-    @Param({"read", "copy", "launch", "column", "gather", "neg", "add8", "div", "exp", "log", "sin", "pow", "cos", "tanh", "tanhWide", "sigmoid", "silu", "geluTanh"})
+    @Param({"read", "copy", "launch", "column", "gather", "neg", "add8", "div", "exp", "log", "sin", "pow", "cos", "tanh", "tanhWide", "logZeros", "sigmoid", "silu", "geluTanh"})
     public String op;
 
     Tensor x, out;
@@ -58,7 +59,11 @@ public class CalibrationBench {
             case "column", "gather" -> COLUMN * COLUMN;
             default -> CACHED;
         };
-        x = op.equals("tanhWide") ? Tensor.rand(new Generator(3), size).mul(24).sub(12) : Tensor.rand(new Generator(3), size).add(0.5);
+        x = switch (op) {
+            case "tanhWide" -> Tensor.rand(new Generator(3), size).mul(24).sub(12);
+            case "logZeros" -> Tensor.rand(new Generator(3), size).sub(0.25).relu();
+            default -> Tensor.rand(new Generator(3), size).add(0.5);
+        };
         Jit.Function1 fn = switch (op) {
             case "read" -> t -> t.sum();
             case "column" -> t -> t.reshape(COLUMN, COLUMN).sum(0);
@@ -67,7 +72,7 @@ public class CalibrationBench {
             case "add8" -> t -> t.add(1).add(2).add(3).add(4).add(5).add(6).add(7).add(8);
             case "div" -> t -> t.reciprocal();
             case "exp" -> Tensor::exp;
-            case "log" -> Tensor::log;
+            case "log", "logZeros" -> Tensor::log;
             case "sin" -> Tensor::sin;
             case "cos" -> Tensor::cos;
             case "tanh", "tanhWide" -> Tensor::tanh;

@@ -184,21 +184,29 @@ public final class Transcendentals {
         }
 
         /// Cephes' `logf`: x = m·2^e with m in [√½, √2), then a polynomial in m - 1, and e·ln 2 in
-        /// two parts. Zero, negative, subnormal, infinite and NaN arguments take `Math.log`.
+        /// two parts; a subnormal x is scaled by 2^23 first (exactly) and e lowered by 23. Then
+        /// blends, not a branch: ±0 gives -∞, a negative x or NaN gives NaN, +∞ gives +∞. A total
+        /// [Expr.Fallback]: with a range test, a vector with one zero lane (a masked
+        /// probability) took the lane-by-lane fallback whole.
         private Expr log(Expr x) {
             var scope = new Scope();
-            Expr v = scope.let(x), b = scope.let(bits(v));
+            Expr v = scope.let(x);
+            Expr tiny = scope.let(new Expr.Binary(BinaryOp.LT, v, constant(Float.MIN_NORMAL)));   // subnormal, zero or negative
+            Expr b = scope.let(bits(new Expr.Where(tiny, mul(v, constant(0x1p23f)), v)));
             var steps = new Scope();
             Expr m0 = steps.let(bits(bitwise(Expr.Bitwise.BitOp.OR, bitwise(Expr.Bitwise.BitOp.AND, b, integer(0x007fffff)), integer(0x3f000000))));
             Expr below = steps.let(new Expr.Binary(BinaryOp.LT, m0, constant(SQRT_HALF)));   // then e - 1 and 2m
-            Expr e0 = steps.let(sub(bitwise(Expr.Bitwise.BitOp.SHR, b, integer(23)), integer(126)));
+            Expr e0 = steps.let(sub(bitwise(Expr.Bitwise.BitOp.SHR, b, integer(23)), new Expr.Where(tiny, integer(126 + 23), integer(126))));
             Expr e = steps.let(new Expr.Cast(new Expr.Where(below, sub(e0, integer(1)), e0), DType.F32));
             Expr m = steps.let(sub(new Expr.Where(below, add(m0, m0), m0), constant(1)));
             Expr z = steps.let(mul(m, m));
             Expr y = mul(mul(horner(m, LOG_POLYNOMIAL), m), z);
             y = fma(e, constant(LN2_LO_LOG), y);
             y = fma(z, constant(-0.5f), y);
-            return scope.in(new Expr.Fallback(UnaryOp.LOG, v, positiveNormal(b), steps.in(fma(e, constant(LN2_HI_LOG), add(m, y)))));
+            Expr value = steps.in(fma(e, constant(LN2_HI_LOG), add(m, y)));
+            Expr finite = new Expr.Where(new Expr.Binary(BinaryOp.LE, v, constant(Float.MAX_VALUE)), value, v);
+            Expr notPositive = new Expr.Where(new Expr.Binary(BinaryOp.EQ, v, constant(0)), bits(integer(0xff800000)), bits(integer(0x7fc00000)));
+            return scope.in(Expr.Fallback.total(UnaryOp.LOG, v, new Expr.Where(new Expr.Binary(BinaryOp.GT, v, constant(0)), finite, notPositive)));
         }
 
         /// Cephes' `tanhf`: x itself below 2^-12 (so ±0 keep their sign), the polynomial below 0.625,
@@ -286,12 +294,6 @@ public final class Transcendentals {
 
     // |x| <= limit: false for NaN
     private static Expr inRange(Expr x, float limit) { return new Expr.Binary(BinaryOp.LE, new Expr.Unary(UnaryOp.ABS, x), constant(limit)); }
-
-    // x's bits b are a positive normal float: b - 2^23 in [0, 0x7f000000) unsigned, compared signed with the sign bits flipped
-    private static Expr positiveNormal(Expr b) {
-        Expr offset = bitwise(Expr.Bitwise.BitOp.XOR, new Expr.Binary(BinaryOp.SUB, b, integer(0x00800000)), integer(Integer.MIN_VALUE));
-        return new Expr.Binary(BinaryOp.LT, offset, integer(0x7f000000 ^ Integer.MIN_VALUE));
-    }
 
     private static Expr bitwise(Expr.Bitwise.BitOp op, Expr a, Expr b) { return new Expr.Bitwise(op, a, b); }
 

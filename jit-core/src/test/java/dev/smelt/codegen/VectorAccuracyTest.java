@@ -85,21 +85,35 @@ class VectorAccuracyTest {
         java.util.Arrays.fill(in, 0.7f);
         for (int call = 0; call < WARM_UP; call++) compiled.function().run(new Object[] {in, out}, 0, points);
         var failures = new StringBuilder();
-        int limit = Float.floatToRawIntBits(Float.POSITIVE_INFINITY);
-        long checked = 0;
-        for (long next = 0; next <= limit; ) {
-            for (int i = 0; i < points; i++, next += 128) {
-                int bits = (int) Math.min(next, limit);
-                in[i] = Float.intBitsToFloat(i % 2 == 0 ? bits : bits | 0x8000_0000);
-            }
-            checked += check(UnaryOp.TANH, StrictMath::tanh, compiled, in, out, 1, failures);
-        }
+        long checked = everyFloat(UnaryOp.TANH, StrictMath::tanh, compiled, in, out, failures);
         for (float from : new float[] {8.5f, -9.5f, 0.6f, -0.65f})
             checked += sweep(from, from + (Math.abs(from) > 1 ? 1 : 0.05f), in, () -> check(UnaryOp.TANH, StrictMath::tanh, compiled, in, out, 1, failures));
         float[] edges = {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, -0f, 0f, Float.MIN_VALUE, -Float.MIN_VALUE, 0x1p-12f, Math.nextDown(0x1p-12f),
                 0.625f, Math.nextDown(0.625f), 9f, Transcendentals.TANH_LIMIT, Math.nextUp(Transcendentals.TANH_LIMIT), -Transcendentals.TANH_LIMIT, 1e30f, -Float.MAX_VALUE};
         for (int i = 0; i < points; i++) in[i] = i % 7 == 0 ? edges[(i / 7) % edges.length] : (i % 200) * 0.1f - 10;
         check(UnaryOp.TANH, StrictMath::tanh, compiled, in, out, 1, failures);
+        assertTrue(failures.isEmpty(), failures.toString());
+        assertTrue(checked > 1_000_000, "checked " + checked);
+    }
+
+    /// `f32` `log` has no branch either: a subnormal argument is scaled first, and ±0, negative
+    /// arguments, NaN and +∞ are blended in after the steps. Every 256th float of both signs
+    /// (zeros, subnormals and negatives among them) and every float around the smallest normal,
+    /// within 1 ulp of `StrictMath.log` once C2 has compiled the kernel; NaN and ±∞.
+    @Test
+    void inlineLogIsWithinOneUlpEverywhere() {
+        var compiled = Compiled.of(VectorAccuracy.unary(UnaryOp.LOG, DType.F32), Variant.VECTOR);
+        int points = VectorAccuracy.POINTS;
+        float[] in = new float[points], out = new float[points];
+        java.util.Arrays.fill(in, 1.5f);
+        for (int call = 0; call < WARM_UP; call++) compiled.function().run(new Object[] {in, out}, 0, points);
+        var failures = new StringBuilder();
+        long checked = everyFloat(UnaryOp.LOG, StrictMath::log, compiled, in, out, failures);
+        checked += sweep(0x1.ffe000p-127f, 0x1.002p-126f, in, () -> check(UnaryOp.LOG, StrictMath::log, compiled, in, out, 1, failures));
+        float[] edges = {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, -0f, 0f, Float.MIN_VALUE, -Float.MIN_VALUE, Float.MIN_NORMAL,
+                Math.nextDown(Float.MIN_NORMAL), 1f, Math.nextUp(1f), Math.nextDown(1f), 0.70710677f, Float.MAX_VALUE, -1f};
+        for (int i = 0; i < points; i++) in[i] = i % 5 == 0 ? edges[(i / 5) % edges.length] : (i % 200) * 0.37f;
+        check(UnaryOp.LOG, StrictMath::log, compiled, in, out, 1, failures);
         assertTrue(failures.isEmpty(), failures.toString());
         assertTrue(checked > 1_000_000, "checked " + checked);
     }
@@ -149,6 +163,20 @@ class VectorAccuracyTest {
             if (!same && failures.length() < 2000) failures.append("%s(%s) = %s, expected %s%n".formatted(op, in[i], out[i], want));
         }
         return in.length;
+    }
+
+    // every 256th float of each sign, up to +∞, checked against `exact` within 1 ulp
+    private static long everyFloat(UnaryOp op, java.util.function.DoubleUnaryOperator exact, Compiled compiled, float[] in, float[] out, StringBuilder failures) {
+        int limit = Float.floatToRawIntBits(Float.POSITIVE_INFINITY);
+        long checked = 0;
+        for (long next = 0; next <= limit; ) {
+            for (int i = 0; i < in.length; i++, next += 128) {     // alternate signs: 256 bit patterns apart per sign
+                int bits = (int) Math.min(next, limit);
+                in[i] = Float.intBitsToFloat(i % 2 == 0 ? bits : bits | 0x8000_0000);
+            }
+            checked += check(op, exact, compiled, in, out, 1, failures);
+        }
+        return checked;
     }
 
     // every float of [from, to], in blocks of `in.length`, each checked by `check`
