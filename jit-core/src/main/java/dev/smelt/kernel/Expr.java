@@ -265,9 +265,9 @@ public sealed interface Expr {
     /// `value` where `inRange` holds, else `op`'s definition of `x` (in double, rounded once: the
     /// interpreter's): the arguments past a polynomial's range, and NaN. Vector code tests whether
     /// every lane is in range and otherwise computes the others lane by lane, so the definition
-    /// costs only where it is needed. A range test that is the constant true ([#total], `exp`'s)
-    /// has nothing to fall back to: the node then only names `op`'s implementation, which the
-    /// scalar variant makes a method of.
+    /// costs only where it is needed. A range test that is the constant true ([#total]: `exp`'s,
+    /// `log`'s and `tanh`'s) has nothing to fall back to: the node then only names `op`'s
+    /// implementation, which the scalar variant makes a method of.
     record Fallback(UnaryOp op, Expr x, Expr inRange, Expr value) implements Expr {
         public Fallback {
             if (inRange.dtype() != DType.BOOL || x.dtype() != value.dtype()) throw new IllegalArgumentException("fallback needs a bool range test and x of the value's dtype");

@@ -275,8 +275,9 @@ final class FloatBlocks {
     // level adds the vector turned by half its live lanes ([#HALVES]); lanes past half take
     // wrapped values that no later level reads. Not by `slice`, which C2 left as a call (a tenth of
     // a forward's profile), nor through `toArray`, whose array C2 kept (80 bytes a sum). The levels
-    // are written out under tests of the constant L, not a loop: in a loop `s` would be a
-    // loop-carried receiver, whose class C2 does not know while it parses (see codegen.VectorFolds).
+    // are written out under tests of the constant L (up to 64 lanes, the widest float vector), not a
+    // loop: in a loop `s` would be a loop-carried receiver, whose class C2 does not know while it
+    // parses (see codegen.VectorFolds).
     private static float sum(FloatVector s) {
         if (L >= 2) s = s.add(s.rearrange(HALVES[0]));
         if (L >= 4) s = s.add(s.rearrange(HALVES[1]));
