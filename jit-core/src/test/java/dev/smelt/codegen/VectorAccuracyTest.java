@@ -47,12 +47,9 @@ class VectorAccuracyTest {
     /// correctly rounded). Vectors mixing ordinary lanes with NaN, ±∞ and the clamp's edges too.
     @Test
     void inlineExpIsWithinOneUlpEverywhere() {
-        var kernel = VectorAccuracy.unary(UnaryOp.EXP, DType.F32);
-        var compiled = Compiled.of(kernel, Variant.VECTOR);
         int points = VectorAccuracy.POINTS;
         float[] in = new float[points], out = new float[points];
-        java.util.Arrays.fill(in, -1.5f);
-        for (int call = 0; call < WARM_UP; call++) compiled.function().run(new Object[] {in, out}, 0, points);
+        var compiled = warmed(UnaryOp.EXP, -1.5f, in, out);
         var failures = new StringBuilder();
         int limit = Float.floatToRawIntBits(Float.POSITIVE_INFINITY);
         long checked = 0;
@@ -79,11 +76,9 @@ class VectorAccuracyTest {
     /// C2 has compiled the kernel; ±0 keep their sign; NaN, ±∞ and the clamp's edges.
     @Test
     void inlineTanhIsWithinOneUlpEverywhere() {
-        var compiled = Compiled.of(VectorAccuracy.unary(UnaryOp.TANH, DType.F32), Variant.VECTOR);
         int points = VectorAccuracy.POINTS;
         float[] in = new float[points], out = new float[points];
-        java.util.Arrays.fill(in, 0.7f);
-        for (int call = 0; call < WARM_UP; call++) compiled.function().run(new Object[] {in, out}, 0, points);
+        var compiled = warmed(UnaryOp.TANH, 0.7f, in, out);
         var failures = new StringBuilder();
         long checked = everyFloat(UnaryOp.TANH, StrictMath::tanh, compiled, in, out, failures);
         for (float from : new float[] {8.5f, -9.5f, 0.6f, -0.65f})
@@ -102,11 +97,9 @@ class VectorAccuracyTest {
     /// within 1 ulp of `StrictMath.log` once C2 has compiled the kernel; NaN and ±∞.
     @Test
     void inlineLogIsWithinOneUlpEverywhere() {
-        var compiled = Compiled.of(VectorAccuracy.unary(UnaryOp.LOG, DType.F32), Variant.VECTOR);
         int points = VectorAccuracy.POINTS;
         float[] in = new float[points], out = new float[points];
-        java.util.Arrays.fill(in, 1.5f);
-        for (int call = 0; call < WARM_UP; call++) compiled.function().run(new Object[] {in, out}, 0, points);
+        var compiled = warmed(UnaryOp.LOG, 1.5f, in, out);
         var failures = new StringBuilder();
         long checked = everyFloat(UnaryOp.LOG, StrictMath::log, compiled, in, out, failures);
         checked += sweep(0x1.ffe000p-127f, 0x1.002p-126f, in, () -> check(UnaryOp.LOG, StrictMath::log, compiled, in, out, 1, failures));
@@ -163,6 +156,14 @@ class VectorAccuracyTest {
             if (!same && failures.length() < 2000) failures.append("%s(%s) = %s, expected %s%n".formatted(op, in[i], out[i], want));
         }
         return in.length;
+    }
+
+    // op's f32 vector kernel, called WARM_UP times on `value` so that C2 has compiled it
+    private static Compiled warmed(UnaryOp op, float value, float[] in, float[] out) {
+        var compiled = Compiled.of(VectorAccuracy.unary(op, DType.F32), Variant.VECTOR);
+        java.util.Arrays.fill(in, value);
+        for (int call = 0; call < WARM_UP; call++) compiled.function().run(new Object[] {in, out}, 0, in.length);
+        return compiled;
     }
 
     // every 256th float of each sign, up to +∞, checked against `exact` within 1 ulp
