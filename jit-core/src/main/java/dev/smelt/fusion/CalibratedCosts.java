@@ -33,10 +33,10 @@ final class CalibratedCosts implements CostModel {
     static final double LAUNCH_NS = 250;
     /// An add, multiply, FMA, compare, select, cast, min/max, relu or bit operation on one element:
     /// about one vector instruction per 16 lanes (`CalibrationBench.add`, in L1). The `f32`
-    /// transcendentals cost their rewritten steps' ([#rewritten]): 15 such for exp (0.110 ns, where
-    /// `CalibrationBench.exp` measured 0.12–0.13 in two runs on 2026-11-23, 0.20–0.21 as SVML's
-    /// call), 19 for sin (0.139 ns; `CalibrationBench.sin` 0.136), 30 for log (0.219 ns; a harness
-    /// measured 0.42 for the same steps, 2.3× exp's time there).
+    /// transcendentals cost their rewritten steps' ([#rewritten]): 23 such for exp (0.168 ns;
+    /// `CalibrationBench.exp` less `neg`, 64K floats, 2026-11-28: 0.13, where SVML's call took
+    /// 0.20–0.21), 19 for sin (0.139 ns; `CalibrationBench.sin` 0.136), 37 for log (0.270 ns;
+    /// measured 0.28) and 35 for tanh (0.257 ns; measured 0.24).
     static final double CHEAP_NS = 0.0073;
     /// A divide, square root or reciprocal: `CalibrationBench.div`.
     static final double DIVIDE_NS = 0.023;
