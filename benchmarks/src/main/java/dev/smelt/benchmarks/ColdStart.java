@@ -11,8 +11,9 @@ import java.util.Map;
 
 /// Cold start, measured in fresh JVMs: [FirstCall] (compile plus the first call of the chain on 1M
 /// floats; targets ≤ 100 ms, ≤ 50 ms with the AOT cache) and [FirstSteps] (the first 100 Adam steps
-/// of an MLP 784-512-10 against 100 steady ones; target ≤ 3×) and [FirstTokens] (a stories15M
-/// decode's first token and first 256 against 256 more). Each probe first runs once to record
+/// of an MLP 784-512-10 against 100 steady ones; target ≤ 3×), [FirstTokens] (a stories15M
+/// decode's first token and first 256 against 256 more) and [FirstGptStep] (a GPT training step's
+/// first call, compile included, against its second). Each probe first runs once to record
 /// a JDK AOT cache (`-XX:AOTCacheOutput`, JEP 483/515), then `runs` times without and with it,
 /// alternating which goes first, and the medians of what the children print are shown side by
 /// side, with each child's wall time from process start to exit. Run:
@@ -20,7 +21,7 @@ import java.util.Map;
 public final class ColdStart {
     private ColdStart() {}
 
-    static final List<String> PROBES = List.of("FirstCall", "FirstSteps", "FirstTokens");
+    static final List<String> PROBES = List.of("FirstCall", "FirstSteps", "FirstTokens", "FirstGptStep");
 
     public static void main(String[] args) throws Exception {
         int runs = args.length > 0 ? Integer.parseInt(args[0]) : 5;

@@ -14,19 +14,27 @@ final class Cones {
     private Cones() {}
 
     /// What a root computes inline, from one walk: the reductions and matmuls it would fold in
-    /// (nearest first), its operations (what it adds to a kernel's size, itself included), and the
-    /// buffers it reads (realized nodes and inputs at the edge of its cone).
-    record Cone(List<Node> reductions, int operations, List<Node> buffers) {}
+    /// (nearest first), its operations (what it adds to a kernel's size, itself included), the
+    /// buffers it reads (realized nodes and inputs at the edge of its cone), and every node the
+    /// walk reached (those inside and those buffers).
+    record Cone(List<Node> reductions, int operations, List<Node> buffers, Set<Node> reached) {
+        /// Whether the cone is still this one once `more` nodes are realized too: none of them is
+        /// inside it (a node realized already is at its edge, or beyond it).
+        boolean survives(List<Node> more) {
+            for (Node node : more) if (reached.contains(node)) return false;
+            return true;
+        }
+    }
 
     static Cone of(Node root, Set<Node> realized) {
         var reductions = new ArrayList<Node>();
         var buffers = new ArrayList<Node>();
         int[] operations = {Realization.isOperation(root) ? 1 : 0};
-        walk(root, realized, node -> {
+        var reached = walk(root, realized, node -> {
             if (node instanceof Node.Reduce r && !r.axes().isEmpty() || node instanceof Node.MatMul) reductions.add(node);
             if (Realization.isOperation(node)) operations[0]++;
         }, buffers::add);
-        return new Cone(reductions, operations[0], buffers);
+        return new Cone(reductions, operations[0], buffers, reached);
     }
 
     /// The nodes `root` computes inline (not itself, not the buffers it reads).
@@ -37,7 +45,8 @@ final class Cones {
     }
 
     // Breadth-first from the root's operands; `inside` sees inlined nodes, `edge` each buffer once.
-    private static void walk(Node root, Set<Node> realized, java.util.function.Consumer<Node> inside, java.util.function.Consumer<Node> edge) {
+    // Returns every node reached.
+    private static Set<Node> walk(Node root, Set<Node> realized, java.util.function.Consumer<Node> inside, java.util.function.Consumer<Node> edge) {
         Set<Node> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         var queue = new ArrayDeque<>(root.inputs());
         while (!queue.isEmpty()) {
@@ -50,6 +59,7 @@ final class Cones {
             inside.accept(node);
             queue.addAll(node.inputs());
         }
+        return seen;
     }
 
     /// The buffers `root` reads at its own point only: through elementwise operations alone, with

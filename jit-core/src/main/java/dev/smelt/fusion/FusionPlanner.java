@@ -74,44 +74,72 @@ public final class FusionPlanner {
         Realization.initial(graph, options.mode(), realized, decisions, labels);
         // Once: every node realized later only shrinks the cones the cut has bounded.
         KernelBudget.cut(graph, options.budget(), realized, decisions, labels);
-        var attempt = attempt(graph, realized, labels, options, decisions, null);
+        var planning = new ScheduleBuilder.Planning(graph, labels, options);
+        var prices = new KernelPrices();
+        var attempt = attempt(planning, realized, decisions, prices, null, Purpose.SCHEDULE);
         if (options.mode() != FusionMode.COST_MODEL) return finish(attempt, decisions, recomputed(attempt, labels, options.mode(), Map.of()));
         Map<Node, Double> priced = new IdentityHashMap<>();
-        var prices = new KernelPrices();
         for (int round = 0; round < ROUNDS; round++) {
-            Node best = null;
-            ScheduleBuilder.Attempt bestAttempt = null;
             priced.clear();
-            for (Node candidate : candidates(attempt, realized)) {
-                Set<Node> with = Collections.newSetFromMap(new IdentityHashMap<>());
-                with.addAll(realized);
-                with.add(candidate);
-                ScheduleBuilder.Attempt trial = attempt(graph, with, labels, options, new ArrayList<>(), prices);
-                priced.put(candidate, trial.cost());
-                if (trial.cost() < attempt.cost() * (1 - MARGIN) && (bestAttempt == null || trial.cost() < bestAttempt.cost())) {
-                    best = candidate;
-                    bestAttempt = trial;
-                }
-            }
+            var best = bestTrial(planning, attempt, realized, prices, priced);
             if (best == null) break;
-            decisions.add(decision(labels.get(best), best, attempt, bestAttempt.cost()));
-            realized.add(best);
-            attempt = attempt(graph, realized, labels, options, decisions, null);
+            decisions.add(decision(labels.get(best.candidate()), best.candidate(), attempt, best.attempt().cost()));
+            realized.addAll(best.realized()); // its plan met the demands that realizing it makes: planning again would meet the same
+            decisions.addAll(best.demanded());
+            attempt = attempt(planning, realized, decisions, prices, attempt.cones(), Purpose.ADOPTED);
         }
         return finish(attempt, decisions, recomputed(attempt, labels, options.mode(), priced));
     }
 
+    /// A candidate's trial plan, the nodes it realized (the candidate and those its plan demanded)
+    /// and why it realized them.
+    private record Trial(Node candidate, ScheduleBuilder.Attempt attempt, Set<Node> realized, List<Decision> demanded) {}
+
+    /// The trial that saves the most over `attempt`, if any saves more than the margin; each
+    /// candidate's cost goes to `priced`.
+    private static Trial bestTrial(ScheduleBuilder.Planning planning, ScheduleBuilder.Attempt attempt, Set<Node> realized, KernelPrices prices, Map<Node, Double> priced) {
+        Trial best = null;
+        for (Node candidate : candidates(attempt, realized)) {
+            Set<Node> with = Collections.newSetFromMap(new IdentityHashMap<>());
+            with.addAll(realized);
+            with.add(candidate);
+            var demanded = new ArrayList<Decision>();
+            var trial = attempt(planning, with, demanded, prices, attempt.cones(), Purpose.TRIAL);
+            priced.put(candidate, trial.cost());
+            if (trial.cost() < attempt.cost() * (1 - MARGIN) && (best == null || trial.cost() < best.attempt().cost())) best = new Trial(candidate, trial, with, demanded);
+        }
+        return best;
+    }
+
+    /// What an attempt is for: a trial's cost; a schedule; or a schedule for nodes a trial realized,
+    /// whose demands it met already.
+    private enum Purpose { TRIAL, SCHEDULE, ADOPTED }
+
     /// One plan for a fixed set of realized nodes, realizing more (and noting why in `decisions`)
-    /// where lowering demands it. With `prices`, a trial: only its cost is wanted.
-    private static ScheduleBuilder.Attempt attempt(Graph graph, Set<Node> realized, Map<Node, Decision.Subject.GraphNode> labels, Options options, List<Decision> decisions, KernelPrices prices) {
+    /// where lowering demands it.
+    ///
+    /// The plans that find and meet demands skip the kernels `prices` knows: a kernel with the same
+    /// roots, loop and reads lowers as it did before, demanding nothing. Only once every demand is
+    /// met is a schedule built, every kernel lowered (a GPT step's graph met its demands in ten
+    /// plans, each lowering all of its kernels).
+    private static ScheduleBuilder.Attempt attempt(ScheduleBuilder.Planning planning, Set<Node> realized, List<Decision> decisions, KernelPrices prices, RootCones cones,
+                                                   Purpose purpose) {
+        boolean skipKnown = purpose != Purpose.ADOPTED;
         while (true) {
-            var attempt = new ScheduleBuilder(graph, realized, labels, options, prices).build();
-            if (attempt.demands().isEmpty()) return attempt;
+            var attempt = new ScheduleBuilder(planning, realized, skipKnown ? prices : null, cones).build();
+            cones = attempt.cones();
+            if (attempt.demands().isEmpty()) {
+                if (purpose == Purpose.TRIAL || !skipKnown) return attempt;
+                skipKnown = false;
+                continue;
+            }
+            skipKnown = true;
             Set<Node> demanded = Collections.newSetFromMap(new IdentityHashMap<>());
             for (Realize demand : chosen(attempt.demands(), attempt.demandScopes())) {
                 if (!demanded.add(demand.node())) continue;
-                if (!realized.add(demand.node())) throw new IllegalStateException("planning did not converge at " + labels.get(demand.node()));
-                decisions.add(new Decision(labels.get(demand.node()), demand.choice(), "", demand.cost(), demand.alternative(), demand.reason()));
+                var label = planning.labels().get(demand.node());
+                if (!realized.add(demand.node())) throw new IllegalStateException("planning did not converge at " + label);
+                decisions.add(new Decision(label, demand.choice(), "", demand.cost(), demand.alternative(), demand.reason()));
             }
         }
     }

@@ -116,7 +116,11 @@ final class Groups {
 
     /// The loop nest of a kernel: roots join only kernels of an equal one.
     record Loop(dev.smelt.ir.Shape space, int reducedRank, dev.smelt.ir.Shape operand, List<Integer> kernelAxisOf) {
-        static Loop of(Signature s) { return new Loop(s.space(), s.reducedRank(), s.operand(), java.util.Arrays.stream(s.kernelAxisOf()).boxed().toList()); }
+        static Loop of(Signature s) {
+            var axes = new ArrayList<Integer>(s.kernelAxisOf().length); // a loop, not a stream: planning runs on a fresh JVM's first call, interpreted
+            for (int axis : s.kernelAxisOf()) axes.add(axis);
+            return new Loop(s.space(), s.reducedRank(), s.operand(), axes);
+        }
         // written out: a record's own are bootstrapped on first use, which a fresh JVM's first compile pays for
         public boolean equals(Object o) {
             return o instanceof Loop l && reducedRank == l.reducedRank && space.equals(l.space) && java.util.Objects.equals(operand, l.operand) && kernelAxisOf.equals(l.kernelAxisOf);

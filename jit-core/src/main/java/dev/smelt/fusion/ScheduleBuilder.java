@@ -25,6 +25,7 @@ import java.util.Set;
 /// so that a graph needing many buffers is planned again a few times, not once per buffer.
 final class ScheduleBuilder {
     private final Graph graph;
+    private final List<Node> nodes;
     private final Set<Node> realized;
     private final Map<Node, Decision.Subject.GraphNode> labels;
     private final FusionPlanner.Options options;
@@ -32,7 +33,7 @@ final class ScheduleBuilder {
     private final Map<Node, Integer> buffers = new IdentityHashMap<>();
     private final List<Schedule.Buffer> bufferList = new ArrayList<>();
     private final Map<Node, Group> owners = new IdentityHashMap<>();
-    private final Map<Node, Cones.Cone> cones = new IdentityHashMap<>();
+    private final RootCones cones;
     private final KernelPrices prices;
 
     private final List<List<Node>> fusedNodes = new ArrayList<>();
@@ -44,22 +45,31 @@ final class ScheduleBuilder {
     /// `demands` non-empty means the attempt is incomplete: those nodes need buffers first; beside
     /// each, the nodes of the kernel that demanded it (its roots and what they inline).
     record Attempt(Schedule schedule, List<List<Node>> fused, List<Double> spills, double cost, List<Decision> kernelDecisions, List<Realize> demands,
-                   List<Set<Node>> demandScopes) {}
+                   List<Set<Node>> demandScopes, RootCones cones) {}
 
-    /// With `prices`, the attempt is a trial that only needs its cost: a kernel priced before is
-    /// not lowered again, and the attempt has no schedule.
-    ScheduleBuilder(Graph graph, Set<Node> realized, Map<Node, Decision.Subject.GraphNode> labels, FusionPlanner.Options options, KernelPrices prices) {
+    /// What every attempt at one graph shares: the graph, its nodes in order (operands first), their
+    /// labels, and the options.
+    record Planning(Graph graph, List<Node> nodes, Map<Node, Decision.Subject.GraphNode> labels, FusionPlanner.Options options) {
+        Planning(Graph graph, Map<Node, Decision.Subject.GraphNode> labels, FusionPlanner.Options options) { this(graph, graph.nodes(), labels, options); }
+    }
+
+    /// With `prices`, the attempt needs only its cost and demands (a trial, or a plan meeting
+    /// demands): a kernel priced before is not lowered again, and the attempt has no schedule.
+    /// `earlier`, when not null, is an earlier attempt's cones.
+    ScheduleBuilder(Planning planning, Set<Node> realized, KernelPrices prices, RootCones earlier) {
         this.prices = prices;
-        this.graph = graph;
+        this.cones = new RootCones(realized, earlier);
+        this.graph = planning.graph();
+        this.nodes = planning.nodes();
         this.realized = realized;
-        this.labels = labels;
-        this.options = options;
+        this.labels = planning.labels();
+        this.options = planning.options();
     }
 
     Attempt build() {
         for (Node input : graph.inputs()) allocate(input);
         var roots = new ArrayList<Node>();
-        for (Node node : graph.nodes())
+        for (Node node : nodes)
             if (realized.contains(node) && !(node instanceof Node.Input)) {
                 allocate(node);
                 roots.add(node);
@@ -68,14 +78,14 @@ final class ScheduleBuilder {
         var demands = new ArrayList<Realize>();
         var demandScopes = new ArrayList<Set<Node>>();
         double cost = 0;
-        for (Group group : Groups.of(roots, realized, this::cone, this::signature, options.mode() != FusionMode.NONE, options.budget(), decisions, labels)) {
+        for (Group group : Groups.of(roots, realized, cones::cone, cones::signature, options.mode() != FusionMode.NONE, options.budget(), decisions, labels)) {
             if (group.roots().getFirst() instanceof Node.Attention) {
                 var launch = attention(group);
                 cost += options.costs().time(launch.kernel(), options.machine());
                 launches.add(launch);
                 continue;
             }
-            var key = prices == null ? null : KernelPrices.key(group, realized, this::cone);
+            var key = prices == null ? null : KernelPrices.key(group, realized, cones::cone);
             var known = key == null ? null : prices.claimFor(key, group, owners);
             if (known != null) {
                 cost += known;
@@ -95,18 +105,18 @@ final class ScheduleBuilder {
             launches.add(launched.launch());
             if (key != null) prices.remember(key, launched.time(), launched.claims());
         }
-        if (!demands.isEmpty()) return new Attempt(null, fusedNodes, spills, Double.NaN, decisions, demands, demandScopes);
-        if (prices != null) return new Attempt(null, fusedNodes, spills, cost, decisions, List.of(), List.of());
+        if (!demands.isEmpty()) return new Attempt(null, fusedNodes, spills, Double.NaN, decisions, demands, demandScopes, cones);
+        if (prices != null) return new Attempt(null, fusedNodes, spills, cost, decisions, List.of(), List.of(), cones);
         var inputs = new ArrayList<Integer>();
         for (Node input : graph.inputs()) inputs.add(buffers.get(input));
         var outputs = new ArrayList<Schedule.Output>();
         for (Node output : graph.outputs()) outputs.add(new Schedule.Output(buffers.get(output), output.shape()));
-        return new Attempt(new Schedule(bufferList, launches, inputs, outputs, List.of()), fusedNodes, spills, cost, decisions, List.of(), List.of());
+        return new Attempt(new Schedule(bufferList, launches, inputs, outputs, List.of()), fusedNodes, spills, cost, decisions, List.of(), List.of(), cones);
     }
 
     private void allocate(Node node) {
-        buffers.put(node, bufferList.size());
-        bufferList.add(new Schedule.Buffer(node.dtype(), node.shape().size(), labels.get(node).toString()));
+        buffers.put(node, buffers.size());
+        if (prices == null) bufferList.add(new Schedule.Buffer(node.dtype(), node.shape().size(), labels.get(node).toString())); // else no schedule is built
     }
 
     /// A group of roots with one loop nest; a concat is one group per part.
@@ -120,19 +130,6 @@ final class ScheduleBuilder {
             nodes.addAll(Cones.inside(root, realized));
         }
         return nodes;
-    }
-
-    private Cones.Cone cone(Node root) { return cones.computeIfAbsent(root, r -> Cones.of(r, realized)); }
-
-    /// The loop nest for `root`: the row structure of a reduction it reads (or is), when its shape
-    /// is that reduction's operand or result shape; else pointwise over its shape.
-    Signature signature(Node root) {
-        if (root instanceof Node.Reduce r && !r.axes().isEmpty() || root instanceof Node.MatMul) return Signature.of(root);
-        for (Node candidate : cone(root).reductions()) {
-            Signature rows = Signature.of(candidate);
-            if (rows.isRow() && rows.atEveryPoint(root.shape()) || rows.rowMapping(root.shape()) != null) return rows;
-        }
-        return Signature.pointwise(root.shape());
     }
 
     /// A kernel's launch, its estimated time and the reductions it folds.
