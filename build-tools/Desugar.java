@@ -228,13 +228,8 @@ public final class Desugar {
     private static void typeSwitch(ClassVisitor host, String helper, String descriptor, Object[] labels) {
         MethodVisitor m = host.visitMethod(Opcodes.ACC_PRIVATE | Opcodes.ACC_STATIC | Opcodes.ACC_SYNTHETIC, helper, descriptor, null, null);
         m.visitCode();
-        Label notNull = new Label();
         m.visitVarInsn(Opcodes.ALOAD, 0);
-        m.visitJumpInsn(Opcodes.IFNONNULL, notNull);
-        m.visitInsn(Opcodes.ICONST_M1);
-        m.visitInsn(Opcodes.IRETURN);
-        m.visitLabel(notNull);
-        m.visitFrame(Opcodes.F_SAME, 0, null, 0, null);
+        Records.returnUnless(m, Opcodes.IFNONNULL, Opcodes.ICONST_M1);
         for (int i = 0; i < labels.length; i++) {
             Label next = new Label();
             m.visitVarInsn(Opcodes.ILOAD, 1);

@@ -53,21 +53,13 @@ final class Records {
     /// `if (r == o) return true; if (!(o instanceof R s)) return false;` then each component,
     /// the last first: `==`, `Float.compare`/`Double.compare` or `Objects.equals`.
     private static void equals(MethodVisitor m, Type record, Object[] arguments) {
-        Label other = new Label(), instance = new Label(), differ = new Label();
+        Label differ = new Label();
         m.visitVarInsn(Opcodes.ALOAD, 0);
         m.visitVarInsn(Opcodes.ALOAD, 1);
-        m.visitJumpInsn(Opcodes.IF_ACMPNE, other);
-        m.visitInsn(Opcodes.ICONST_1);
-        m.visitInsn(Opcodes.IRETURN);
-        m.visitLabel(other);
-        m.visitFrame(Opcodes.F_SAME, 0, null, 0, null);
+        returnUnless(m, Opcodes.IF_ACMPNE, Opcodes.ICONST_1);
         m.visitVarInsn(Opcodes.ALOAD, 1);
         m.visitTypeInsn(Opcodes.INSTANCEOF, record.getInternalName());
-        m.visitJumpInsn(Opcodes.IFNE, instance);
-        m.visitInsn(Opcodes.ICONST_0);
-        m.visitInsn(Opcodes.IRETURN);
-        m.visitLabel(instance);
-        m.visitFrame(Opcodes.F_SAME, 0, null, 0, null);
+        returnUnless(m, Opcodes.IFNE, Opcodes.ICONST_0);
         m.visitVarInsn(Opcodes.ALOAD, 1);
         m.visitTypeInsn(Opcodes.CHECKCAST, record.getInternalName());
         m.visitVarInsn(Opcodes.ASTORE, 2);
@@ -135,6 +127,17 @@ final class Records {
     private static void appendText(MethodVisitor m, String text) {
         m.visitLdcInsn(text);
         m.visitMethodInsn(Opcodes.INVOKEVIRTUAL, "java/lang/StringBuilder", "append", "(Ljava/lang/String;)Ljava/lang/StringBuilder;", false);
+    }
+
+    /// `return constant;` unless the jump `continueOpcode`, on the values on the stack, goes on past
+    /// it (locals as at the method's start).
+    static void returnUnless(MethodVisitor m, int continueOpcode, int constantOpcode) {
+        Label next = new Label();
+        m.visitJumpInsn(continueOpcode, next);
+        m.visitInsn(constantOpcode);
+        m.visitInsn(Opcodes.IRETURN);
+        m.visitLabel(next);
+        m.visitFrame(Opcodes.F_SAME, 0, null, 0, null);
     }
 
     private static void get(MethodVisitor m, int slot, Handle getter) {
