@@ -41,6 +41,9 @@ public final class Compiled {
     private final FusionMode fusion;
     private final int recompileLimit;
     private final UnaryOperator<Traced> transform;
+    /// The transform of a function compiled as traced. Not `AS_TRACED`: that is the
+    /// JDK's lambda, linked on first use, which a fresh JVM's first compile would pay for.
+    static final UnaryOperator<Traced> AS_TRACED = traced -> traced;
     private final DynamicDims dynamic;
     private final SignatureCache<Compilation> cache;
     private volatile Version last;
@@ -112,7 +115,7 @@ public final class Compiled {
     /// inputs that are arguments, the rest filled from its captures. There is no function to trace
     /// again, so other shapes are refused.
     Compiled(Traced traced) {
-        this(null, "compiled graph", names(traced.arguments()), UnaryOperator.identity(),
+        this(null, "compiled graph", names(traced.arguments()), AS_TRACED,
                 FusionMode.COST_MODEL, DEFAULT_RECOMPILE_LIMIT);
         var types = traced.graph().inputs().subList(0, traced.arguments()).stream()
                 .<Signature.Argument>map(in -> new Signature.TensorType("argument " + in.slot(), in.dtype(), in.shape())).toList();

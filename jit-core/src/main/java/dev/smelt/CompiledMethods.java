@@ -9,7 +9,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 
 /// The calls of one [Jit#instance]: one [Compiled] per [Compile] method, tracing the method's
@@ -80,7 +79,7 @@ final class CompiledMethods implements SubclassEmitter.MethodCalls {
         Compile options = method.getAnnotation(Compile.class);
         int limit = options.recompileLimit() < 0 ? Compiled.DEFAULT_RECOMPILE_LIMIT : options.recompileLimit();
         var parameters = Arrays.stream(method.getParameters()).map(p -> p.isNamePresent() ? p.getName() : "argument " + Arrays.asList(method.getParameters()).indexOf(p)).toList();
-        var compiled = new Compiled(arguments -> List.of(trace(name, original, arguments)), name, parameters, UnaryOperator.identity(), options.fusion(), limit);
+        var compiled = new Compiled(arguments -> List.of(trace(name, original, arguments)), name, parameters, Compiled.AS_TRACED, options.fusion(), limit);
         for (int i = 0; i < method.getParameterCount(); i++) {
             Dynamic dynamic = method.getParameters()[i].getAnnotation(Dynamic.class);
             if (dynamic != null) compiled = compiled.dynamic(i, dynamic.value());

@@ -58,30 +58,30 @@ public final class Jit {
     /// kernels once; later calls with that signature run them (the Java `torch.compile` / `jax.jit`).
     public static Compiled compile(Function1 function) {
         nonNull("compile", function);
-        return new Compiled(args -> Arrays.asList(function.apply(args.get(0))), 1, UnaryOperator.identity());
+        return new Compiled(args -> Arrays.asList(function.apply(args.get(0))), 1, Compiled.AS_TRACED);
     }
 
     /// [#compile(Function1)] for a function of two tensors.
     public static Compiled compile(Function2 function) {
         nonNull("compile", function);
-        return new Compiled(args -> Arrays.asList(function.apply(args.get(0), args.get(1))), 2, UnaryOperator.identity());
+        return new Compiled(args -> Arrays.asList(function.apply(args.get(0), args.get(1))), 2, Compiled.AS_TRACED);
     }
 
     /// [#compile(Function1)] for a function of three tensors.
     public static Compiled compile(Function3 function) {
         nonNull("compile", function);
-        return new Compiled(args -> Arrays.asList(function.apply(args.get(0), args.get(1), args.get(2))), 3, UnaryOperator.identity());
+        return new Compiled(args -> Arrays.asList(function.apply(args.get(0), args.get(1), args.get(2))), 3, Compiled.AS_TRACED);
     }
 
     /// [#compile(Function1)] for a function of four tensors.
     public static Compiled compile(Function4 function) {
         nonNull("compile", function);
-        return new Compiled(args -> Arrays.asList(function.apply(args.get(0), args.get(1), args.get(2), args.get(3))), 4, UnaryOperator.identity());
+        return new Compiled(args -> Arrays.asList(function.apply(args.get(0), args.get(1), args.get(2), args.get(3))), 4, Compiled.AS_TRACED);
     }
 
     /// A function of `arity` arguments with any number of results ([Compiled#applyAll]).
     public static Compiled compile(FunctionN function, int arity) {
-        return compile(function, arity, UnaryOperator.identity());
+        return compile(function, arity, Compiled.AS_TRACED);
     }
 
     /// `function` compiled with `transform` applied to each signature's trace before the pipeline

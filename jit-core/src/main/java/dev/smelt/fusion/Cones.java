@@ -48,7 +48,8 @@ final class Cones {
     // Returns every node reached.
     private static Set<Node> walk(Node root, Set<Node> realized, java.util.function.Consumer<Node> inside, java.util.function.Consumer<Node> edge) {
         Set<Node> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        var queue = new ArrayDeque<>(root.inputs());
+        var queue = new ArrayDeque<Node>(); // not ArrayDeque(Collection): its forEach lambda is linked on first use
+        for (Node operand : root.inputs()) queue.add(operand);
         while (!queue.isEmpty()) {
             Node node = queue.poll();
             if (!seen.add(node)) continue;
@@ -57,7 +58,7 @@ final class Cones {
                 continue;
             }
             inside.accept(node);
-            queue.addAll(node.inputs());
+            for (Node operand : node.inputs()) queue.add(operand);
         }
         return seen;
     }
@@ -71,8 +72,10 @@ final class Cones {
         // the root elementwise, so it is read at the root's point) and once on any other.
         Set<Node> aligned = Collections.newSetFromMap(new IdentityHashMap<>());
         Set<Node> unaligned = Collections.newSetFromMap(new IdentityHashMap<>());
-        var pending = new ArrayDeque<Node>(List.of(root));
-        var pendingAligned = new ArrayDeque<Boolean>(List.of(true));
+        var pending = new ArrayDeque<Node>();
+        var pendingAligned = new ArrayDeque<Boolean>();
+        pending.push(root);
+        pendingAligned.push(true);
         while (!pending.isEmpty()) {
             Node node = pending.pop();
             boolean here = pendingAligned.pop();

@@ -9,7 +9,6 @@ import dev.smelt.kernel.Decision;
 import dev.smelt.kernel.Schedule;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -176,7 +175,7 @@ public final class FusionPlanner {
         Set<Node> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         var shared = new ArrayList<Computed>();
         for (var computed : kernelCounts(attempt)) if (computed.kernels() > 1) shared.add(computed);
-        shared.sort(Comparator.comparingInt(Computed::kernels).reversed()); // stable: launch order within a count
+        shared.sort((a, b) -> Integer.compare(b.kernels(), a.kernels())); // most first; stable: launch order within a count
         for (var computed : shared)
             if (!realized.contains(computed.node()) && seen.add(computed.node())) candidates.add(computed.node());
         for (int l = 0; l < attempt.fused().size(); l++) {

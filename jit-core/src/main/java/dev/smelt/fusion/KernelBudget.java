@@ -6,7 +6,6 @@ import dev.smelt.ir.Node;
 import dev.smelt.kernel.Decision;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +33,7 @@ final class KernelBudget {
             var inline = new ArrayList<Node>();
             for (Node operand : distinct(node.inputs())) if (cones.containsKey(operand) && !realized.contains(operand)) inline.add(operand);
             Set<Node> cone = union(node, inline, cones);
-            if (inline.size() > 1) inline.sort(Comparator.comparingInt((Node operand) -> cones.get(operand).size()).reversed());
+            if (inline.size() > 1) inline.sort((a, b) -> Integer.compare(cones.get(b).size(), cones.get(a).size())); // largest first
             for (int i = 0; FusionRules.BUDGET.test(cone.size() - budget) && i < inline.size(); i++) {
                 Realization.decide(inline.get(i), FusionRules.BUDGET.reason(budget), realized, decisions, labels);
                 cone = union(node, inline.subList(i + 1, inline.size()), cones);

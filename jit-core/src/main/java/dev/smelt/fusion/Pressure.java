@@ -84,7 +84,8 @@ final class Pressure {
 
     /// Calls `found` with each shared value that computing `step` reads directly (not those inside them).
     private static void references(Expr step, Predicate<Expr> shared, Set<Expr> seen, java.util.function.Consumer<Expr> found) {
-        var pending = new java.util.ArrayDeque<Expr>(Expr.operands(step));
+        var pending = new java.util.ArrayDeque<Expr>(); // not ArrayDeque(Collection): its forEach lambda is linked on first use
+        for (Expr operand : Expr.operands(step)) pending.addLast(operand);
         while (!pending.isEmpty()) {
             Expr node = pending.pop();
             if (shared.test(node)) found.accept(node);

@@ -152,7 +152,8 @@ final class Sharing {
     private double inline(Expr value, java.util.Set<Expr> shared) {
         double[] total = {0};
         var seen = java.util.Collections.<Expr>newSetFromMap(new IdentityHashMap<>());
-        var pending = new java.util.ArrayDeque<Expr>(List.of(value));
+        var pending = new java.util.ArrayDeque<Expr>(); // not ArrayDeque(Collection): its forEach lambda is linked on first use
+        pending.push(value);
         while (!pending.isEmpty()) {
             Expr node = pending.pop();
             if (!seen.add(node)) continue;
