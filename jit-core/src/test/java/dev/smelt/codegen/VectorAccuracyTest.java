@@ -51,15 +51,7 @@ class VectorAccuracyTest {
         float[] in = new float[points], out = new float[points];
         var compiled = warmed(UnaryOp.EXP, -1.5f, in, out);
         var failures = new StringBuilder();
-        int limit = Float.floatToRawIntBits(Float.POSITIVE_INFINITY);
-        long checked = 0;
-        for (long next = 0; next <= limit; ) {
-            for (int i = 0; i < points; i++, next += 128) {           // alternate signs: 256 bit patterns apart per sign
-                int bits = (int) Math.min(next, limit);
-                in[i] = Float.intBitsToFloat(i % 2 == 0 ? bits : bits | 0x8000_0000);
-            }
-            checked += checkExp(compiled, in, out, 1, failures);
-        }
+        long checked = everyFloat(Float.POSITIVE_INFINITY, in, () -> checkExp(compiled, in, out, 1, failures));
         checked += sweep(-104f, -86.9f, in, () -> checkExp(compiled, in, out, 1, failures))
                 + sweep(86.9f, 89f, in, () -> checkExp(compiled, in, out, 1, failures));
         float[] edges = {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, Transcendentals.EXP_HIGH, Math.nextUp(Transcendentals.EXP_HIGH),
@@ -80,7 +72,7 @@ class VectorAccuracyTest {
         float[] in = new float[points], out = new float[points];
         var compiled = warmed(UnaryOp.TANH, 0.7f, in, out);
         var failures = new StringBuilder();
-        long checked = everyFloat(UnaryOp.TANH, StrictMath::tanh, compiled, in, out, failures);
+        long checked = everyFloat(Float.POSITIVE_INFINITY, in, () -> check(UnaryOp.TANH, StrictMath::tanh, compiled, in, out, 1, failures));
         for (float from : new float[] {8.5f, -9.5f, 0.6f, -0.65f})
             checked += sweep(from, from + (Math.abs(from) > 1 ? 1 : 0.05f), in, () -> check(UnaryOp.TANH, StrictMath::tanh, compiled, in, out, 1, failures));
         float[] edges = {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, -0f, 0f, Float.MIN_VALUE, -Float.MIN_VALUE, 0x1p-12f, Math.nextDown(0x1p-12f),
@@ -101,7 +93,7 @@ class VectorAccuracyTest {
         float[] in = new float[points], out = new float[points];
         var compiled = warmed(UnaryOp.LOG, 1.5f, in, out);
         var failures = new StringBuilder();
-        long checked = everyFloat(UnaryOp.LOG, StrictMath::log, compiled, in, out, failures);
+        long checked = everyFloat(Float.POSITIVE_INFINITY, in, () -> check(UnaryOp.LOG, StrictMath::log, compiled, in, out, 1, failures));
         checked += sweep(0x1.ffe000p-127f, 0x1.002p-126f, in, () -> check(UnaryOp.LOG, StrictMath::log, compiled, in, out, 1, failures));
         float[] edges = {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, -0f, 0f, Float.MIN_VALUE, -Float.MIN_VALUE, Float.MIN_NORMAL,
                 Math.nextDown(Float.MIN_NORMAL), 1f, Math.nextUp(1f), Math.nextDown(1f), 0.70710677f, Float.MAX_VALUE, -1f};
@@ -125,15 +117,7 @@ class VectorAccuracyTest {
             java.util.Arrays.fill(in, 0.5f);
             for (int call = 0; call < WARM_UP; call++) compiled.function().run(new Object[] {in, out}, 0, points);
             var failures = new StringBuilder();
-            int limit = Float.floatToRawIntBits(125f);
-            long checked = 0;
-            for (long next = 0; next <= limit; ) {
-                for (int i = 0; i < points; i++, next += 128) {
-                    int bits = (int) Math.min(next, limit);
-                    in[i] = Float.intBitsToFloat(i % 2 == 0 ? bits : bits | 0x8000_0000);
-                }
-                checked += check(op, exact, compiled, in, out, 2, failures);
-            }
+            long checked = everyFloat(125f, in, () -> check(op, exact, compiled, in, out, 2, failures));
             float[] edges = {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, -0f, 0f, Float.MIN_VALUE, -Float.MIN_VALUE, 1e-30f,
                     (float) Math.PI, (float) (Math.PI / 2), (float) (3 * Math.PI / 2), Math.nextUp((float) Math.PI), (float) (39 * Math.PI),
                     125f, -125f, Math.nextUp(125f), -200f, 3600f, 1e4f, 1e30f, Float.MAX_VALUE};
@@ -166,16 +150,16 @@ class VectorAccuracyTest {
         return compiled;
     }
 
-    // every 256th float of each sign, up to +∞, checked against `exact` within 1 ulp
-    private static long everyFloat(UnaryOp op, java.util.function.DoubleUnaryOperator exact, Compiled compiled, float[] in, float[] out, StringBuilder failures) {
-        int limit = Float.floatToRawIntBits(Float.POSITIVE_INFINITY);
+    // every 256th float of each sign up to `last`, in blocks of `in.length`, each checked by `check`
+    private static long everyFloat(float last, float[] in, java.util.function.LongSupplier check) {
+        int limit = Float.floatToRawIntBits(last);
         long checked = 0;
         for (long next = 0; next <= limit; ) {
             for (int i = 0; i < in.length; i++, next += 128) {     // alternate signs: 256 bit patterns apart per sign
                 int bits = (int) Math.min(next, limit);
                 in[i] = Float.intBitsToFloat(i % 2 == 0 ? bits : bits | 0x8000_0000);
             }
-            checked += check(op, exact, compiled, in, out, 1, failures);
+            checked += check.getAsLong();
         }
         return checked;
     }
