@@ -21,8 +21,10 @@ import org.objectweb.asm.Type;
 final class Lambdas {
     private Lambdas() {}
 
-    private static final Map<Integer, String> WRAPPERS = Map.of(Type.BOOLEAN, "java/lang/Boolean", Type.CHAR, "java/lang/Character", Type.BYTE, "java/lang/Byte", Type.SHORT,
-            "java/lang/Short", Type.INT, "java/lang/Integer", Type.FLOAT, "java/lang/Float", Type.LONG, "java/lang/Long", Type.DOUBLE, "java/lang/Double");
+    /// Each primitive type's wrapper class.
+    static final Map<Type, String> WRAPPERS = Map.of(Type.BOOLEAN_TYPE, "java/lang/Boolean", Type.CHAR_TYPE, "java/lang/Character", Type.BYTE_TYPE, "java/lang/Byte",
+            Type.SHORT_TYPE, "java/lang/Short", Type.INT_TYPE, "java/lang/Integer", Type.FLOAT_TYPE, "java/lang/Float", Type.LONG_TYPE, "java/lang/Long", Type.DOUBLE_TYPE,
+            "java/lang/Double");
 
     /// The generated class's name, or null (the call site stays) when a conversion is one this does not write.
     static String write(Desugar.Host host, String method, String indyDescriptor, Object[] arguments) {
@@ -124,7 +126,7 @@ final class Lambdas {
             return widen(m, primitive, to);
         }
         if (!toRef) return widen(m, from, to);
-        String wrapper = WRAPPERS.get(from.getSort());
+        String wrapper = WRAPPERS.get(from);
         m.visitMethodInsn(Opcodes.INVOKESTATIC, wrapper, "valueOf", "(" + from.getDescriptor() + ")L" + wrapper + ";", false);
         if (!to.getInternalName().equals(wrapper) && !to.getInternalName().equals("java/lang/Object")) m.visitTypeInsn(Opcodes.CHECKCAST, to.getInternalName());
         return true;
@@ -151,27 +153,14 @@ final class Lambdas {
         return true;
     }
 
-    private static boolean isReference(Type type) { return type.getSort() == Type.OBJECT || type.getSort() == Type.ARRAY; }
+    static boolean isReference(Type type) { return type.getSort() == Type.OBJECT || type.getSort() == Type.ARRAY; }
 
     // The primitive a wrapper class boxes, or null.
     private static Type primitiveOf(Type type) {
         if (type.getSort() != Type.OBJECT) return null;
         for (var entry : WRAPPERS.entrySet())
-            if (entry.getValue().equals(type.getInternalName())) return primitive(entry.getKey());
+            if (entry.getValue().equals(type.getInternalName())) return entry.getKey();
         return null;
-    }
-
-    private static Type primitive(int sort) {
-        return switch (sort) {
-            case Type.BOOLEAN -> Type.BOOLEAN_TYPE;
-            case Type.CHAR -> Type.CHAR_TYPE;
-            case Type.BYTE -> Type.BYTE_TYPE;
-            case Type.SHORT -> Type.SHORT_TYPE;
-            case Type.INT -> Type.INT_TYPE;
-            case Type.FLOAT -> Type.FLOAT_TYPE;
-            case Type.LONG -> Type.LONG_TYPE;
-            default -> Type.DOUBLE_TYPE;
-        };
     }
 
     /// `private final T0 c0; …` and `Host$Lambda$n(T0 c0, …) { this.c0 = c0; … }`; with nothing

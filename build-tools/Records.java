@@ -43,8 +43,8 @@ final class Records {
             m.visitIntInsn(Opcodes.BIPUSH, 31);
             m.visitInsn(Opcodes.IMUL);
             get(m, 0, getter);
-            if (isReference(type)) m.visitMethodInsn(Opcodes.INVOKESTATIC, "java/util/Objects", "hashCode", "(Ljava/lang/Object;)I", false);
-            else m.visitMethodInsn(Opcodes.INVOKESTATIC, wrapper(type), "hashCode", "(" + type.getDescriptor() + ")I", false);
+            if (Lambdas.isReference(type)) m.visitMethodInsn(Opcodes.INVOKESTATIC, "java/util/Objects", "hashCode", "(Ljava/lang/Object;)I", false);
+            else m.visitMethodInsn(Opcodes.INVOKESTATIC, Lambdas.WRAPPERS.get(type), "hashCode", "(" + type.getDescriptor() + ")I", false);
             m.visitInsn(Opcodes.IADD);
         }
         m.visitInsn(Opcodes.IRETURN);
@@ -143,20 +143,5 @@ final class Records {
     private static void get(MethodVisitor m, int slot, Handle getter) {
         m.visitVarInsn(Opcodes.ALOAD, slot);
         m.visitFieldInsn(Opcodes.GETFIELD, getter.getOwner(), getter.getName(), getter.getDesc());
-    }
-
-    private static boolean isReference(Type type) { return type.getSort() == Type.OBJECT || type.getSort() == Type.ARRAY; }
-
-    private static String wrapper(Type primitive) {
-        return switch (primitive.getSort()) {
-            case Type.BOOLEAN -> "java/lang/Boolean";
-            case Type.CHAR -> "java/lang/Character";
-            case Type.BYTE -> "java/lang/Byte";
-            case Type.SHORT -> "java/lang/Short";
-            case Type.INT -> "java/lang/Integer";
-            case Type.FLOAT -> "java/lang/Float";
-            case Type.LONG -> "java/lang/Long";
-            default -> "java/lang/Double";
-        };
     }
 }
