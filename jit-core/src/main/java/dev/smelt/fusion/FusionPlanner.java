@@ -69,11 +69,12 @@ public final class FusionPlanner {
     public static Schedule plan(Graph graph, Options options) {
         Set<Node> realized = Collections.newSetFromMap(new IdentityHashMap<>());
         var decisions = new ArrayList<Decision>();
-        var labels = labels(graph);
+        var nodes = graph.nodes();
+        var labels = labels(nodes);
         Realization.initial(graph, options.mode(), realized, decisions, labels);
         // Once: every node realized later only shrinks the cones the cut has bounded.
         KernelBudget.cut(graph, options.budget(), realized, decisions, labels);
-        var planning = new ScheduleBuilder.Planning(graph, labels, options);
+        var planning = new ScheduleBuilder.Planning(graph, nodes, labels, options);
         var prices = new KernelPrices();
         var attempt = attempt(planning, realized, decisions, prices, null, Purpose.SCHEDULE);
         if (options.mode() != FusionMode.COST_MODEL) return finish(attempt, decisions, recomputed(attempt, labels, options.mode(), Map.of()));
@@ -242,9 +243,8 @@ public final class FusionPlanner {
     }
 
     /// `%7 exp`: each node's number in the printed graph and its operator, for `explain()`.
-    static Map<Node, Decision.Subject.GraphNode> labels(Graph graph) {
+    static Map<Node, Decision.Subject.GraphNode> labels(List<Node> nodes) {
         Map<Node, Decision.Subject.GraphNode> labels = new IdentityHashMap<>();
-        List<Node> nodes = graph.nodes();
         for (int i = 0; i < nodes.size(); i++) labels.put(nodes.get(i), new Decision.Subject.GraphNode(i, Printer.opName(nodes.get(i))));
         return labels;
     }

@@ -49,9 +49,7 @@ final class ScheduleBuilder {
 
     /// What every attempt at one graph shares: the graph, its nodes in order (operands first), their
     /// labels, and the options.
-    record Planning(Graph graph, List<Node> nodes, Map<Node, Decision.Subject.GraphNode> labels, FusionPlanner.Options options) {
-        Planning(Graph graph, Map<Node, Decision.Subject.GraphNode> labels, FusionPlanner.Options options) { this(graph, graph.nodes(), labels, options); }
-    }
+    record Planning(Graph graph, List<Node> nodes, Map<Node, Decision.Subject.GraphNode> labels, FusionPlanner.Options options) {}
 
     /// With `prices`, the attempt needs only its cost and demands (a trial, or a plan meeting
     /// demands): a kernel priced before is not lowered again, and the attempt has no schedule.
