@@ -11,6 +11,10 @@ public interface KernelFunction {
     /// How this code runs, for `explain()`: which variant, and why.
     default String tier() { return "scalar (small kernel)"; }
 
+    /// Whether this code has not run yet in this process, so that its first call runs interpreted,
+    /// then in C1's code while C2 compiles it on another core.
+    default boolean cold() { return false; }
+
     /// Whether this function reads input `position` as its [dev.smelt.ir.PackedMatrix] when the
     /// buffer bound there has one (a bf16 or int8 weight read by a GEMV).
     default boolean readsPacked(int position) { return false; }

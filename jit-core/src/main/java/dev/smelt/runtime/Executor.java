@@ -5,9 +5,14 @@ import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.KernelFunction;
 
 /// Runs a kernel's rows: on the calling thread when the kernel is small (below [#PARALLEL_THRESHOLD],
-/// or below [#AWAKE_THRESHOLD] while a worker is awake), else cut into chunks that the caller and
-/// idle [Workers] claim until none is left ([Split]): KernelForm.chunksPerThread per thread for a
-/// large kernel, one per thread for one that splits only because a worker is awake.
+/// or below [#AWAKE_THRESHOLD] while a worker is awake) or its code has not run yet
+/// ([KernelFunction#cold]), else cut into chunks that the caller and idle [Workers] claim until
+/// none is left ([Split]): KernelForm.chunksPerThread per thread for a large kernel, one per
+/// thread for one that splits only because a worker is awake.
+///
+/// A cold kernel's first call runs interpreted, then in C1's code, until C2 has compiled it on
+/// another core; a split would give that core to a second thread running the same slow code, and
+/// C2's code would come later.
 public final class Executor {
     /// Below this much work (KernelForm.work: about one unit per pointwise element) a kernel stays on
     /// the calling thread unless a worker is awake ([#AWAKE_THRESHOLD]). A [Workers] thread that is
@@ -58,7 +63,7 @@ public final class Executor {
 
     /// [#run(KernelFunction, Object[], KernelForm)] with the kernel's sizes worked out beforehand.
     void run(KernelFunction function, Object[] buffers, int rows, long work, int granule, int chunksPerThread) {
-        if (threads <= 1 || rows < 2 || work < threshold && work < AWAKE_THRESHOLD) {
+        if (threads <= 1 || rows < 2 || work < threshold && work < AWAKE_THRESHOLD || function.cold()) {
             function.run(buffers, 0, rows);
             return;
         }

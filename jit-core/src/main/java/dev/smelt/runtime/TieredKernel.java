@@ -119,6 +119,11 @@ public final class TieredKernel implements KernelFunction {
     @Override
     public String tier() { return tier; }
 
+    /// Until the first call: KernelCache gives every program with the same kernel this instance, so
+    /// its scalar class has not run at a size that splits, and its code is interpreted or C1's.
+    @Override
+    public boolean cold() { return !calledBefore; }
+
     /// Starts the warm-up from the kernel's second call on, after the block from row 0 (one per
     /// call). Not from the first: that is usually its program's first call, which the compile has
     /// just kept waiting, and the warm-up (generating, loading and running the vector class) takes

@@ -156,6 +156,27 @@ class ExecutorTest {
         assertTrue(woken, "the worker should be spinning again after the mid-sized kernel");
     }
 
+    /// A kernel whose code has not run yet stays on the caller, in one call, even right after a
+    /// split (the worker spinning): the other core is C2's while that code runs interpreted.
+    @Test
+    void aColdKernelRunsOnTheCallerAlone() {
+        var caller = Thread.currentThread();
+        int n = 2 * Executor.PARALLEL_THRESHOLD;
+        var calls = new ArrayList<String>();
+        KernelFunction cold = new KernelFunction() {
+            @Override
+            public void run(Object[] buffers, int start, int end) {
+                synchronized (calls) { calls.add(Thread.currentThread().getName() + " " + start + ".." + end); }
+            }
+
+            @Override
+            public boolean cold() { return true; }
+        };
+        new Executor(2).run((buffers, start, end) -> {}, new Object[0], sine(n)); // wakes the worker
+        new Executor(2).run(cold, new Object[0], sine(n));
+        assertEquals(List.of(caller.getName() + " 0.." + n), calls);
+    }
+
     /// explain() says how many threads a program's kernels use and when they split.
     @Test
     void describeNamesTheThreadsAndTheThresholds() {

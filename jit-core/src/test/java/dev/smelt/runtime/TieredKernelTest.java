@@ -2,6 +2,7 @@
 package dev.smelt.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -58,6 +59,15 @@ class TieredKernelTest {
         assertTrue(sawBackOff, "the first rounds, while the vector variant was slow, should have been lost");
         tiered.run(new Object[] {in, out}, 0, 64);
         assertEquals(7, out[4095]);
+    }
+
+    /// Cold until its first call, which the executor then keeps on the caller's thread.
+    @Test
+    void aTieredKernelIsColdUntilItsFirstCall() {
+        var tiered = new TieredKernel(COPY, copy(() -> 0), () -> copy(() -> 0), "scalar", 20_000_000L, 30_000_000L);
+        assertTrue(tiered.cold());
+        tiered.run(new Object[] {new float[4096], new float[4096]}, 0, 64);
+        assertFalse(tiered.cold());
     }
 
     /// A round lost while the JIT finished other compilations (the candidate may wait behind them in
