@@ -17,17 +17,19 @@ import java.util.Map;
 /// a JDK AOT cache (`-XX:AOTCacheOutput`, JEP 483/515), then `runs` times without and with it,
 /// alternating which goes first, and the medians of what the children print are shown side by
 /// side, with each child's wall time from process start to exit. Run:
-/// `java -cp benchmarks/target/benchmarks.jar dev.smelt.benchmarks.ColdStart [runs] [probe…]`.
+/// `java -cp benchmarks/target/benchmarks.jar dev.smelt.benchmarks.ColdStart [runs] [probe…]`;
+/// `-Dcoldstart.options="-XX:+UseTransparentHugePages"` adds JVM options to every child.
 public final class ColdStart {
     private ColdStart() {}
 
+    static final List<String> JVM_OPTIONS = List.of(System.getProperty("coldstart.options", "").split(" ")).stream().filter(o -> !o.isBlank()).toList();
     static final List<String> PROBES = List.of("FirstCall", "FirstSteps", "FirstTokens", "FirstGptStep");
 
     public static void main(String[] args) throws Exception {
         int runs = args.length > 0 ? Integer.parseInt(args[0]) : 5;
         List<String> probes = args.length > 1 ? List.of(args).subList(1, args.length) : PROBES;
         Path directory = Files.createTempDirectory("smelt-coldstart");
-        System.out.printf("%s, load average %s%n", cpu(), Files.readString(Path.of("/proc/loadavg")).trim());
+        System.out.printf("%s, load average %s, options %s%n", cpu(), Files.readString(Path.of("/proc/loadavg")).trim(), JVM_OPTIONS);
         for (String probe : probes) {
             Path cache = directory.resolve(probe + ".aot");
             run(probe, List.of("-XX:AOTCacheOutput=" + cache));
@@ -48,6 +50,7 @@ public final class ColdStart {
     // Runs dev.smelt.benchmarks.<probe> in a fresh JVM; its printed `key=value` pairs, and `process` (ms).
     private static Map<String, Double> run(String probe, List<String> options) throws IOException, InterruptedException {
         var command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "--add-modules", "jdk.incubator.vector"));
+        command.addAll(JVM_OPTIONS);
         command.addAll(options);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), ColdStart.class.getPackageName() + "." + probe));
         long start = System.nanoTime();
