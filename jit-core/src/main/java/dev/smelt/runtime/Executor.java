@@ -61,9 +61,37 @@ public final class Executor {
         run(function, buffers, kernel.workItems(), kernel.work(), kernel.splitGranule(), kernel.chunksPerThread());
     }
 
+    /// Pieces of about [#COLD_PIECE_WORK] work that a large cold kernel runs first, before its pieces double.
+    static final int COLD_PIECES = 128;
+    static final int COLD_PIECE_WORK = 64;
+
+    /// A large cold kernel on the caller, in [#COLD_PIECES] small pieces, then in pieces that
+    /// double. Run whole, its loop would be compiled while running (OSR) from a profile in which it
+    /// never ended, and C2 compiles a branch never taken as a trap: the loop's end threw C2's code
+    /// away when the first call finished (`-Xlog:deoptimization`: `unstable_if`), and the second
+    /// call ran in C1's code again. Small pieces end their loops early and often, while C1's
+    /// profiling code counts it, and have HotSpot compile the method after about 100 calls
+    /// (`Tier3MinInvocationThreshold`) rather than its loop after 60,000 back edges. A kernel below
+    /// [#PARALLEL_THRESHOLD] runs whole: its first call ends before C2 compiles its loop.
+    private static void runCold(KernelFunction function, Object[] buffers, int rows, long work, int granule) {
+        long perRow = Math.max(1, work / Math.max(1, rows));
+        long piece = Math.max(1, (COLD_PIECE_WORK / perRow + granule - 1) / granule) * granule;
+        for (int p = 0, start = 0; start < rows; p++) {
+            int end = (int) Math.min(rows, start + piece);
+            function.run(buffers, start, end);
+            start = end;
+            if (p >= COLD_PIECES) piece *= 2;
+        }
+    }
+
     /// [#run(KernelFunction, Object[], KernelForm)] with the kernel's sizes worked out beforehand.
     void run(KernelFunction function, Object[] buffers, int rows, long work, int granule, int chunksPerThread) {
-        if (threads <= 1 || rows < 2 || work < threshold && work < AWAKE_THRESHOLD || function.cold()) {
+        if (function.cold()) {
+            if (work >= threshold) runCold(function, buffers, rows, work, granule);
+            else function.run(buffers, 0, rows);
+            return;
+        }
+        if (threads <= 1 || rows < 2 || work < threshold && work < AWAKE_THRESHOLD) {
             function.run(buffers, 0, rows);
             return;
         }

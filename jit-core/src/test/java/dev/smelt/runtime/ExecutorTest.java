@@ -156,17 +156,21 @@ class ExecutorTest {
         assertTrue(woken, "the worker should be spinning again after the mid-sized kernel");
     }
 
-    /// A kernel whose code has not run yet stays on the caller, in one call, even right after a
-    /// split (the worker spinning): the other core is C2's while that code runs interpreted.
+    /// A kernel whose code has not run yet stays on the caller, even right after a split (the
+    /// worker spinning): the other core is C2's while that code runs interpreted. A large one runs
+    /// in pieces that cover its rows once, in order: COLD_PIECES of a granule, then doubling ones;
+    /// a smaller one in one call.
     @Test
-    void aColdKernelRunsOnTheCallerAlone() {
+    void aColdKernelRunsOnTheCallerAloneInPiecesThatGrow() {
         var caller = Thread.currentThread();
-        int n = 2 * Executor.PARALLEL_THRESHOLD;
-        var calls = new ArrayList<String>();
+        int n = 2 * Executor.PARALLEL_THRESHOLD + 5;
+        var calls = new ArrayList<int[]>();
+        var threads = ConcurrentHashMap.<String>newKeySet();
         KernelFunction cold = new KernelFunction() {
             @Override
             public void run(Object[] buffers, int start, int end) {
-                synchronized (calls) { calls.add(Thread.currentThread().getName() + " " + start + ".." + end); }
+                threads.add(Thread.currentThread().getName());
+                synchronized (calls) { calls.add(new int[] {start, end}); }
             }
 
             @Override
@@ -174,7 +178,22 @@ class ExecutorTest {
         };
         new Executor(2).run((buffers, start, end) -> {}, new Object[0], sine(n)); // wakes the worker
         new Executor(2).run(cold, new Object[0], sine(n));
-        assertEquals(List.of(caller.getName() + " 0.." + n), calls);
+        assertEquals(Set.of(caller.getName()), threads);
+        int covered = 0;
+        for (int p = 0; p < calls.size(); p++) {
+            int[] call = calls.get(p);
+            assertEquals(covered, call[0], "piece " + p + " starts where the last ended");
+            int expected = p <= Executor.COLD_PIECES ? 64 : 64 << (p - Executor.COLD_PIECES);
+            if (call[1] < n) assertEquals(expected, call[1] - call[0], "piece " + p);
+            covered = call[1];
+        }
+        assertEquals(n, covered);
+
+        calls.clear();
+        new Executor(2).run((buffers, start, end) -> {}, new Object[0], sine(n)); // wakes the worker
+        new Executor(2).run(cold, new Object[0], sine(4 * Executor.AWAKE_THRESHOLD));
+        assertEquals(1, calls.size(), "a mid-sized cold kernel in one call");
+        assertEquals(4 * Executor.AWAKE_THRESHOLD, calls.getFirst()[1]);
     }
 
     /// explain() says how many threads a program's kernels use and when they split.
