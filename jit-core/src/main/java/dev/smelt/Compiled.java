@@ -41,7 +41,7 @@ public final class Compiled {
     private final FusionMode fusion;
     private final int recompileLimit;
     private final UnaryOperator<Traced> transform;
-    /// The transform of a function compiled as traced. Not `AS_TRACED`: that is the
+    /// The transform of a function compiled as traced. Not `UnaryOperator.identity()`: that is the
     /// JDK's lambda, linked on first use, which a fresh JVM's first compile would pay for.
     static final UnaryOperator<Traced> AS_TRACED = traced -> traced;
     private final DynamicDims dynamic;
