@@ -86,12 +86,17 @@ public final class Executor {
 
     /// [#run(KernelFunction, Object[], KernelForm)] with the kernel's sizes worked out beforehand.
     void run(KernelFunction function, Object[] buffers, int rows, long work, int granule, int chunksPerThread) {
+        // a small kernel runs whole whether its code is cold or not: no need to ask on every launch
+        if (rows < 2 || work < threshold && (work < AWAKE_THRESHOLD || threads <= 1)) {
+            function.run(buffers, 0, rows);
+            return;
+        }
         if (function.cold()) {
             if (work >= threshold) runCold(function, buffers, rows, work, granule);
             else function.run(buffers, 0, rows);
             return;
         }
-        if (threads <= 1 || rows < 2 || work < threshold && work < AWAKE_THRESHOLD) {
+        if (threads <= 1) {
             function.run(buffers, 0, rows);
             return;
         }
