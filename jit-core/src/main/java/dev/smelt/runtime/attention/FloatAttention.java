@@ -28,7 +28,9 @@ import java.util.Arrays;
 /// then `dv += Pᵀ·dO`, `dk += dSᵀ·q`, `dq += dS·k`, accumulated in the output arrays.
 ///
 /// A block of keys that a bool mask drops for every query of the block is skipped, as the causal
-/// mask's blocks past the diagonal are: its keys and values are not read.
+/// mask's blocks past the diagonal are: its keys and values are not read. For fewer than
+/// four queries (a decode step), neither are the keys of a block past the last one a
+/// query sees: a KV cache's rows not yet written.
 ///
 /// On a block the causal mask cuts (its diagonal inside), each product skips, four rows at a time,
 /// what the mask zeroes ([FloatBlocks.Causal]): the scores past the diagonal, and the terms whose
@@ -102,6 +104,8 @@ final class FloatAttention implements KernelFunction {
         final float[] lanes = new float[FloatBlocks.laneCount() * FloatBlocks.laneCount()]; // dots' keys, lane by lane
         float[] keys;                                         // allocated when a block is packed
         final float[] acc, gradient, values, rowDots;
+        final int[] seen = new int[blocks(sources)];          // per block of keys, as seen() counts them
+        int touched;                                          // what seen()'s reads folded to
         int packedHead = -1;                                  // the kv head whose keys `keys` holds, every block transposed
 
         Scratch(boolean backward) {
@@ -143,15 +147,19 @@ final class FloatAttention implements KernelFunction {
             s.packedHead = kvHead;
         }
         FloatBlocks.scaleInto(q, (head * tokens + t0) * d, s.queries, 0, rows * d, scale);   // q·scale: the scores come out scaled
-        for (int j0 = 0; j0 < sources && !(kernel.causal() && j0 > t0 + rows - 1); j0 += KB) {
+        int end = kernel.causal() ? Math.min(sources, t0 + rows) : sources;   // the keys before the last query's diagonal
+        boolean dots = !packed && !keysTransposed;
+        if (dots) seen(s, maskArray, head, t0, rows, end, k, v, kvHead);
+        for (int j0 = 0; j0 < end; j0 += KB) {
             int cols = Math.min(KB, sources - j0);
-            if (mask != null && mask.dropsEvery(maskArray, head, t0, rows, j0, cols)) continue;
+            if (dots ? s.seen[j0 / KB] == 0 : mask != null && mask.dropsEvery(maskArray, head, t0, rows, j0, cols)) continue;
             boolean cut = cut(t0, j0, cols);
+            int seen = dots ? s.seen[j0 / KB] : cols; // keys j0 … j0 + seen - 1 hold every one a row sees
             if (packed) FloatBlocks.product(s.queries, 0, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false, cut ? Causal.COLUMNS : Causal.NONE, t0 - j0);
             else if (keysTransposed) FloatBlocks.product(s.queries, 0, d, 1, k, keyStart[kvHead] + j0, keyFeatureStep, s.scores, 0, KB, rows, d, cols, false);
-            else for (int r = 0; r < rows; r++) FloatBlocks.dots(s.queries, r * d, 0, k, keyStart[kvHead] + j0 * keyStep, keyStep, d, cols, s.scores, r * KB, s.lanes);
+            else for (int r = 0; r < rows; r++) FloatBlocks.dots(s.queries, r * d, 0, k, keyStart[kvHead] + j0 * keyStep, keyStep, d, seen, s.scores, r * KB, s.lanes);
             for (int r = 0; r < rows; r++) {
-                int at = r * KB, t = t0 + r, live = live(t, j0, cols), span = span(live);
+                int at = r * KB, t = t0 + r, live = Math.min(live(t, j0, cols), seen), span = span(live);
                 mask(s.scores, at, maskArray, head, t, j0, live, span);
                 float max = Math.max(s.m[r], FloatBlocks.max(s.scores, at, span));
                 if (max == Float.NEGATIVE_INFINITY) {             // nothing seen yet: this block adds nothing
@@ -164,7 +172,7 @@ final class FloatAttention implements KernelFunction {
                 s.m[r] = max;
                 if (correction != 1) FloatBlocks.scale(s.acc, r * dv, dv, correction);
             }
-            FloatBlocks.product(s.scores, 0, KB, 1, v, valueStart[kvHead] + j0 * valueStep, valueStep, s.acc, 0, dv, rows, cols, dv, true, cut ? Causal.INNER_UP_TO : Causal.NONE, t0 - j0);
+            FloatBlocks.product(s.scores, 0, KB, 1, v, valueStart[kvHead] + j0 * valueStep, valueStep, s.acc, 0, dv, rows, seen, dv, true, cut ? Causal.INNER_UP_TO : Causal.NONE, t0 - j0);
         }
         float[] out = (float[]) buffers[firstOutput + kernel.output(AttentionPart.OUTPUT)];
         int lse = kernel.output(AttentionPart.LOGSUMEXP);
@@ -175,6 +183,41 @@ final class FloatAttention implements KernelFunction {
             if (lse >= 0) ((float[]) buffers[firstOutput + lse])[head * tokens + t0 + r] = none ? Float.NaN : s.m[r] + (float) Math.log(sum);
         }
     }
+
+    // For each block of keys before `end`: how many of its keys, from the first, hold every key a
+    // row of queries t0 … t0 + rows - 1 sees (0: the block adds nothing), so that the block's
+    // scores and products stop there (a decode step's last block holds on average half a block of
+    // keys no query sees yet). Then the rows of those keys and values are read, one load per cache
+    // line, before the block loop: a decode step reads each head's cache rows as short streams of a
+    // few KB, on which the prefetchers barely start, and the arithmetic waited on each line; loads
+    // with nothing between them keep more lines in flight.
+    private void seen(Scratch s, Object maskArray, int head, int t0, int rows, int end, float[] k, float[] v, int kvHead) {
+        int touched = 0;
+        for (int j0 = 0; j0 < end; j0 += KB) {
+            int cols = Math.min(KB, sources - j0), count = live(t0 + rows - 1, j0, cols);
+            if (mask != null) count = Math.min(count, mask.keptUpTo(maskArray, head, t0, rows, j0, count));
+            s.seen[j0 / KB] = count;
+            if (count > 0) touched ^= touch(k, keyStart[kvHead] + j0 * keyStep, keyStep, d, count) ^ touch(v, valueStart[kvHead] + j0 * valueStep, valueStep, dv, count);
+        }
+        s.touched = touched; // kept where the JIT cannot drop it, in this thread's own scratch
+    }
+
+    // Loads one element of each cache line of `count` rows `step` apart, `width` long, from `from`,
+    // folding them into the result so that the JIT keeps the loads.
+    private static int touch(float[] x, int from, int step, int width, int count) {
+        int folded = 0;
+        if (step == width) {
+            for (int i = from, last = from + count * step - 1; i <= last; i += LINE) folded ^= Math.getExponent(x[i]);
+            return folded ^ Math.getExponent(x[from + count * step - 1]);
+        }
+        for (int c = 0; c < count; c++, from += step) {
+            for (int i = 0; i < width; i += LINE) folded ^= Math.getExponent(x[from + i]);
+            folded ^= Math.getExponent(x[from + width - 1]);
+        }
+        return folded;
+    }
+
+    private static final int LINE = 64 / Float.BYTES; // elements of a cache line
 
     // Of query t's scores of keys j0…: those from `live` to `span` (past the diagonal or the keys)
     // become -inf; a mask drops or adds to the first `live`.

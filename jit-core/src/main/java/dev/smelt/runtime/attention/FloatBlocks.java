@@ -216,7 +216,8 @@ final class FloatBlocks {
     /// same bits, without a chain of scalar adds per key (most of a decode step's scores).
     static void dots(float[] q, int qAt, int qRow, float[] k, int kAt, int kRow, int depth, int count, float[] scores, int at, float[] lanes) {
         int c = 0;
-        if (depth % L == 0)
+        if (depth % L == 0 && qRow == 0 && depth <= 4 * L) c = queryDots(q, qAt, k, kAt, kRow, depth, count, scores, at, lanes);
+        else if (depth % L == 0)
             for (; c + L <= count; c += L) {
                 for (int j = 0; j < L; j++) {
                     int query = qAt + (c + j) * qRow, key = kAt + (c + j) * kRow, i = 0;
@@ -233,6 +234,35 @@ final class FloatBlocks {
                 sums(lanes).intoArray(scores, at + c);
             }
         for (; c < count; c++) scores[at + c] = dot(q, qAt + c * qRow, k, kAt + c * kRow, depth);
+    }
+
+    // dots for one query of at most four vectors, held in registers across the keys: reloaded per
+    // key, its loads were a third of a decode step's scores (C2 cannot hoist them past the stores
+    // to `lanes`, which might be the same array). The same operations as dots' loops, so the same
+    // bits: four vectors are the 4·L loop's one pass, fewer its remainder loop on s0. Returns the
+    // keys done, a multiple of L.
+    private static int queryDots(float[] q, int qAt, float[] k, int kAt, int kRow, int depth, int count, float[] scores, int at, float[] lanes) {
+        FloatVector zero = FloatVector.zero(F), q0 = FloatVector.fromArray(F, q, qAt);
+        FloatVector q1 = depth > L ? FloatVector.fromArray(F, q, qAt + L) : zero, q2 = depth > 2 * L ? FloatVector.fromArray(F, q, qAt + 2 * L) : zero,
+                q3 = depth > 3 * L ? FloatVector.fromArray(F, q, qAt + 3 * L) : zero;
+        int c = 0;
+        for (; c + L <= count; c += L) {
+            for (int j = 0; j < L; j++) {
+                int key = kAt + (c + j) * kRow;
+                FloatVector s0 = q0.fma(FloatVector.fromArray(F, k, key), zero), s1 = zero, s2 = zero, s3 = zero;
+                if (depth == 4 * L) {
+                    s1 = q1.fma(FloatVector.fromArray(F, k, key + L), zero);
+                    s2 = q2.fma(FloatVector.fromArray(F, k, key + 2 * L), zero);
+                    s3 = q3.fma(FloatVector.fromArray(F, k, key + 3 * L), zero);
+                } else {
+                    if (depth > L) s0 = q1.fma(FloatVector.fromArray(F, k, key + L), s0);
+                    if (depth > 2 * L) s0 = q2.fma(FloatVector.fromArray(F, k, key + 2 * L), s0);
+                }
+                s0.add(s1).add(s2.add(s3)).intoArray(lanes, j * L);
+            }
+            sums(lanes).intoArray(scores, at + c);
+        }
+        return c;
     }
 
     // Lane j: the sum of lanes[j·L … j·L + L) in sum's tree. Rows j and j + 1 are paired into one

@@ -58,6 +58,23 @@ final class MaskReader {
         return true;
     }
 
+    /// How many of keys `j0…j0+cols`, from the first, hold every key that a query `t0…t0+rows`
+    /// keeps: one past the last kept key, 0 when the block drops them all; `cols` for an added mask.
+    int keptUpTo(Object mask, int head, int t0, int rows, int j0, int cols) {
+        if (!bool) return cols;
+        byte[] keep = (byte[]) mask;
+        int kept = 0;
+        for (int r = 0; r < (rowStride == 0 ? 1 : rows) && kept < cols; r++) {
+            int from = headBase[head] + (t0 + r) * rowStride + j0 * columnStride;
+            for (int c = cols - 1; c >= kept; c--)
+                if (keep[from + c * columnStride] != 0) {
+                    kept = c + 1;
+                    break;
+                }
+        }
+        return kept;
+    }
+
     /// Zeroes the gradient of the scores a bool mask dropped (where's vjp), so that a row it masks
     /// entirely (NaN probabilities) passes no NaN to q and k.
     void zeroDropped(Object mask, int head, int t, int j0, int cols, float[] gradient, int at) {
