@@ -237,7 +237,7 @@ final class FloatBlocks {
     }
 
     // dots for one query of at most four vectors, held in registers across the keys: reloaded per
-    // key, its loads were a third of a decode step's scores (C2 cannot hoist them past the stores
+    // key, they cost a quarter of a decode step's scores (C2 cannot hoist them past the stores
     // to `lanes`, which might be the same array). The same operations as dots' loops, so the same
     // bits: four vectors are the 4·L loop's one pass, fewer its remainder loop on s0. Returns the
     // keys done, a multiple of L.
