@@ -43,7 +43,15 @@ public class GemvChainBench {
     @Param({"1", "2"})
     public int threads;
 
+    /// Whether each matrix starts on a 64-byte line (its rows then do too), as Smelt's f32 GEMV
+    /// reads W: a large array's elements start 16 bytes past a line under G1 (12 with compact
+    /// object headers), so a matrix stored from element 12 (13) of its array is line-aligned; with
+    /// `false` every 64-byte load of W straddles two lines.
+    @Param({"true", "false"})
+    public boolean aligned;
+
     private float[][] matrices;
+    private int lead; // where each matrix starts in its array
     private int[] rows;
     private int[] depths;
     private float[] x, y;
@@ -57,6 +65,7 @@ public class GemvChainBench {
         Llama2Config config = shape.equals("stories15M") ? Llama2Config.STORIES_15M : Llama2Config.STORIES_110M;
         int d = config.dim(), kv = config.kvDim(), h = config.hiddenDim(), layers = config.layers();
         int[][] layer = {{d, d}, {kv, d}, {kv, d}, {d, d}, {h, d}, {h, d}, {d, h}}; // rows, depth
+        lead = aligned ? (64 - arrayBase()) / Float.BYTES : 0;
         int count = layers * layer.length + 1;
         matrices = new float[count][];
         rows = new int[count];
@@ -75,8 +84,14 @@ public class GemvChainBench {
     private void set(int index, int n, int k) {
         rows[index] = n;
         depths[index] = k;
-        matrices[index] = new float[n * k];
-        for (int i = 0; i < n * k; i++) matrices[index][i] = ((i * 31) & 15) * 0.0625f - 0.5f;
+        matrices[index] = new float[lead + n * k];
+        for (int i = 0; i < n * k; i++) matrices[index][lead + i] = ((i * 31) & 15) * 0.0625f - 0.5f;
+    }
+
+    // Bytes from a float[]'s start to its first element in HotSpot: 12 with compact object headers, else 16.
+    private static int arrayBase() {
+        var bean = java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class);
+        return Boolean.parseBoolean(bean.getVMOption("UseCompactObjectHeaders").getValue()) ? 12 : 16;
     }
 
     @TearDown
@@ -123,7 +138,7 @@ public class GemvChainBench {
     // y[r] = W[r, ·] · x for rows [from, to): four accumulators, as the GEMV's row loop.
     private void rows(float[] w, int depth, int from, int to) {
         for (int r = from; r < to; r++) {
-            int at = r * depth, k = 0;
+            int at = lead + r * depth, k = 0;
             FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
             for (; k + 4 * L <= depth; k += 4 * L) {
                 s0 = FloatVector.fromArray(F, w, at + k).fma(FloatVector.fromArray(F, x, k), s0);
