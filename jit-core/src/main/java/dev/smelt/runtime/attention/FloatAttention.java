@@ -143,7 +143,7 @@ final class FloatAttention implements KernelFunction {
         boolean packed = rows >= PACKED_ROWS && !keysTransposed;
         if (packed && s.packedHead != kvHead) {              // items of a head follow each other: its keys are packed once
             if (s.keys == null) s.keys = new float[d * KB * blocks(sources)];
-            for (int j0 = 0; j0 < sources; j0 += KB) FloatBlocks.transpose(k, keyStart[kvHead] + j0 * keyStep, keyStep, d, Math.min(KB, sources - j0), KB, s.keys, j0 / KB * d * KB);
+            for (int j0 = 0; j0 < sources; j0 += KB) FloatTranspose.transpose(k, keyStart[kvHead] + j0 * keyStep, keyStep, d, Math.min(KB, sources - j0), KB, s.keys, j0 / KB * d * KB);
             s.packedHead = kvHead;
         }
         FloatBlocks.scaleInto(q, (head * tokens + t0) * d, s.queries, 0, rows * d, scale);   // q·scale: the scores come out scaled
@@ -241,8 +241,8 @@ final class FloatAttention implements KernelFunction {
         int kOff = kvHead * sources * d, vOff = kvHead * sources * dv;
         for (int j0 = 0; j0 < sources; j0 += KB) {              // kᵀ and vᵀ, once for every q head sharing them
             int cols = Math.min(KB, sources - j0);
-            FloatBlocks.transpose(k, kOff + j0 * d, d, d, cols, KB, s.keys, j0 / KB * d * KB);
-            FloatBlocks.transpose(v, vOff + j0 * dv, dv, dv, cols, KB, s.values, j0 / KB * dv * KB);
+            FloatTranspose.transpose(k, kOff + j0 * d, d, d, cols, KB, s.keys, j0 / KB * d * KB);
+            FloatTranspose.transpose(v, vOff + j0 * dv, dv, dv, cols, KB, s.values, j0 / KB * dv * KB);
             if (firstQueries(j0) < tokens) continue;
             if (dk != null) Arrays.fill(dk, kOff + j0 * d, kOff + (j0 + cols) * d, 0f);
             if (dvOut != null) Arrays.fill(dvOut, vOff + j0 * dv, vOff + (j0 + cols) * dv, 0f);

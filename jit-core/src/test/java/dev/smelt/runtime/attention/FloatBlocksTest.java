@@ -22,7 +22,7 @@ class FloatBlocksTest {
             int at = random.nextInt(5);
             float[] packed = new float[at + features * width];
             java.util.Arrays.fill(packed, Float.NaN);
-            FloatBlocks.transpose(source, from, step, features, count, width, packed, at);
+            FloatTranspose.transpose(source, from, step, features, count, width, packed, at);
             for (int i = 0; i < features; i++)
                 for (int c = 0; c < width; c++)
                     assertEquals(c < count ? source[from + c * step + i] : 0f, packed[at + i * width + c], "features %d, count %d, width %d: [%d, %d]".formatted(features, count, width, i, c));
