@@ -152,7 +152,7 @@ final class FloatAttention implements KernelFunction {
         if (dots) seen(s, maskArray, head, t0, rows, end, k, v, kvHead);
         for (int j0 = 0; j0 < end; j0 += KB) {
             int cols = Math.min(KB, sources - j0);
-            if (dots ? s.seen[j0 / KB] == 0 : mask != null && mask.dropsEvery(maskArray, head, t0, rows, j0, cols)) continue;
+            if (dots ? s.seen[j0 / KB] == 0 : mask != null && mask.keptUpTo(maskArray, head, t0, rows, j0, cols) == 0) continue;
             boolean cut = cut(t0, j0, cols);
             int seen = dots ? s.seen[j0 / KB] : cols; // keys j0 … j0 + seen - 1 hold every one a row sees
             if (packed) FloatBlocks.product(s.queries, 0, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false, cut ? Causal.COLUMNS : Causal.NONE, t0 - j0);

@@ -44,22 +44,10 @@ final class MaskReader {
         }
     }
 
-    /// Whether a bool mask drops keys `j0…j0+cols` for every query `t0…t0+rows`: then the block adds
-    /// nothing to any of those rows and is not read, as the causal mask's blocks past the diagonal
-    /// are not (a KV cache attended up to its length through a mask costs what its visible rows do).
-    boolean dropsEvery(Object mask, int head, int t0, int rows, int j0, int cols) {
-        if (!bool) return false;
-        byte[] keep = (byte[]) mask;
-        for (int r = 0; r < (rowStride == 0 ? 1 : rows); r++) {
-            int from = headBase[head] + (t0 + r) * rowStride + j0 * columnStride;
-            for (int c = 0; c < cols; c++)
-                if (keep[from + c * columnStride] != 0) return false;
-        }
-        return true;
-    }
-
     /// How many of keys `j0…j0+cols`, from the first, hold every key that a query `t0…t0+rows`
-    /// keeps: one past the last kept key, 0 when the block drops them all; `cols` for an added mask.
+    /// keeps: one past the last kept key, 0 when the block drops them all (then it adds nothing to
+    /// those rows and is not read, as the causal mask's blocks past the diagonal are not: a KV cache
+    /// attended up to its length through a mask costs what its visible rows do); `cols` for an added mask.
     int keptUpTo(Object mask, int head, int t0, int rows, int j0, int cols) {
         if (!bool) return cols;
         byte[] keep = (byte[]) mask;
