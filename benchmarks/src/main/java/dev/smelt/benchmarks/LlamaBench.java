@@ -41,9 +41,12 @@ import org.openjdk.jmh.annotations.Warmup;
 /// `decodeBesideRead` is `decode` followed by [#READS] `read`s in the same fork, with their times as
 /// secondary results: `decodeMs` and `boundMs` (the reads' time scaled to 256 tokens' worth), so
 /// `boundMs / decodeMs` is the fraction of the bandwidth bound the decode reaches, both measured in
-/// the same process and minutes. On these VMs a fork's read bandwidth differs by up to 1.5× from
-/// the next fork's (2026-11-28, Zen 5: 22–36 GB/s one thread), so `read` and `decode` in forks of
-/// their own give a ratio that varies as much.
+/// the same process and minutes. `decodeBesideLoop` (`-p format=F32`) runs [HandGemvChain]'s
+/// hand-written products of 256 tokens (W from a line boundary, on as many threads as
+/// `smelt.threads`) between the two, as `loopMs`: the ceiling of the decode's products in Java,
+/// beside the bound. On these VMs a fork's read bandwidth differs by up to 1.5× from the next
+/// fork's (2026-11-28, Zen 5: 22–36 GB/s one thread), so `read` and `decode` in forks of their own
+/// give a ratio that varies as much.
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -105,15 +108,20 @@ public class LlamaBench {
     /// Reads after each decode in `decodeBesideRead`: about 6% of its time at stories110M f32.
     static final int READS = 16;
 
-    /// `decodeBesideRead`'s secondary results, per iteration: milliseconds of decoding 256 tokens,
-    /// and of reading the weights' bytes 256 times (the bound), over the same operations.
+    /// `decodeBesideRead`'s secondary results, summed over the measured iterations: milliseconds of
+    /// decoding 256 tokens, of reading the weights' bytes 256 times (the bound), and how many
+    /// decodes: one decode's time is `decodeMs / decodes`, the fraction of the bound `boundMs / decodeMs`.
     @AuxCounters(AuxCounters.Type.EVENTS)
     @State(Scope.Thread)
     public static class Times {
         public double decodeMs, boundMs;
+        public long decodes;
 
         @Setup(Level.Iteration)
-        public void clear() { decodeMs = boundMs = 0; }
+        public void clear() {
+            decodeMs = boundMs = 0;
+            decodes = 0;
+        }
     }
 
     @Benchmark
@@ -124,6 +132,52 @@ public class LlamaBench {
         for (int r = 0; r < READS; r++) sum += read();
         times.decodeMs += (decoded - start) / 1e6;
         times.boundMs += (System.nanoTime() - decoded) / 1e6 * TOKENS / READS;
+        times.decodes++;
+        return sum;
+    }
+
+    /// `decodeBesideLoop`'s secondary results: as [Times], and the hand-written products' milliseconds.
+    @AuxCounters(AuxCounters.Type.EVENTS)
+    @State(Scope.Thread)
+    public static class LoopTimes {
+        public double decodeMs, loopMs, boundMs;
+        public long decodes;
+
+        @Setup(Level.Iteration)
+        public void clear() {
+            decodeMs = loopMs = boundMs = 0;
+            decodes = 0;
+        }
+    }
+
+    /// The hand-written products of `decodeBesideLoop`, made only for it (438 MB at stories110M).
+    @State(Scope.Benchmark)
+    public static class Loop {
+        HandGemvChain chain;
+
+        @Setup(Level.Trial)
+        public void setUp(LlamaBench bench) {
+            if (bench.format != WeightFormat.F32) throw new IllegalStateException("decodeBesideLoop compares f32 products: -p format=F32");
+            Llama2Config config = bench.shape.equals("stories15M") ? Llama2Config.STORIES_15M : Llama2Config.STORIES_110M;
+            chain = new HandGemvChain(config, Math.max(1, Integer.getInteger("smelt.threads", 1)), true);
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() throws InterruptedException { chain.close(); }
+    }
+
+    @Benchmark
+    public float decodeBesideLoop(Loop loop, LoopTimes times) {
+        long start = System.nanoTime();
+        float sum = decode();
+        long decoded = System.nanoTime();
+        sum += loop.chain.decode(TOKENS);
+        long looped = System.nanoTime();
+        for (int r = 0; r < READS; r++) sum += read();
+        times.decodeMs += (decoded - start) / 1e6;
+        times.loopMs += (looped - decoded) / 1e6;
+        times.boundMs += (System.nanoTime() - looped) / 1e6 * TOKENS / READS;
+        times.decodes++;
         return sum;
     }
 
