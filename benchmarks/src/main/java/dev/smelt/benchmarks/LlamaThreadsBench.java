@@ -73,14 +73,19 @@ public class LlamaThreadsBench {
     @TearDown(Level.Trial)
     public void tearDown() throws IOException { Files.deleteIfExists(file); }
 
-    /// The secondary results: milliseconds of decoding on one thread and on two, over an iteration's ops.
+    /// The secondary results: milliseconds of decoding on one thread and on two, and how many ops
+    /// (one decode of each: one thread's decode takes `oneThreadMs / decodes`).
     @AuxCounters(AuxCounters.Type.EVENTS)
     @State(Scope.Thread)
     public static class Times {
         public double oneThreadMs, twoThreadsMs;
+        public long decodes;
 
         @Setup(Level.Iteration)
-        public void clear() { oneThreadMs = twoThreadsMs = 0; }
+        public void clear() {
+            oneThreadMs = twoThreadsMs = 0;
+            decodes = 0;
+        }
     }
 
     @Benchmark
@@ -91,6 +96,7 @@ public class LlamaThreadsBench {
         sum += LlamaBench.decode(sessions[1], prompt);
         times.oneThreadMs += (one - start) / 1e6;
         times.twoThreadsMs += (System.nanoTime() - one) / 1e6;
+        times.decodes++;
         return sum;
     }
 }
