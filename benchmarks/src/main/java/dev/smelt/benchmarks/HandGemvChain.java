@@ -30,8 +30,9 @@ final class HandGemvChain implements AutoCloseable {
     /// `aligned`: each matrix starts on a 64-byte line (its rows then do too), as Smelt's f32 GEMV
     /// reads W; a large array's elements start 16 bytes past a line under G1 (12 with compact
     /// object headers), so a matrix stored from element 12 (13) of its array is line-aligned. Without
-    /// it every 64-byte load of W straddles two lines.
+    /// it every 64-byte load of W straddles two lines. `threads`: 1 or 2.
     HandGemvChain(Llama2Config config, int threads, boolean aligned) {
+        if (threads != 1 && threads != 2) throw new IllegalArgumentException("one or two threads, not " + threads);
         int d = config.dim(), kv = config.kvDim(), h = config.hiddenDim(), layers = config.layers();
         int[][] layer = {{d, d}, {kv, d}, {kv, d}, {d, d}, {h, d}, {h, d}, {d, h}}; // rows, depth
         lead = aligned ? (64 - arrayBase()) / Float.BYTES : 0;

@@ -42,8 +42,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /// secondary results: `decodeMs` and `boundMs` (the reads' time scaled to 256 tokens' worth), so
 /// `boundMs / decodeMs` is the fraction of the bandwidth bound the decode reaches, both measured in
 /// the same process and minutes. `decodeBesideLoop` (`-p format=F32`) runs [HandGemvChain]'s
-/// hand-written products of 256 tokens (W from a line boundary, on as many threads as
-/// `smelt.threads`) between the two, as `loopMs`: the ceiling of the decode's products in Java,
+/// hand-written products of 256 tokens (W from a line boundary, on `smelt.threads` threads, at
+/// most two) between the two, as `loopMs`: the ceiling of the decode's products in Java,
 /// beside the bound. On these VMs a fork's read bandwidth differs by up to 1.5× from the next
 /// fork's (2026-11-28, Zen 5: 22–36 GB/s one thread), so `read` and `decode` in forks of their own
 /// give a ratio that varies as much.
@@ -159,7 +159,7 @@ public class LlamaBench {
         public void setUp(LlamaBench bench) {
             if (bench.format != WeightFormat.F32) throw new IllegalStateException("decodeBesideLoop compares f32 products: -p format=F32");
             Llama2Config config = bench.shape.equals("stories15M") ? Llama2Config.STORIES_15M : Llama2Config.STORIES_110M;
-            chain = new HandGemvChain(config, Math.max(1, Integer.getInteger("smelt.threads", 1)), true);
+            chain = new HandGemvChain(config, Math.clamp(Integer.getInteger("smelt.threads", 1), 1, 2), true); // the chain splits in two at most
         }
 
         @TearDown(Level.Trial)
