@@ -38,8 +38,9 @@ import jdk.incubator.vector.VectorSpecies;
 ///
 /// An f32 W whose rows start off a 64-byte boundary (a Java array's elements start 16 bytes into
 /// one) would have every 64-byte load straddle two cache lines; when [HeapLayout] knows where the
-/// array lies, each vector of a row is instead joined from the two aligned vectors around it by one
-/// permute, so W streams in whole lines and the sums are those of the loads they replace.
+/// array lies and a row is at least [#JOINED_DEPTH] long, each vector of the row is instead joined
+/// from the two aligned vectors around it by one permute, so W streams in whole lines and the sums
+/// are those of the loads they replace.
 ///
 /// A fresh JVM's rows run [GemvScalar]'s scalar twins, which give the same bits, until the vector
 /// code, run on the warm-up thread ([GemvWarmUp]) and on one row in 64, is faster than them (C2
@@ -174,13 +175,17 @@ final class Gemv {
         }
     }
 
+    // Rows shorter than this load W as it lies: on rows of 288 (stories15M's classifier) the joins
+    // cost more than the split loads they replace; on rows of 512 and more they gain.
+    static final int JOINED_DEPTH = 512;
+
     // A row's sum, each vector of W loaded as is, or, when W[w0] lies `skew` lanes past a vector
     // boundary, the main loop's vectors joined from aligned loads (joined): the same vectors, so the
     // same sum. The two loops are methods of their own: in one method C2 compiled both slower, the
     // joined one streaming 20.7–24.0 GB/s from memory against 22.5–26.8 alone, one thread, the
     // unjoined one 16–17 against 21–25.
     private static float f32(float[] a, int x, float[] w, int w0, int depth, int skew) {
-        if (skew != 0 && w0 >= skew && w0 - skew + depth + L <= w.length) return joined(a, x, w, w0, depth, skew); // the aligned vectors around the row lie in W
+        if (depth >= JOINED_DEPTH && skew != 0 && w0 >= skew && w0 - skew + depth + L <= w.length) return joined(a, x, w, w0, depth, skew); // the aligned vectors around the row lie in W
         FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
         int k = 0;
         for (; k + 4 * L <= depth; k += 4 * L) {

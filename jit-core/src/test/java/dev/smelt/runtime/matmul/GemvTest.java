@@ -130,7 +130,8 @@ class GemvTest {
     }
 
     /// A W large enough that HeapLayout knows where its rows lie (a G1 humongous array) takes the
-    /// loads from whole cache lines, whatever the skew of a row, and gives the bits that the same rows
+    /// loads from whole cache lines for rows of at least [Gemv#JOINED_DEPTH], whatever the skew of a
+    /// row, and gives the bits that the same rows
     /// copied into a small array give (read as is), within the f32 bound of the exact product. The
     /// first and last rows of the array take plain loads (the aligned vectors around them leave it).
     @Test
@@ -139,7 +140,7 @@ class GemvTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(HeapLayout.lineOffset(big) >= 0, "this JVM's flags do not say where the array lies");
         GemvScalar.F32.toVector(); // every row in vector code, not only a fresh JVM's sampled ones
         var random = new Random(11);
-        for (int k : new int[] {64, 96, 200, 301, 768})
+        for (int k : new int[] {64, 96, 200, 301, Gemv.JOINED_DEPTH, Gemv.JOINED_DEPTH + 5, 768, 1001}) // joined from JOINED_DEPTH on
             for (int shift = 0; shift < 16; shift++) // W[0, 0] at every position within a line
                 for (int m = 1; m <= 2; m++) {
                     int n = 5, ldb = k + random.nextInt(3), at = random.nextBoolean() ? shift : big.length - n * ldb - shift;
