@@ -131,9 +131,9 @@ class GemvTest {
 
     /// A W large enough that HeapLayout knows where its rows lie (a G1 humongous array) takes the
     /// loads from whole cache lines for rows of at least [Gemv#JOINED_DEPTH], whatever the skew of a
-    /// row, and gives the bits that the same rows
-    /// copied into a small array give (read as is), within the f32 bound of the exact product. The
-    /// first and last rows of the array take plain loads (the aligned vectors around them leave it).
+    /// row, and gives the bits that the same rows copied into a small array give (read as is),
+    /// within the f32 bound of the exact product. The first and last rows of the array take plain
+    /// loads (the aligned vectors around them leave it).
     @Test
     void alignedLoadsOfALargeWeightGiveTheBitsOfPlainLoads() {
         float[] big = values(new Random(3), 6 << 20); // 24 MB: more than half of G1's largest region
