@@ -158,8 +158,7 @@ public class LlamaBench {
         @Setup(Level.Trial)
         public void setUp(LlamaBench bench) {
             if (bench.format != WeightFormat.F32) throw new IllegalStateException("decodeBesideLoop compares f32 products: -p format=F32");
-            Llama2Config config = bench.shape.equals("stories15M") ? Llama2Config.STORIES_15M : Llama2Config.STORIES_110M;
-            chain = new HandGemvChain(config, Math.clamp(Integer.getInteger("smelt.threads", 1), 1, 2), true); // the chain splits in two at most
+            chain = new HandGemvChain(bench.model.config(), Math.clamp(Integer.getInteger("smelt.threads", 1), 1, 2), true); // the chain splits in two at most
         }
 
         @TearDown(Level.Trial)

@@ -181,9 +181,8 @@ final class Gemv {
 
     // A row's sum, each vector of W loaded as is, or, when W[w0] lies `skew` lanes past a vector
     // boundary, the main loop's vectors joined from aligned loads (joined): the same vectors, so the
-    // same sum. The two loops are methods of their own: in one method C2 compiled both slower, the
-    // joined one streaming 20.7–24.0 GB/s from memory against 22.5–26.8 alone, one thread, the
-    // unjoined one 16–17 against 21–25.
+    // same sum. The two loops are methods of their own: in one method C2 compiled both slower than
+    // either alone.
     private static float f32(float[] a, int x, float[] w, int w0, int depth, int skew) {
         if (depth >= JOINED_DEPTH && skew != 0 && w0 >= skew && w0 - skew + depth + L <= w.length) return joined(a, x, w, w0, depth, skew); // the aligned vectors around the row lie in W
         FloatVector s0 = FloatVector.zero(F), s1 = s0, s2 = s0, s3 = s0;
