@@ -187,37 +187,21 @@ final class FloatAttention implements KernelFunction {
     // For each block of keys before `end`: how many of its keys, from the first, hold every key a
     // row of queries t0 … t0 + rows - 1 sees (0: the block adds nothing), so that the block's
     // scores and products stop there (a decode step's last block holds on average half a block of
-    // keys no query sees yet). Then the rows of those keys and values are read, one load per cache
-    // line, before the block loop: a decode step reads each head's cache rows as short streams of a
-    // few KB, on which the prefetchers barely start, and the arithmetic waited on each line; loads
-    // with nothing between them keep more lines in flight.
+    // keys no query sees yet). Then the rows of the keys up to the last one seen are read
+    // ([FloatTouch]) before the block loop.
     private void seen(Scratch s, Object maskArray, int head, int t0, int rows, int end, float[] k, float[] v, int kvHead) {
-        int touched = 0;
+        int first = -1, last = 0;
         for (int j0 = 0; j0 < end; j0 += KB) {
             int cols = Math.min(KB, sources - j0), count = live(t0 + rows - 1, j0, cols);
             if (mask != null) count = Math.min(count, mask.keptUpTo(maskArray, head, t0, rows, j0, count));
             s.seen[j0 / KB] = count;
-            if (count > 0) touched ^= touch(k, keyStart[kvHead] + j0 * keyStep, keyStep, d, count) ^ touch(v, valueStart[kvHead] + j0 * valueStep, valueStep, dv, count);
+            if (count == 0) continue;
+            if (first < 0) first = j0;
+            last = j0 + count;
         }
-        s.touched = touched; // kept where the JIT cannot drop it, in this thread's own scratch
+        if (first >= 0) // kept where the JIT cannot drop it, in this thread's own scratch
+            s.touched = FloatTouch.rows(k, keyStart[kvHead] + first * keyStep, keyStep, d, v, valueStart[kvHead] + first * valueStep, valueStep, dv, last - first);
     }
-
-    // Loads one element of each cache line of `count` rows `step` apart, `width` long, from `from`,
-    // folding them into the result so that the JIT keeps the loads.
-    private static int touch(float[] x, int from, int step, int width, int count) {
-        int folded = 0;
-        if (step == width) {
-            for (int i = from, last = from + count * step - 1; i <= last; i += LINE) folded ^= Math.getExponent(x[i]);
-            return folded ^ Math.getExponent(x[from + count * step - 1]);
-        }
-        for (int c = 0; c < count; c++, from += step) {
-            for (int i = 0; i < width; i += LINE) folded ^= Math.getExponent(x[from + i]);
-            folded ^= Math.getExponent(x[from + width - 1]);
-        }
-        return folded;
-    }
-
-    private static final int LINE = 64 / Float.BYTES; // elements of a cache line
 
     // Of query t's scores of keys j0…: those from `live` to `span` (past the diagonal or the keys)
     // become -inf; a mask drops or adds to the first `live`.
