@@ -170,6 +170,29 @@ class FusedAttentionTest {
         }
     }
 
+    // Sparse bool masks: a block's last kept key anywhere in it, or none, so that the search for it
+    // (whole vectors of the mask from the block's end, then key by key) stops at every position;
+    // for one to three queries, whose rows keep different keys, and a row that keeps none (NaN).
+    @Test
+    void sparseBoolMasksMatchTheInterpreter() {
+        var random = new Random(21);
+        int sources = 203;
+        for (int trial = 0; trial < 24; trial++) {
+            int tokens = 1 + trial % 3;
+            DType dtype = trial % 4 == 3 ? DType.F64 : DType.F32;
+            Case c = new Case(1, 2, 1, tokens, sources, 16, 8, 2, 0.25, dtype);
+            var inputs = new java.util.ArrayList<>(operands(random, c));
+            boolean[] keep = new boolean[tokens * sources];
+            double density = List.of(0.0, 0.01, 0.05, 0.3).get(trial % 4);
+            for (int i = 0; i < keep.length; i++) keep[i] = random.nextDouble() < density;
+            if (trial % 4 != 0) keep[random.nextInt(keep.length)] = true;
+            inputs.set(3, Tensor.of(keep, tokens, sources));
+            var compiled = Jit.compile(attention(c), 4);
+            Tensor fused = compiled.applyAll(inputs.toArray(Tensor[]::new)).getFirst();
+            assertClose(Jit.trace(attention(c), inputs).interpret(inputs.toArray(Tensor[]::new)).getFirst(), fused, c, "interpreter, density " + density);
+        }
+    }
+
     // As under a causal mask, keys no query sees are not read: a cache's unwritten rows, even
     // non-finite, do not reach the output, whether they fill whole blocks of keys (from 128 on) or
     // end the block that holds the last key seen (100 to 127), for one query and a few.

@@ -3,6 +3,9 @@ package dev.smelt.runtime.attention;
 
 import dev.smelt.ir.DType;
 import dev.smelt.kernel.AttentionKernel;
+import jdk.incubator.vector.ByteVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
 
 /// Reads an attention mask broadcast over the scores `[batch…, H, T, S]` through its strides: a bool
 /// mask (`byte[]`, 1 keeps a score) sets the others to -inf, an added one (`float[]` or `double[]`,
@@ -53,15 +56,31 @@ final class MaskReader {
         byte[] keep = (byte[]) mask;
         int kept = 0;
         for (int r = 0; r < (rowStride == 0 ? 1 : rows) && kept < cols; r++) {
-            int from = headBase[head] + (t0 + r) * rowStride + j0 * columnStride;
-            for (int c = cols - 1; c >= kept; c--)
+            int from = headBase[head] + (t0 + r) * rowStride + j0 * columnStride, c = cols;
+            if (columnStride == 1) c = lastKept(keep, from, kept, cols);
+            for (c--; c >= kept; c--)
                 if (keep[from + c * columnStride] != 0) {
-                    kept = c + 1;
+                    c++;
                     break;
                 }
+            kept = Math.max(kept, c);
         }
         return kept;
     }
+
+    // One past the last kept key of contiguous keys `kept…cols` at `from`, whole vectors from the
+    // end; at most `kept` + a vector's worth left to look at one by one. A decode step's mask drops
+    // most of the cache's blocks: one compare a vector, not a load and a branch a key.
+    private static int lastKept(byte[] keep, int from, int kept, int cols) {
+        int c = cols;
+        for (; c - kept >= BYTES.length(); c -= BYTES.length()) {
+            int last = ByteVector.fromArray(BYTES, keep, from + c - BYTES.length()).compare(VectorOperators.NE, (byte) 0).lastTrue();
+            if (last >= 0) return c - BYTES.length() + last + 1;
+        }
+        return c;
+    }
+
+    private static final VectorSpecies<Byte> BYTES = ByteVector.SPECIES_PREFERRED;
 
     /// Zeroes the gradient of the scores a bool mask dropped (where's vjp), so that a row it masks
     /// entirely (NaN probabilities) passes no NaN to q and k.
