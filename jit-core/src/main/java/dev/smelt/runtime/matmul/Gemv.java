@@ -130,13 +130,37 @@ final class Gemv {
 
     /// Rows first … last - 1 in vector code, whatever the tier.
     static void vector(float[] a, int aAt, int lda, Object w, int bAt, int ldb, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
-        switch (w) {
-            case float[] f -> f32Rows(a, aAt, lda, f, bAt, ldb, c, cAt, ldc, rows, depth, first, last);
-            case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> bf16(a, aAt, lda, p.halves(), c, cAt, ldc, rows, depth, first, last);
-            case PackedMatrix p -> q8(a, aAt, lda, p, c, cAt, ldc, rows, depth, first, last);
-            default -> throw new IllegalArgumentException("not a matrix: " + w.getClass().getSimpleName());
+        if (w instanceof float[] f) {
+            f32Rows(a, aAt, lda, f, bAt, ldb, c, cAt, ldc, rows, depth, first, last);
+            return;
         }
+        if (!(w instanceof PackedMatrix p)) throw new IllegalArgumentException("not a matrix: " + w.getClass().getSimpleName());
+        float[] x = onLines(a, aAt, lda, rows, depth);
+        if (x != null) { // a packed row is bound by its loads more than by memory, and x's straddling ones took two slots each
+            aAt = start(x);
+            lda = stride(depth);
+            a = x;
+        }
+        if (p.format() == PackedMatrix.Format.BF16) bf16(a, aAt, lda, p.halves(), c, cAt, ldc, rows, depth, first, last);
+        else q8(a, aAt, lda, p, c, cAt, ldc, rows, depth, first, last);
     }
+
+    // x's rows copied onto whole vectors of LINES, stride(depth) apart from start(LINES): loads of
+    // them then stay in one cache line each, where a Java array's vectors straddle two (its
+    // elements start 16 bytes past a line). Null when HeapLayout does not know where LINES lies.
+    private static float[] onLines(float[] a, int aAt, int lda, int rows, int depth) {
+        int stride = stride(depth);
+        float[] x = LINES.get();
+        if (x.length < rows * stride + L) LINES.set(x = HeapLayout.lineArray(rows * stride + L));
+        if (HeapLayout.lineOffset(x) < 0) return null;
+        for (int m = 0, start = start(x); m < rows; m++) System.arraycopy(a, aAt + m * lda, x, start + m * stride, depth);
+        return x;
+    }
+
+    private static int stride(int depth) { return (depth + L - 1) / L * L; }
+
+    // The first element of `x` on a vector boundary.
+    private static int start(float[] x) { return (L - HeapLayout.lineOffset(x) / Float.BYTES % L) % L; }
 
     // A fresh JVM's rows: GemvScalar's, the vector code's on a sampled row (timed against the
     // scalar row), while the warm-up thread drives the vector code to C2 (GemvWarmUp).
@@ -158,19 +182,15 @@ final class Gemv {
 
     // Rows first … last - 1 of an f32 W, in vector code.
     private static void f32Rows(float[] a, int aAt, int lda, float[] f, int bAt, int ldb, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
-        int line = HeapLayout.lineOffset(f);
-        if (line < 0) {
+        float[] x = onLines(a, aAt, lda, rows, depth);
+        if (x == null) {
             for (int n = first; n < last; n++)
                 for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(a, aAt + m * lda, f, bAt + n * ldb, depth, 0);
             return;
         }
-        float[] x = LINES.get(); // x's rows copied onto whole vectors as well: its loads then stay in one line each
-        int stride = (depth + L - 1) / L * L;
-        if (x.length < rows * stride + L) LINES.set(x = HeapLayout.lineArray(rows * stride + L));
-        int start = (L - HeapLayout.lineOffset(x) / Float.BYTES % L) % L;
-        for (int m = 0; m < rows; m++) System.arraycopy(a, aAt + m * lda, x, start + m * stride, depth);
+        int start = start(x), stride = stride(depth), line = HeapLayout.lineOffset(f);
         for (int n = first; n < last; n++) {
-            int w0 = bAt + n * ldb, skew = (line / Float.BYTES + w0) % L; // W[n, 0] lies skew lanes past a vector boundary
+            int w0 = bAt + n * ldb, skew = line < 0 ? 0 : (line / Float.BYTES + w0) % L; // W[n, 0] lies skew lanes past a vector boundary (0: unknown, loaded as it lies)
             for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(x, start + m * stride, f, w0, depth, skew);
         }
     }
