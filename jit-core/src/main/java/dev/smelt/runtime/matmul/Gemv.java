@@ -40,7 +40,8 @@ import jdk.incubator.vector.VectorSpecies;
 /// one) would have every 64-byte load straddle two cache lines; when [HeapLayout] knows where the
 /// array lies and a row is at least [#JOINED_DEPTH] long, each vector of the row is instead joined
 /// from the two aligned vectors around it by one permute, so W streams in whole lines and the sums
-/// are those of the loads they replace.
+/// are those of the loads they replace. x is copied onto line boundaries for every W (a few KB a
+/// call), so that its loads, one beside each of W's, stay in one line.
 ///
 /// A fresh JVM's rows run [GemvScalar]'s scalar twins, which give the same bits, until the vector
 /// code, run on the warm-up thread ([GemvWarmUp]) and on one row in 64, is faster than them (C2
