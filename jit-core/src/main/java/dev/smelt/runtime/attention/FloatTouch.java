@@ -9,9 +9,10 @@ import jdk.incubator.vector.VectorSpecies;
 /// Reads every cache line of a head's key and value rows before its scores are computed, folding
 /// what it loads into an `int` so that the JIT keeps the loads. A decode step reads each head's
 /// cache rows as two short streams of a few KB, on which the prefetchers barely start: read as the
-/// arithmetic needs them, each line is waited for. The two streams are read side by side, a
-/// vector of each in turn, and a vector and an xor a line (not a scalar load and its conversion),
-/// so that many lines are in flight. The build writes the f64 twin, `DoubleTouch`, from this file:
+/// arithmetic needs them, each line is waited for. The streams are read side by side, a vector of
+/// each in turn, and a vector and an xor a line (not a scalar load and its conversion), so that
+/// many lines are in flight; from [#SPLIT] elements on, each stream as its two halves, four streams
+/// in all, which the prefetchers run further ahead together than two. The build writes the f64 twin, `DoubleTouch`, from this file:
 /// edit `FloatTouch.java` only.
 final class FloatTouch {
     private FloatTouch() {}
@@ -22,10 +23,28 @@ final class FloatTouch {
     /// Keys `0…count` of the rows at `k[kFrom + key·kStep…]`, `kWidth` long, and of those at
     /// `v[vFrom + key·vStep…]`, `vWidth` long.
     static int rows(float[] k, int kFrom, int kStep, int kWidth, float[] v, int vFrom, int vStep, int vWidth, int count) {
-        if (kStep == kWidth && vStep == vWidth) return pair(k, kFrom, count * kWidth, v, vFrom, count * vWidth);
+        if (kStep == kWidth && vStep == vWidth) return streams(k, kFrom, count * kWidth, v, vFrom, count * vWidth);
         int folded = 0;
         for (int key = 0; key < count; key++) folded ^= pair(k, kFrom + key * kStep, kWidth, v, vFrom + key * vStep, vWidth);
         return folded;
+    }
+
+    /// Elements of each of the key and value streams from which they are read as two halves each.
+    static final int SPLIT = 2048;
+
+    // `kLength` contiguous elements from `kFrom` and `vLength` from `vFrom`: as two streams, or as
+    // each one's two halves.
+    private static int streams(float[] k, int kFrom, int kLength, float[] v, int vFrom, int vLength) {
+        if (Math.min(kLength, vLength) < SPLIT) return pair(k, kFrom, kLength, v, vFrom, vLength);
+        int kHalf = kLength / 2, vHalf = vLength / 2, both = Math.min(kHalf, vHalf) / LINE * LINE;
+        IntVector folded = FloatVector.zero(LANES).reinterpretAsInts();
+        for (int i = 0; i < both; i += LINE)
+            folded = folded.lanewise(VectorOperators.XOR, FloatVector.fromArray(LANES, k, kFrom + i).reinterpretAsInts())
+                    .lanewise(VectorOperators.XOR, FloatVector.fromArray(LANES, v, vFrom + i).reinterpretAsInts())
+                    .lanewise(VectorOperators.XOR, FloatVector.fromArray(LANES, k, kFrom + kHalf + i).reinterpretAsInts())
+                    .lanewise(VectorOperators.XOR, FloatVector.fromArray(LANES, v, vFrom + vHalf + i).reinterpretAsInts());
+        return folded.reduceLanes(VectorOperators.XOR) ^ one(k, kFrom + both, kHalf - both) ^ one(v, vFrom + both, vHalf - both)
+                ^ one(k, kFrom + kHalf + both, kLength - kHalf - both) ^ one(v, vFrom + vHalf + both, vLength - vHalf - both);
     }
 
     // `kLength` contiguous elements from `kFrom` and `vLength` from `vFrom`, side by side while both
