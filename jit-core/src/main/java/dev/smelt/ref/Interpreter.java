@@ -36,10 +36,24 @@ public final class Interpreter {
 
     /// Evaluates `graph` on `inputs` (one storage per input slot) and returns its outputs in order.
     /// Throws [IllegalArgumentException] when the inputs' count, dtypes or sizes do not match the graph's.
+    /// A value is dropped after the last node that reads it, so memory holds the live values only,
+    /// not every intermediate: a test's error-bound graph has hundreds of nodes of its program's
+    /// largest shape.
     public static List<Storage> run(Graph graph, List<Storage> inputs) {
         checkInputs(graph, inputs);
+        List<Node> nodes = graph.nodes();
+        var lastReader = new IdentityHashMap<Node, Integer>();
+        for (int i = 0; i < nodes.size(); i++)
+            for (Node input : nodes.get(i).inputs()) lastReader.put(input, i);
+        for (Node output : graph.outputs()) lastReader.put(output, nodes.size());
         var values = new IdentityHashMap<Node, Storage>();
-        for (Node node : graph.nodes()) values.put(node, evaluate(node, values, inputs));
+        for (int i = 0; i < nodes.size(); i++) {
+            Node node = nodes.get(i);
+            Storage value = evaluate(node, values, inputs);
+            if (lastReader.containsKey(node)) values.put(node, value); // else read by nothing
+            for (Node input : node.inputs())
+                if (lastReader.get(input) == i) values.remove(input);
+        }
         return graph.outputs().stream().map(values::get).toList();
     }
 

@@ -35,6 +35,8 @@ class RandomProgramsTest {
                 + " %,d elements compared, %,d left out as unstable; %d failed, %d failed as KnownFailures lists%n", summary.seedsRun(), large.get(),
                 vector.get(), summary.millis() / 1000.0, summary.perSecond(), compared, unstable, summary.failures().size(), knownFailures.get());
         if (!summary.failures().isEmpty()) fail(summary.firstFailures(3));
-        assertTrue(compared > unstable, "a tolerance that leaves most elements out would pass anything");
+        // over a run, not one seed: a single program may leave all its few elements out (a cast of a
+        // variance near 1 to i32)
+        if (!Settings.singleSeed()) assertTrue(compared > unstable, "a tolerance that leaves most elements out would pass anything");
     }
 }
