@@ -27,13 +27,16 @@ final class Bounds {
             case LOG -> inverseAbove(sub(x, ex), 1);                                   // 1/x
             case LOG1P -> inverseAbove(sub(add(x, constant(1, x.shape())), ex), 1);    // 1/(1+x)
             case SQRT -> inverseAbove(unary(UnaryOp.SQRT, sub(x, ex)), 0.5);          // 1/(2√x)
-            case RSQRT -> inverseAbove(mul(sub(x, ex), unary(UnaryOp.SQRT, sub(x, ex))), 0.5); // x^-1.5 / 2
-            case RECIPROCAL -> inverseSquareAbove(sub(abs(x), ex));                     // 1/x²
+            case RSQRT, RECIPROCAL -> null;                                            // below: (e/low)·(…)
             case SQUARE -> scale(add(abs(x), ex), 2);                                  // 2x
             case SIGN -> constant(0, x.shape());
             case STOP_GRADIENT -> constant(1, x.shape());                              // the identity
         };
-        Node propagated = noUnderflow(times(derivative, ex), ex, u.dtype());
+        Node propagated = noUnderflow(switch (u.op()) {
+            case RSQRT -> overLow(ex, sub(x, ex), scale(unary(UnaryOp.RSQRT, sub(x, ex)), 0.5)); // x^-1.5 / 2 = (1/x)·(x^-½ / 2)
+            case RECIPROCAL -> overLow(ex, sub(abs(x), ex), div(constant(1, x.shape()), sub(abs(x), ex))); // 1/x² = (1/x)·(1/x)
+            default -> times(derivative, ex);
+        }, ex, u.dtype());
         if (u.op() == UnaryOp.SIGN) propagated = unstableIf(both(positive(ex), within(abs(x), ex)), zero(x.shape()));
         Node rounding = add(GraphTolerance.local(u, GraphTolerance.localUlps(u.op())), GraphTolerance.floor(u, Tolerance.of(u.op(), u.dtype())));
         return finite(add(propagated, rounding));
@@ -45,10 +48,12 @@ final class Bounds {
         return where(compare(BinaryOp.GT, low, zero(shape)), div(constant(factor, shape), low), constant(INF, shape));
     }
 
-    // 1 / low² where low > 0, else unbounded (squaring first would make a negative low pass).
-    private static Node inverseSquareAbove(Node low) {
+    // (e / low)·factor where low > 0, else unbounded: a derivative like x^-1.5 formed on its own
+    // overflows past x ≈ 1e205 (or underflows), and the bound came out 0 (seed 131142: rsqrt of
+    // exp(489) = 2.7e212, whose exponent carried the matmul's error, held to its own rounding).
+    private static Node overLow(Node e, Node low, Node factor) {
         Shape shape = low.shape();
-        return where(compare(BinaryOp.GT, low, zero(shape)), div(constant(1, shape), unary(UnaryOp.SQUARE, low)), constant(INF, shape));
+        return where(compare(BinaryOp.GT, low, zero(shape)), where(positive(e), mul(div(e, low), factor), zero(shape)), constant(INF, shape));
     }
 
     static Node ofBinary(Node.Binary b, Node ea, Node eb) {

@@ -2,6 +2,7 @@
 package dev.smelt.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.ir.Parser;
 import dev.smelt.ir.Storage;
@@ -136,6 +137,29 @@ class GraphToleranceTest {
                 }
                 """, Storage.wrap(new float[] {1e-5f, 3, -1e-5f, -3}), Storage.wrap(new double[] {Double.MIN_VALUE}));
         org.junit.jupiter.api.Assertions.assertTrue(bound >= Double.MIN_VALUE, "bound " + bound);
+    }
+
+    /// `rsqrt(exp(489))` and `1 / exp(489)` carry the exponent's error (a matmul's here, about
+    /// 1e-12 relative once through `exp`), but their derivatives `x^-1.5 / 2` and `1/x²`, formed on
+    /// their own, overflow or underflow for x = 2.7e212, and the bound was their rounding alone
+    /// (seed 131142: a compiled result 2.8e-14 off, within what the matmul allows, failed).
+    @Test
+    void aHugeOperandsErrorReachesItsRsqrtAndReciprocal() {
+        var a = Storage.wrap(new double[] {48.1, 33.7}); // a product of 489.1, its K·ε·Σ|a||b| ≈ 2e-13
+        var b = Storage.wrap(new double[] {7.3, 4.1});
+        for (String op : new String[] {"rsqrt", "reciprocal"}) {
+            String graph = """
+                    graph(%%0: f64[1,2], %%1: f64[2,1]) {
+                      %%2 = matmul %%0 %%1 : f64[1,1]
+                      %%3 = exp %%2 : f64[1,1]
+                      %%4 = %s %%3 : f64[1,1]
+                      return %%4
+                    }
+                    """.formatted(op);
+            double value = Interpreter.run(Parser.parse(graph), List.of(a, b)).getFirst().get(0);
+            double relative = bound(graph, a, b) / value, expected = op.equals("rsqrt") ? 0.5 * 489.1 * 2e-16 : 489.1 * 2e-16;
+            assertTrue(relative > expected && relative < 100 * expected, op + ": relative bound " + relative);
+        }
     }
 
     private static double bound(String graph, Storage... inputs) {
