@@ -4,22 +4,30 @@ package dev.smelt.runtime;
 import dev.smelt.kernel.KernelFunction;
 import java.util.function.Supplier;
 
-/// A small kernel's scalar code, which becomes a [TieredKernel] once the kernel is hot: called
-/// [#HOT_CALLS] times or more, with [#HOT_NANOS] spent in it. Most small kernels run a few times
-/// (a program's first calls, an eager op), and for them a vector class and its warm-up would cost
-/// more than they save; but a decode step runs each of its norms and the SiLU gate after its GEMV
-/// (768–2,048 elements) a dozen times a token, thousands of times a generation, and there the
-/// vector variant takes microseconds off every call. From then on the [TieredKernel] decides, as
-/// for a large kernel: its vector variant runs only once it is faster, and both give the same
-/// bits, so the switch never changes a result.
+/// A small kernel's scalar code, which becomes a [TieredKernel] once the kernel is hot: after
+/// [#HOT_CALLS] calls, [#HOT_NANOS] more spent in it. Most small kernels run a few times (a
+/// program's first calls, an eager op), and for them a vector class and its warm-up would cost
+/// more than they save; a decode step runs the SiLU gate after its up-projection (2,048 elements
+/// at stories110M, about 25 µs a call on scalar code) a dozen times a token, thousands of times a
+/// generation, and there the vector variant takes most of every call off. From then on the
+/// [TieredKernel] decides, as for a large kernel: its vector variant runs only once it is faster,
+/// and both give the same bits, so the switch never changes a result.
 ///
-/// One call in [#SAMPLE] is timed and counts for that many: timing every call would add two
-/// `nanoTime` reads to calls of a microsecond. The counters are updated without synchronisation:
-/// a lost update between threads only delays the switch.
+/// The budget keeps warm-ups out of short runs, where they take the second core from the program:
+/// the digits' training (1,350 steps of a 64-128-10 MLP, 1.3 s in all) ran 8–12% longer end to
+/// end when five of its kernels became hot at 5 ms each. The first calls are not timed: they run
+/// interpreted or in C1's code while the JIT is busiest. One call in [#SAMPLE] is timed and counts
+/// for that many (timing every call would add two `nanoTime` reads to calls of a microsecond), at
+/// most [#LONGEST_SAMPLE]: warm code of a kernel under 16,384 elements takes far less (16,384
+/// lanes of `Math.pow`, about 120 µs). The counters are updated without synchronisation: a lost
+/// update between threads only delays the switch.
 public final class SmallKernel implements KernelFunction {
     static final int HOT_CALLS = 256;
-    static final long HOT_NANOS = 5_000_000L;
+    static final long HOT_NANOS = 20_000_000L;
     static final int SAMPLE = 16;
+    /// A timed call counts for at most this: a GC pause or the thread descheduled during one
+    /// sampled call, times [#SAMPLE], made a digits run's kernel hot at once (69 ms "spent").
+    static final long LONGEST_SAMPLE = 200_000L;
 
     private final KernelFunction scalar;
     private final Supplier<KernelFunction> tiered;
@@ -45,20 +53,21 @@ public final class SmallKernel implements KernelFunction {
             current.run(buffers, start, end);
             return;
         }
-        if (++calls % SAMPLE != 0) {
+        int call = ++calls;
+        if (call <= HOT_CALLS || call % SAMPLE != 0) {
             scalar.run(buffers, start, end);
             return;
         }
         long begin = System.nanoTime();
         scalar.run(buffers, start, end);
-        spent += SAMPLE * (System.nanoTime() - begin);
-        if (calls >= HOT_CALLS && spent >= hotNanos) promoted = tiered.get();
+        spent += SAMPLE * Math.min(System.nanoTime() - begin, LONGEST_SAMPLE);
+        if (spent >= hotNanos) promoted = tiered.get();
     }
 
     @Override
     public String tier() {
         KernelFunction current = promoted;
-        return current == null ? "scalar (small kernel; a vector variant is tried once it has run %d times for %d ms)".formatted(HOT_CALLS, hotNanos / 1_000_000)
+        return current == null ? "scalar (small kernel; a vector variant is tried once it has run %d times, then for %d ms)".formatted(HOT_CALLS, hotNanos / 1_000_000)
                 : current.tier() + " (a small kernel, run often)";
     }
 }
