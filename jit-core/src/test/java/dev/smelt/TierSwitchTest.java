@@ -71,10 +71,11 @@ class TierSwitchTest {
             List<Tensor> again = f.applyAll(x, w, g);
             calls++;
             for (int o = 0; o < first.size(); o++) same(first.get(o), again.get(o), o, calls);
+            if (calls % 100 != 0) continue; // the norm's scalar code takes about 2 µs: thousands of calls
             String explained = f.explain(x, w, g);
             vector = !explained.contains("runs scalar") && explained.contains("runs vector (a small kernel, run often)")
                     && explained.contains("epilogue vector (a small kernel, run often)");
-            if (calls % 200 == 0) Thread.sleep(20); // let the warm-up thread run on a busy machine
+            Thread.sleep(2); // let the warm-up thread run on a busy machine
         }
         assertTrue(vector, "the small kernels' vector variants did not take over within 150 s:\n" + f.explain(x, w, g));
     }
