@@ -131,19 +131,18 @@ final class Gemv {
 
     /// Rows first … last - 1 in vector code, whatever the tier.
     static void vector(float[] a, int aAt, int lda, Object w, int bAt, int ldb, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
-        if (w instanceof float[] f) {
-            f32Rows(a, aAt, lda, f, bAt, ldb, c, cAt, ldc, rows, depth, first, last);
-            return;
-        }
-        if (!(w instanceof PackedMatrix p)) throw new IllegalArgumentException("not a matrix: " + w.getClass().getSimpleName());
         float[] x = onLines(a, aAt, lda, rows, depth);
-        if (x != null) { // a packed row is bound by its loads more than by memory, and x's straddling ones took two slots each
+        if (x != null) { // an int8 row is bound by its loads more than by memory, and x's straddling ones took two slots each
             aAt = start(x);
             lda = stride(depth);
             a = x;
         }
-        if (p.format() == PackedMatrix.Format.BF16) bf16(a, aAt, lda, p.halves(), c, cAt, ldc, rows, depth, first, last);
-        else q8(a, aAt, lda, p, c, cAt, ldc, rows, depth, first, last);
+        switch (w) {
+            case float[] f -> f32Rows(a, aAt, lda, f, bAt, ldb, c, cAt, ldc, rows, depth, first, last);
+            case PackedMatrix p when p.format() == PackedMatrix.Format.BF16 -> bf16(a, aAt, lda, p.halves(), c, cAt, ldc, rows, depth, first, last);
+            case PackedMatrix p -> q8(a, aAt, lda, p, c, cAt, ldc, rows, depth, first, last);
+            default -> throw new IllegalArgumentException("not a matrix: " + w.getClass().getSimpleName());
+        }
     }
 
     // x's rows copied onto whole vectors of LINES, stride(depth) apart from start(LINES): loads of
@@ -183,16 +182,10 @@ final class Gemv {
 
     // Rows first … last - 1 of an f32 W, in vector code.
     private static void f32Rows(float[] a, int aAt, int lda, float[] f, int bAt, int ldb, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
-        float[] x = onLines(a, aAt, lda, rows, depth);
-        if (x == null) {
-            for (int n = first; n < last; n++)
-                for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(a, aAt + m * lda, f, bAt + n * ldb, depth, 0);
-            return;
-        }
-        int start = start(x), stride = stride(depth), line = HeapLayout.lineOffset(f);
+        int line = HeapLayout.lineOffset(f);
         for (int n = first; n < last; n++) {
             int w0 = bAt + n * ldb, skew = line < 0 ? 0 : (line / Float.BYTES + w0) % L; // W[n, 0] lies skew lanes past a vector boundary (0: unknown, loaded as it lies)
-            for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(x, start + m * stride, f, w0, depth, skew);
+            for (int m = 0; m < rows; m++) c[cAt + m * ldc + n] = f32(a, aAt + m * lda, f, w0, depth, skew);
         }
     }
 
