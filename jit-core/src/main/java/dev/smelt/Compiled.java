@@ -248,9 +248,11 @@ public final class Compiled {
             case GREEDY -> "greedy (every producer fused into every consumer)";
             case NONE -> "none (one kernel per operation)";
         };
+        var captures = Tensor.value(entry.traced().captures());
+        int arguments = entry.traced().arguments();
         return (entry.signature().isDynamic() ? "signature %s: planned for the sizes below, each size of ? reuses the kernels%n".formatted(entry.signature()) : "")
-                + "fusion: " + strategy + "\n" + Explain.of(entry.optimised(), entry.program())
-                + Formats.explain(Tensor.value(entry.traced().captures()), entry.traced().arguments(), entry.program()::readsPacked);
+                + "fusion: " + strategy + "\n" + Explain.of(entry.optimised(), entry.program(), i -> Formats.packedBytes(captures, arguments, i))
+                + Formats.explain(captures, arguments, entry.program()::readsPacked);
     }
 
     /// How the signature of `arguments` is compiled (compiling it if need be).

@@ -88,6 +88,19 @@ class WeightFormatsTest {
     }
 
     @Test
+    void explainChargesAPackedWeightItsPackedBytes() {
+        float[] w = gaussian(new Random(3), 16 * 70);
+        Tensor x = Tensor.ones(1, 70);
+        // x's 280 B, then W's 16×70 values: 2 B each in bf16; 1 B each and 4 B per group of 32 (3 a row) in int8
+        for (var expected : List.of(List.of(WeightFormat.BF16, "reads 2,520 B"), List.of(WeightFormat.INT8, "reads 1,592 B"), List.of(WeightFormat.F32, "reads 4,760 B"))) {
+            Tensor packed = Tensor.of(w, 16, 70).toWeightFormat((WeightFormat) expected.get(0));
+            Compiled product = Jit.compile((Tensor a) -> a.matmul(packed.t()));
+            product.apply(x);
+            assertTrue(product.explain().contains((String) expected.get(1)), product::explain);
+        }
+    }
+
+    @Test
     void bf16RoundsToNearestEvenAndInt8FollowsRunq() {
         assertEquals(1f, PackedMatrix.fromBf16(PackedMatrix.toBf16(1 + 0x1p-8f)));                 // a tie: to even
         assertEquals(1 + 0x1p-6f, PackedMatrix.fromBf16(PackedMatrix.toBf16(1 + 3 * 0x1p-8f)));   // a tie: to even

@@ -60,6 +60,13 @@ public final class Formats {
             throw SmeltException.of(op, "the tensor %s%s is a read-only %s weight; write into the f32 weight and convert it again", x.dtype(), x.shape(), name(format(x)));
     }
 
+    /// The bytes of graph input `i`'s packed form (capture `i - arguments`), or -1 when it has none.
+    public static long packedBytes(List<Value> captures, int arguments, int i) {
+        int capture = i - arguments;
+        if (capture < 0 || capture >= captures.size() || format(captures.get(capture)) == null) return -1;
+        return captures.get(capture).storage().packed().bytes();
+    }
+
     /// A line per captured bf16 or int8 weight (capture i fills input `arguments + i`) for `explain()`:
     /// whether the program reads it packed, within the format's looser bound, or as its f32 copy.
     public static String explain(List<Value> captures, int arguments, IntPredicate readsPacked) {

@@ -10,6 +10,9 @@ import dev.smelt.kernel.KernelForm;
 import dev.smelt.kernel.MatMulKernel;
 import dev.smelt.kernel.Transcendentals;
 import dev.smelt.kernel.Schedule;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.IntToLongFunction;
 
 /// The text of `explain()`: the graph, each kernel with the nodes it fuses, its category, the bytes
 /// it reads and writes and which variant runs, the planner's decisions, the bytes the whole
@@ -18,16 +21,21 @@ import dev.smelt.kernel.Schedule;
 public final class Explain {
     private Explain() {}
 
-    public static String of(Graph graph, Program program) {
+    public static String of(Graph graph, Program program) { return of(graph, program, _ -> -1); }
+
+    /// As [#of(Graph, Program)], with `packedBytes(i)` the bytes of graph input `i`'s bf16 or int8
+    /// form (-1 for none): a kernel that reads an input packed is charged those, not its f32 size.
+    public static String of(Graph graph, Program program, IntToLongFunction packedBytes) {
         Schedule schedule = program.schedule();
         var text = new StringBuilder("graph:\n").append(graph.toString().indent(2));
         Graph unfusedGraph = dev.smelt.ir.AttentionMath.expandAll(graph); // attention as it runs unfused
         text.append("kernels: %d (unfused: %d)%n".formatted(schedule.launches().size(), unfusedKernels(unfusedGraph)));
         text.append(program.executor().describe()).append('\n');
         long moved = 0;
+        Map<Integer, Long> packed = packedReads(schedule, program, packedBytes);
         for (int i = 0; i < schedule.launches().size(); i++) {
             var launch = schedule.launches().get(i);
-            long read = bytesRead(launch.kernel()), written = bytesWritten(launch.kernel());
+            long read = bytesRead(launch, packed), written = bytesWritten(launch.kernel());
             moved += read + written;
             text.append("kernel %d: %s; fuses %s%n".formatted(i, launch.category(), String.join(", ", launch.fused())));
             text.append("  reads %,d B, writes %,d B; runs %s%n".formatted(read, written, program.functions().get(i).tier()));
@@ -55,11 +63,25 @@ public final class Explain {
         return found[0];
     }
 
-    /// Each input buffer once (a broadcast input is read once per row, but from cache).
-    static long bytesRead(KernelForm kernel) {
+    /// Each input buffer once (a broadcast input is read once per row, but from cache); a buffer in
+    /// `packed` (its packed bytes) at that size.
+    static long bytesRead(Schedule.Launch launch, Map<Integer, Long> packed) {
+        KernelForm kernel = launch.kernel();
         long bytes = 0, points = points(kernel);
-        for (var input : kernel.inputs()) bytes += Math.min(input.size(), points) * input.dtype().bytes();
+        for (int i = 0; i < kernel.inputs().size(); i++) {
+            var input = kernel.inputs().get(i);
+            Long packedBytes = packed.get(launch.reads().get(i));
+            bytes += packedBytes != null ? packedBytes : Math.min(input.size(), points) * input.dtype().bytes();
+        }
         return bytes;
+    }
+
+    // The buffers of the graph inputs the program binds packed, with their packed sizes.
+    private static Map<Integer, Long> packedReads(Schedule schedule, Program program, IntToLongFunction packedBytes) {
+        var packed = new HashMap<Integer, Long>();
+        for (int i = 0; i < schedule.inputs().size(); i++)
+            if (program.readsPacked(i) && packedBytes.applyAsLong(i) >= 0) packed.put(program.inputBuffer(i), packedBytes.applyAsLong(i));
+        return packed;
     }
 
     static long bytesWritten(KernelForm kernel) {
