@@ -50,6 +50,36 @@ class TierSwitchTest {
         }
     }
 
+    /// Kernels below `smelt.vectorThreshold` elements switch too once they are hot
+    /// (`runtime.SmallKernel`): a decode step's norm, and the SiLU gate in a GEMV's epilogue.
+    @Test
+    void aSmallKernelCalledOftenSwitchesWithTheSameBits() throws InterruptedException {
+        var generator = new Generator(19);
+        Tensor x = Tensor.randn(generator, 1, 768).mul(3), w = Tensor.randn(generator, 2048, 768), g = Tensor.randn(generator, 1, 2048);
+        Compiled f = Jit.compile(arguments -> {
+            Tensor t = arguments.get(0);
+            Tensor norm = t.mul(t.square().mean(-1, true).add(1e-5).rsqrt());
+            return List.of(norm, norm.matmul(arguments.get(1).t()).silu().mul(arguments.get(2)));
+        }, 3);
+        List<Tensor> first = f.applyAll(x, w, g);
+        assertTrue(f.explain(x, w, g).contains("runs scalar (small kernel; a vector variant is tried once"), f.explain(x, w, g));
+        assertTrue(f.explain(x, w, g).contains("; epilogue scalar (small kernel; a vector variant is tried once"), f.explain(x, w, g));
+        long deadline = System.nanoTime() + 150_000_000_000L;
+        int calls = 1;
+        boolean vector = false;
+        while (!vector && System.nanoTime() < deadline) {
+            List<Tensor> again = f.applyAll(x, w, g);
+            calls++;
+            for (int o = 0; o < first.size(); o++) same(first.get(o), again.get(o), o, calls);
+            if (calls % 100 != 0) continue; // the norm's scalar code takes about 2 µs: thousands of calls
+            String explained = f.explain(x, w, g);
+            vector = !explained.contains("runs scalar") && explained.contains("runs vector (a small kernel, run often)")
+                    && explained.contains("epilogue vector (a small kernel, run often)");
+            Thread.sleep(2); // let the warm-up thread run on a busy machine
+        }
+        assertTrue(vector, "the small kernels' vector variants did not take over within 150 s:\n" + f.explain(x, w, g));
+    }
+
     private static void same(Tensor expected, Tensor actual, int output, int call) {
         double[] want = expected.toDoubleArray(), got = actual.toDoubleArray();
         for (int i = 0; i < want.length; i++)

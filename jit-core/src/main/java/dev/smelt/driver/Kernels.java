@@ -17,19 +17,22 @@ import dev.smelt.kernel.UpdateKernel;
 import dev.smelt.runtime.KernelCache;
 import dev.smelt.runtime.KernelFiles;
 import dev.smelt.runtime.KernelLoader;
+import dev.smelt.runtime.SmallKernel;
 import dev.smelt.runtime.TieredKernel;
 import dev.smelt.runtime.attention.AttentionFunctions;
 import dev.smelt.runtime.matmul.MatMulFunction;
 import dev.smelt.runtime.matmul.WarmUpThread;
 import java.util.List;
+import java.util.function.Supplier;
 
 /// The pipeline's code generation stage: runnable code for each launch of a schedule, shared
 /// through the [KernelCache] by every program whose kernels are the same.
 public final class Kernels {
     private Kernels() {}
 
-    /// Kernels touching fewer elements run only their scalar variant: at this size a vector
-    /// variant saves microseconds and costs a background compile and warm-up.
+    /// Kernels touching fewer elements run their scalar variant until they prove hot
+    /// ([SmallKernel]): at this size a vector variant saves microseconds a call and costs a
+    /// background compile and warm-up.
     // VECTOR_THRESHOLD = 2^14 elements (chosen, not yet measured; see EagerBench)
     static final int VECTOR_THRESHOLD = Integer.getInteger("smelt.vectorThreshold", 1 << 14);
 
@@ -53,7 +56,8 @@ public final class Kernels {
         };
     }
 
-    // Scalar code now; for large kernels, vector code warmed up in the background (TieredKernel).
+    // Scalar code now; for large kernels, vector code warmed up in the background (TieredKernel),
+    // for small ones once they have run often (SmallKernel).
     // Both are generated for the kernel's RowExtent representative, so every extent of its rows
     // (a dynamic batch) shares them, and small and large extents share the scalar class.
     // The classes come from KernelFiles: an earlier run's, when it generated the same kernel.
@@ -62,8 +66,10 @@ public final class Kernels {
         String text = shared.toString();
         KernelFunction scalar = KernelCache.get(text, () -> KernelLoader.load(KernelFiles.get(shared, text, Variant.SCALAR)));
         long elements = (long) kernel.workItems() * Math.max(1, kernel.rowLength());
-        if (elements < VECTOR_THRESHOLD) return scalar;
-        return KernelCache.get("tiered " + text, () -> new TieredKernel(shared, scalar, () -> KernelLoader.load(KernelFiles.get(shared, text, Variant.VECTOR))));
+        Supplier<TieredKernel> tiered = () -> (TieredKernel) KernelCache.get("tiered " + text,
+                () -> new TieredKernel(shared, scalar, () -> KernelLoader.load(KernelFiles.get(shared, text, Variant.VECTOR))));
+        if (elements < VECTOR_THRESHOLD) return KernelCache.get("small " + text, () -> new SmallKernel(scalar, tiered, shared.inputs().size()));
+        return tiered.get();
     }
 
     /// Starts the warm-up of `dtype`'s vector matmul tile when a product of `work` multiply-adds is

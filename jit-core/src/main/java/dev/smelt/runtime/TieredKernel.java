@@ -8,6 +8,7 @@ import dev.smelt.kernel.KernelFunction;
 import java.lang.management.ManagementFactory;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Array;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -65,7 +66,7 @@ public final class TieredKernel implements KernelFunction {
     static final String FORCED = System.getProperty("smelt.tier", "auto");
 
     /// The warming thread, in a holder: a program's first call starts no warm-up, so it need not
-    /// load the pool's classes either.
+    /// load the pool's classes either (unless the program has a small kernel: [#loadWarmUpClasses]).
     private static final class Warmer {
         static final ThreadPoolExecutor POOL = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUE), runnable -> {
             var thread = new Thread(runnable, "smelt-kernel-warm-up");
@@ -142,26 +143,83 @@ public final class TieredKernel implements KernelFunction {
             startWarmUp(buffers, end);
     }
 
-    // The inputs weakly, the outputs by length: a waiting warm-up keeps no array alive.
     private void startWarmUp(Object[] buffers, int end) {
-        int inputs = kernel.inputs().size();
-        var held = new WeakReference<?>[inputs];
-        for (int i = 0; i < inputs; i++) held[i] = new WeakReference<>(buffers[i]);
-        int[] outputLengths = new int[buffers.length - inputs];
-        for (int i = 0; i < outputLengths.length; i++) outputLengths[i] = Array.getLength(buffers[inputs + i]);
+        if (offer(new WarmUp(this, new Held(kernel.inputs().size(), buffers, end)))) return;
+        nextTry = System.nanoTime() + firstBackOff / 10;
+        warming.set(false);
+    }
+
+    /// A small kernel's promotion ([SmallKernel]), on the warming thread: its first round runs
+    /// here, so that the classes of a warm-up load on this thread and not on a caller's.
+    void warmUpHere(Held held) {
+        calledBefore = true;
+        if (active == scalar && warming.compareAndSet(false, true)) warmUp(held);
+    }
+
+    /// Queues `task` for the warming thread; false when the queue is full.
+    static boolean offer(Runnable task) {
         try {
-            Warmer.POOL.execute(() -> warmUp(held, outputLengths, end));
+            Warmer.POOL.execute(task);
+            return true;
         } catch (RejectedExecutionException full) {
-            nextTry = System.nanoTime() + firstBackOff / 10;
-            warming.set(false);
+            return false;
         }
     }
 
-    private void warmUp(WeakReference<?>[] held, int[] outputLengths, int end) {
+    /// Loads, on the calling thread, the classes a caller's thread needs to start a warm-up, and
+    /// starts the warming thread: a [SmallKernel] calls it when made, so that a training step
+    /// that makes one hot loads no class (`SmallKernelPromotionTest`). The JDK's classes count too:
+    /// the flight recorder reports a load for the first class of Smelt's loader that names one.
+    static List<Class<?>> loadWarmUpClasses() {
+        Warmer.POOL.prestartCoreThread();
+        return List.of(Held.class, WarmUp.class, WarmUpOrder.class, RejectedExecutionException.class, WeakReference.class, Array.class);
+    }
+
+    /// A call's inputs weakly and its outputs by length: a waiting warm-up keeps no array alive
+    /// and writes none of the program's.
+    static final class Held {
+        private final WeakReference<?>[] inputs;
+        private final int[] outputLengths;
+        private final int end;
+
+        Held(int inputs, Object[] buffers, int end) {
+            this.inputs = new WeakReference<?>[inputs];
+            for (int i = 0; i < inputs; i++) this.inputs[i] = new WeakReference<>(buffers[i]);
+            this.outputLengths = new int[buffers.length - inputs];
+            for (int i = 0; i < outputLengths.length; i++) outputLengths[i] = Array.getLength(buffers[inputs + i]);
+            this.end = end;
+        }
+
+        // The inputs, if the program still holds them, and fresh outputs of their sizes.
+        Object[] buffers(Kernel kernel) {
+            Object[] buffers = new Object[inputs.length + outputLengths.length];
+            for (int i = 0; i < inputs.length; i++)
+                if ((buffers[i] = inputs[i].get()) == null) return null;
+            for (int i = 0; i < outputLengths.length; i++)
+                buffers[inputs.length + i] = Storage.newArray(kernel.outputs().get(i).dtype(), outputLengths[i]);
+            return buffers;
+        }
+    }
+
+    // A class of its own, not a lambda: loadWarmUpClasses loads it ahead.
+    private static final class WarmUp implements Runnable {
+        private final TieredKernel target;
+        private final Held held;
+
+        WarmUp(TieredKernel target, Held held) {
+            this.target = target;
+            this.held = held;
+        }
+
+        @Override
+        public void run() { target.warmUp(held); }
+    }
+
+    private void warmUp(Held held) {
         long compiled = jitMillis.getAsLong();
         try {
-            Object[] buffers = buffers(held, outputLengths);
-            if (buffers != null && faster(buffers, end)) return;
+            Object[] buffers = held.buffers(kernel);
+            if (buffers != null && faster(buffers, held.end)) return;
         } catch (RuntimeException | LinkageError e) {
             tier = "scalar (vector variant failed: " + e + ")";
             return; // warming stays set: a variant that fails is not tried again
@@ -197,16 +255,6 @@ public final class TieredKernel implements KernelFunction {
             var jit = ManagementFactory.getCompilationMXBean();
             return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit::getTotalCompilationTime : () -> 0;
         }
-    }
-
-    // The inputs of the call that started the warm-up, if the program still holds them, and fresh outputs of its sizes.
-    private Object[] buffers(WeakReference<?>[] held, int[] outputLengths) {
-        Object[] buffers = new Object[held.length + outputLengths.length];
-        for (int i = 0; i < held.length; i++)
-            if ((buffers[i] = held[i].get()) == null) return null;
-        for (int i = 0; i < outputLengths.length; i++)
-            buffers[held.length + i] = Storage.newArray(kernel.outputs().get(i).dtype(), outputLengths[i]);
-        return buffers;
     }
 
     /// The rows a warm-up call runs: about [#WARM_UP_ELEMENTS] elements, but at least the rows the

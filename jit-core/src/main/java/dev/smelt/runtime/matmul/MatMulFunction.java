@@ -116,9 +116,13 @@ public final class MatMulFunction implements KernelFunction {
     @Override
     public boolean readsPacked(int position) { return position == kernel.right() && Gemv.readsWholeMatrix(kernel); }
 
-    /// Which micro-kernel runs, for `explain()`.
+    /// Which micro-kernel runs, and the epilogue's variant, for `explain()`.
     @Override
     public String tier() {
+        return epilogue == null ? product() : product() + "; epilogue " + epilogue.tier();
+    }
+
+    private String product() {
         if (gemv) return "GEMV: %d row(s) of x against W's rows streamed once, unpacked (a bf16 or int8 weight is dequantised in registers)%s".formatted(rows, Gemv.PAGES);
         if (tiny.getAsBoolean()) return "tiny product (no packing)";
         return "%s; blocks of %d×%d, %d steps of K (L1 %d KiB, L2 %d KiB budgets: %s); threads split %s".formatted(MicroKernels.of(kernel.dtype()).tier(),
