@@ -2,6 +2,7 @@
 package dev.smelt.runtime;
 
 import dev.smelt.kernel.KernelFunction;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -27,7 +28,7 @@ import java.util.function.Supplier;
 /// for that many (timing every call would add two `nanoTime` reads to calls of a microsecond), at
 /// most [#LONGEST_SAMPLE]: warm code of a kernel under 16,384 elements takes far less (16,384
 /// lanes of `Math.pow`, about 120 µs). The counters are updated without synchronisation: a lost
-/// update between threads only delays the switch, and two promotions find the same tiered function.
+/// update between threads only delays the switch.
 public final class SmallKernel implements KernelFunction {
     static final int HOT_CALLS = 256;
     static final long HOT_NANOS = 20_000_000L;
@@ -46,7 +47,7 @@ public final class SmallKernel implements KernelFunction {
     private final long hotNanos;
     private final Runnable promotion = this::promote; // made now: a hot call loads no class
     private volatile KernelFunction promoted;
-    private volatile boolean queued;
+    private final AtomicBoolean queued = new AtomicBoolean(); // one promotion at a time, whichever threads call
     private TieredKernel.Held held; // the hot call's, handed to the warming thread through its queue
     private int calls;
     private long spent;
@@ -84,17 +85,16 @@ public final class SmallKernel implements KernelFunction {
         long begin = System.nanoTime();
         scalar.run(buffers, start, end);
         spent += SAMPLE * Math.min(System.nanoTime() - begin, LONGEST_SAMPLE);
-        if (spent >= hotNanos && !queued) queuePromotion(buffers, end);
+        if (spent >= hotNanos && !queued.get() && queued.compareAndSet(false, true)) queuePromotion(buffers, end);
     }
 
     // A full queue (other kernels warming up) costs the kernel another budget.
     private void queuePromotion(Object[] buffers, int end) {
-        queued = true;
         held = new TieredKernel.Held(inputs, buffers, end);
         if (TieredKernel.offer(promotion)) return;
         held = null;
         spent = 0;
-        queued = false;
+        queued.set(false);
     }
 
     // On the warming thread.
@@ -108,7 +108,7 @@ public final class SmallKernel implements KernelFunction {
     public String tier() {
         KernelFunction current = promoted;
         if (current != null) return current.tier() + " (a small kernel, run often)";
-        return queued ? "scalar (small kernel, run often: its vector variant is warming up)"
+        return queued.get() ? "scalar (small kernel, run often: its vector variant is warming up)"
                 : "scalar (small kernel; a vector variant is tried once it has run %d times, then for %d ms)".formatted(HOT_CALLS, hotNanos / 1_000_000);
     }
 }

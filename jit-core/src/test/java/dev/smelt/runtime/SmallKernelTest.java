@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.kernel.KernelFunction;
+import java.util.ArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -66,6 +67,24 @@ class SmallKernelTest {
         assertEquals(100, tieredCalls.get(), "every call after the promotion goes to the tiered function");
         assertNotSame(caller, madeOn.get());
         assertEquals("smelt-kernel-warm-up", madeOn.get().getName());
+    }
+
+    /// Threads splitting a kernel's rows call it at once: one of them queues the promotion.
+    @Test
+    void threadsCallingAHotKernelMakeItsTieredFunctionOnce() throws InterruptedException {
+        var made = new AtomicInteger();
+        var small = new SmallKernel(counting(new AtomicInteger(), "scalar"), held -> {
+            made.incrementAndGet();
+            return counting(new AtomicInteger(), "vector");
+        }, 0, 0);
+        var threads = new ArrayList<Thread>();
+        for (int t = 0; t < 4; t++) threads.add(Thread.ofPlatform().start(() -> {
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (!small.tier().startsWith("vector") && System.nanoTime() < deadline) small.run(new Object[0], 0, 1);
+        }));
+        for (Thread thread : threads) thread.join();
+        assertEquals("vector (a small kernel, run often)", small.tier());
+        assertEquals(1, made.get());
     }
 
     @Test
