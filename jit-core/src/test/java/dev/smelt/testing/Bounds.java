@@ -84,8 +84,9 @@ final class Bounds {
     private static Node quotient(Node a, Node c, Node ea, Node ec) {
         Shape shape = a.shape();
         Node low = sub(c, ec);
-        // (a·ec + c·ea) / (c·low), without forming c·low, which overflows for c past 1e154
-        Node bound = div(add(div(times(a, ec), c), ea), low);
+        // (a/c)·(ec/low) + ea/low: forming c·low overflows for c past 1e154, and a·ec underflows
+        // for a near the smallest normal (seed 306283: 5e-308 over a softmax held to an ulp)
+        Node bound = add(times(div(a, c), div(ec, low)), div(ea, low));
         Node exact = compare(BinaryOp.EQ, add(ea, ec), zero(shape));
         return where(exact, zero(shape), where(compare(BinaryOp.GT, low, zero(shape)), bound, constant(INF, shape)));
     }

@@ -87,6 +87,24 @@ class GraphToleranceTest {
         org.junit.jupiter.api.Assertions.assertTrue(bound >= cosUlp, "bound " + bound + " against an ulp of cos, divided: " + cosUlp);
     }
 
+    /// A dividend near the smallest normal `f64` over a divisor with error: the rule formed
+    /// `|a|·ec`, which underflowed to 0, and held the quotient to its own rounding, so a softmax an
+    /// ulp off the reference's made `x / softmax(x)` fail (seed 306283). The divisor's ulp, carried
+    /// to the quotient, is the least the bound must allow.
+    @Test
+    void aTinyDividendKeepsTheDivisorsError() {
+        double a = 5e-308, c = Math.exp(-4.8);
+        double bound = bound("""
+                graph(%0: f64[1], %1: f64[1]) {
+                  %2 = exp %1 : f64[1]
+                  %3 = div %0 %2 : f64[1]
+                  return %3
+                }
+                """, Storage.wrap(new double[] {a}), Storage.wrap(new double[] {-4.8}));
+        double divisorsUlp = a / c * (Math.ulp(c) / c);
+        org.junit.jupiter.api.Assertions.assertTrue(bound >= divisorsUlp, "bound " + bound + " against an ulp of the divisor, carried: " + divisorsUlp);
+    }
+
     /// `1/x` where x's error exceeds x itself has no bound: the rule squared `|x| − e` before
     /// checking that it is positive, so a huge error gave a tiny derivative and a bound of a
     /// fraction of an ulp (seed 209610: a softmax of large integers, reciprocated).
