@@ -49,6 +49,7 @@ public final class SmallKernel implements KernelFunction {
     private volatile KernelFunction promoted;
     private final AtomicBoolean queued = new AtomicBoolean(); // one promotion at a time, whichever threads call
     private TieredKernel.Held held; // the hot call's, handed to the warming thread through its queue
+    private volatile String failure;
     private int calls;
     private long spent;
 
@@ -97,17 +98,22 @@ public final class SmallKernel implements KernelFunction {
         queued.set(false);
     }
 
-    // On the warming thread.
+    // On the warming thread. A promotion that fails leaves the kernel on scalar code for good (queued stays set).
     private void promote() {
-        KernelFunction kernel = tiered.apply(held);
-        held = null;
-        promoted = kernel;
+        try {
+            promoted = tiered.apply(held);
+        } catch (RuntimeException | LinkageError e) {
+            failure = e.toString();
+        } finally {
+            held = null;
+        }
     }
 
     @Override
     public String tier() {
         KernelFunction current = promoted;
         if (current != null) return current.tier() + " (a small kernel, run often)";
+        if (failure != null) return "scalar (small kernel; its vector variant failed: " + failure + ")";
         return queued.get() ? "scalar (small kernel, run often: its vector variant is warming up)"
                 : "scalar (small kernel; a vector variant is tried once it has run %d times, then for %d ms)".formatted(HOT_CALLS, hotNanos / 1_000_000);
     }

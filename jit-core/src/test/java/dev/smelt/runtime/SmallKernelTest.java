@@ -87,6 +87,28 @@ class SmallKernelTest {
         assertEquals(1, made.get());
     }
 
+    /// A vector variant that cannot be made (a class that fails to load) leaves the kernel on its
+    /// scalar code, says so, and is not tried again.
+    @Test
+    void aFailedPromotionStaysScalarAndSaysWhy() throws InterruptedException {
+        var scalarCalls = new AtomicInteger();
+        var made = new AtomicInteger();
+        var small = new SmallKernel(counting(scalarCalls, "scalar"), held -> {
+            made.incrementAndGet();
+            throw new IllegalStateException("no vector class");
+        }, 0, 0);
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!small.tier().contains("failed") && System.nanoTime() < deadline) {
+            small.run(new Object[0], 0, 1);
+            if (scalarCalls.get() > SmallKernel.HOT_CALLS) Thread.sleep(1);
+        }
+        assertEquals("scalar (small kernel; its vector variant failed: java.lang.IllegalStateException: no vector class)", small.tier());
+        int before = scalarCalls.get();
+        for (int call = 0; call < 10 * SmallKernel.HOT_CALLS; call++) small.run(new Object[0], 0, 1);
+        assertEquals(before + 10 * SmallKernel.HOT_CALLS, scalarCalls.get());
+        assertEquals(1, made.get());
+    }
+
     @Test
     void aKernelThatTakesLessThanItsBudgetStaysScalar() {
         var made = new AtomicInteger();
