@@ -18,8 +18,8 @@ import java.util.function.Supplier;
 /// The promotion happens on the warming thread: the call that finds the kernel hot only queues it
 /// (with the call's inputs, weakly), and keeps running scalar code until the tiered function,
 /// made and given its first warm-up round there, is published. So a training step that makes a
-/// kernel hot loads no class on its own thread (the classes it does touch load when the first
-/// small kernel is made, with [TieredKernel#loadWarmUpClasses]).
+/// kernel hot loads no class on its own thread (the classes it does touch are loaded on a thread of
+/// their own when the first small kernel is made: [TieredKernel#loadWarmUpClasses]).
 ///
 /// The budget keeps warm-ups out of short runs, where they take the second core from the program:
 /// the digits' training (1,350 steps of a 64-128-10 MLP, 1.3 s in all) ran 8–12% longer end to
@@ -37,8 +37,17 @@ public final class SmallKernel implements KernelFunction {
     /// sampled call, times [#SAMPLE], made a digits run's kernel hot at once (69 ms "spent").
     static final long LONGEST_SAMPLE = 200_000L;
 
+    private static volatile boolean warmUpClassesLoaded;
+
+    // On a thread of its own, and from a lambda, so that the first call does not even load
+    // TieredKernel: the pool's classes took 9–12 ms of a fresh JVM, a thread's start takes 2.
     static {
-        TieredKernel.loadWarmUpClasses();
+        var thread = new Thread(() -> {
+            TieredKernel.loadWarmUpClasses();
+            warmUpClassesLoaded = true;
+        }, "smelt-warm-up-classes");
+        thread.setDaemon(true);
+        thread.start();
     }
 
     private final KernelFunction scalar;
@@ -86,7 +95,7 @@ public final class SmallKernel implements KernelFunction {
         long begin = System.nanoTime();
         scalar.run(buffers, start, end);
         spent += SAMPLE * Math.min(System.nanoTime() - begin, LONGEST_SAMPLE);
-        if (spent >= hotNanos && !queued.get() && queued.compareAndSet(false, true)) queuePromotion(buffers, end);
+        if (spent >= hotNanos && warmUpClassesLoaded && !queued.get() && queued.compareAndSet(false, true)) queuePromotion(buffers, end);
     }
 
     // A full queue (other kernels warming up) costs the kernel another budget.

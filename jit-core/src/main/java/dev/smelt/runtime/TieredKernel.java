@@ -66,7 +66,7 @@ public final class TieredKernel implements KernelFunction {
     static final String FORCED = System.getProperty("smelt.tier", "auto");
 
     /// The warming thread, in a holder: a program's first call starts no warm-up, so it need not
-    /// load the pool's classes either (unless the program has a small kernel: [#loadWarmUpClasses]).
+    /// load the pool's classes either (a small kernel has them loaded aside: [#loadWarmUpClasses]).
     private static final class Warmer {
         static final ThreadPoolExecutor POOL = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUE), runnable -> {
             var thread = new Thread(runnable, "smelt-kernel-warm-up");
@@ -166,10 +166,11 @@ public final class TieredKernel implements KernelFunction {
         }
     }
 
-    /// Loads, on the calling thread, the classes a caller's thread needs to start a warm-up, and
-    /// starts the warming thread: a [SmallKernel] calls it when made, so that a training step
-    /// that makes one hot loads no class (`SmallKernelPromotionTest`). The JDK's classes count too:
-    /// the flight recorder reports a load for the first class of Smelt's loader that names one.
+    /// Loads the classes a caller's thread needs to start a warm-up, and starts the warming thread:
+    /// [SmallKernel] has it done on a thread of its own when the first small kernel is made, so
+    /// that a training step that makes one hot loads no class (`SmallKernelPromotionTest`).
+    /// The JDK's classes count too: the flight recorder reports a load for the first class of
+    /// Smelt's loader that names one.
     static List<Class<?>> loadWarmUpClasses() {
         Warmer.POOL.prestartCoreThread();
         return List.of(Held.class, WarmUp.class, WarmUpOrder.class, RejectedExecutionException.class, WeakReference.class, Array.class);
