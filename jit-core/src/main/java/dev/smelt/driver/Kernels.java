@@ -31,9 +31,10 @@ public final class Kernels {
     private Kernels() {}
 
     /// Kernels touching fewer elements run their scalar variant until they prove hot
-    /// ([SmallKernel]): at this size a vector variant saves microseconds a call and costs a
-    /// background compile and warm-up.
-    // VECTOR_THRESHOLD = 2^14 elements (chosen, not yet measured; see EagerBench)
+    /// ([SmallKernel]); larger ones start their vector variant's warm-up at their second call. At
+    /// this size a vector variant saves tens of microseconds a call (`SmallKernelBench` times one
+    /// eight times smaller) and costs a background compile and warm-up, which a kernel called a
+    /// few times never repays. The value is a choice, not a measured break-even.
     static final int VECTOR_THRESHOLD = Integer.getInteger("smelt.vectorThreshold", 1 << 14);
 
     /// Products of at least this many multiply-adds start the tile's warm-up when traced.
