@@ -79,8 +79,10 @@ public final class Explain {
     // The buffers of the graph inputs the program binds packed, with their packed sizes.
     private static Map<Integer, Long> packedReads(Schedule schedule, Program program, IntToLongFunction packedBytes) {
         var packed = new HashMap<Integer, Long>();
-        for (int i = 0; i < schedule.inputs().size(); i++)
-            if (program.readsPacked(i) && packedBytes.applyAsLong(i) >= 0) packed.put(program.inputBuffer(i), packedBytes.applyAsLong(i));
+        for (int i = 0; i < schedule.inputs().size(); i++) {
+            long bytes = packedBytes.applyAsLong(i);
+            if (program.readsPacked(i) && bytes >= 0) packed.put(program.inputBuffer(i), bytes);
+        }
         return packed;
     }
 
