@@ -145,6 +145,29 @@ class FusedAttentionTest {
         for (int i = 0; i < fused.length; i++) assertEquals(unfused[i], fused[i], 1e-6, "element " + i);
     }
 
+    // Σ exp(s - m)·v, the fused loop's sum before it divides, overflows where the weighted mean does
+    // not: seven keys of one score, values near the dtype's largest, one query seeing all of them
+    // and one (causal) only the first. The mean is finite, as unfused; a value of -∞ stays -∞.
+    @Test
+    void valuesNearTheLargestFiniteOneDoNotOverflowTheirMean() {
+        for (DType dtype : List.of(DType.F32, DType.F64)) {
+            double big = dtype == DType.F32 ? 3e38 : 1.5e308;
+            double[] values = new double[7 * 3];
+            for (int i = 0; i < values.length; i++) values[i] = i % 3 == 0 ? -big : i % 3 == 1 ? big / (1 + i) : Double.NEGATIVE_INFINITY;
+            Tensor q = Tensor.zeros(dtype, 1, 1, 7, 4), k = Tensor.ones(dtype, 1, 1, 7, 4), v = Tensor.of(values, 1, 1, 7, 3).to(dtype);
+            for (boolean causal : new boolean[] {false, true}) {
+                var f = (Jit.Function3) (a, b, c) -> Tensor.scaledDotProductAttention(a, b, c, causal);
+                double[] fused = Jit.compile(f).apply(q, k, v).toDoubleArray(), unfused = Jit.compile(f).withFusion(FusionMode.NONE).apply(q, k, v).toDoubleArray();
+                for (int i = 0; i < fused.length; i++) {
+                    String where = dtype + ", causal " + causal + ", element " + i;
+                    if (i % 3 == 2) assertEquals(Double.NEGATIVE_INFINITY, fused[i], where); // unfused: NaN where a key unseen adds 0·(-∞)
+                    else assertEquals(unfused[i], fused[i], Math.abs(unfused[i]) * 1e-6, where);
+                    assertEquals(i % 3 == 2, Double.isInfinite(fused[i]), where + ": " + fused[i]);
+                }
+            }
+        }
+    }
+
     // A KV cache attended up to a length through a bool mask (as a decode step does): blocks of keys
     // the mask drops for every query are skipped, the others are masked key by key. Lengths around
     // the 64-key block, one query and several, a mask per batch item or per query, f32 and f64.

@@ -179,9 +179,44 @@ final class FloatAttention implements KernelFunction {
         for (int r = 0; r < rows; r++) {
             boolean none = s.m[r] == Float.NEGATIVE_INFINITY;    // every score masked: NaN, as exp(-inf - -inf) unfused
             float sum = FloatBlocks.lanes(s.l, r * lanes);
-            FloatBlocks.scaleInto(s.acc, r * dv, out, (head * tokens + t0 + r) * dv, dv, none ? Float.NaN : 1 / sum);
+            int at = (head * tokens + t0 + r) * dv;
+            FloatBlocks.scaleInto(s.acc, r * dv, out, at, dv, none ? Float.NaN : 1 / sum);
+            if (!none && !finite(out, at, dv)) normalizedFirst(buffers, s, maskArray, head, kvHead, t0 + r, r, out, at);
             if (lse >= 0) ((float[]) buffers[firstOutput + lse])[head * tokens + t0 + r] = none ? Float.NaN : s.m[r] + (float) Math.log(sum);
         }
+    }
+
+    private static boolean finite(float[] x, int from, int count) {
+        for (int i = from; i < from + count; i++) if (!Float.isFinite(x[i])) return false;
+        return true;
+    }
+
+    // Query t's output again, each weight divided by the row's sum before it meets v, as the unfused
+    // softmax and product have it: acc's Σ exp(s - m)·v may overflow where the weighted mean does
+    // not (v near the largest finite value, several keys of about the top score). Only for a row
+    // whose output is not finite, which then keeps what this gives (∞ or NaN where v or the scores
+    // hold them). Keys the row does not see are not read, as above.
+    private void normalizedFirst(Object[] buffers, Scratch s, Object maskArray, int head, int kvHead, int t, int r, float[] out, int at) {
+        float[] k = (float[]) buffers[1], v = (float[]) buffers[2];
+        int end = kernel.causal() ? Math.min(sources, t + 1) : sources;
+        float[] scores = new float[sources];
+        double max = Double.NEGATIVE_INFINITY, sum = 0;
+        for (int j = 0; j < end; j++) {
+            double dot = 0;
+            for (int f = 0; f < d; f++) dot += (double) s.queries[r * d + f] * k[keyStart[kvHead] + j * keyStep + f * keyFeatureStep];
+            scores[j] = (float) dot;
+        }
+        java.util.Arrays.fill(scores, end, sources, Float.NEGATIVE_INFINITY);
+        if (mask != null) mask.apply(maskArray, head, t, 0, end, scores, 0);
+        for (int j = 0; j < end; j++) max = Math.max(max, scores[j]);
+        for (int j = 0; j < end; j++) sum += Math.exp(scores[j] - max);
+        double[] mean = new double[dv];
+        for (int j = 0; j < end; j++) {
+            double p = Math.exp(scores[j] - max) / sum;
+            if (p == 0) continue;
+            for (int f = 0; f < dv; f++) mean[f] += p * v[valueStart[kvHead] + j * valueStep + f];
+        }
+        for (int f = 0; f < dv; f++) out[at + f] = (float) mean[f];
     }
 
     // For each block of keys before `end`: how many of its keys, from the first, hold every key a
