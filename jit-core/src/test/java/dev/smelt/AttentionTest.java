@@ -40,6 +40,26 @@ class AttentionTest {
         }
     }
 
+    // Queries and keys of no features: every score is an empty sum, 0, so each query takes the mean
+    // of the values it sees, as PyTorch gives; the default scale 1/√0 must not make that an error.
+    @Test
+    void featurelessQueriesAverageTheValues() {
+        Tensor k = Tensor.zeros(1, 4, 0), v = Tensor.of(new float[] {1, 2, 3, 4, 5, 6, 7, 8}, 1, 4, 2);
+        float[] seen = {1, 2, 2, 3, 3, 4, 4, 5, 4, 5}; // query t under a causal mask: the mean of values 0…t
+        for (int tokens : new int[] {3, 5}) // 5: enough queries to take the packed-keys path
+            for (boolean causal : new boolean[] {false, true}) {
+                Tensor q = Tensor.zeros(1, tokens, 0);
+                float[] expected = new float[2 * tokens];
+                for (int t = 0; t < tokens; t++) {
+                    expected[2 * t] = causal ? seen[2 * t] : 4;
+                    expected[2 * t + 1] = causal ? seen[2 * t + 1] : 5;
+                }
+                var compiled = Jit.compile((Jit.Function3) (a, b, c) -> Tensor.scaledDotProductAttention(a, b, c, causal));
+                for (Tensor result : new Tensor[] {Tensor.scaledDotProductAttention(q, k, v, causal), compiled.apply(q, k, v)})
+                    org.junit.jupiter.api.Assertions.assertArrayEquals(expected, result.toFloatArray(), 1e-6f, tokens + " queries, causal " + causal);
+            }
+    }
+
     @Test
     void badShapesSayWhatIsWrong() {
         Tensor q = Tensor.ones(2, 3, 4, 8), k = Tensor.ones(2, 2, 5, 8), v = Tensor.ones(2, 2, 5, 6);

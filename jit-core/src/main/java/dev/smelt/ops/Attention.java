@@ -12,10 +12,11 @@ import java.util.List;
 public final class Attention {
     private Attention() {}
 
-    /// With the default scale, 1/√d.
+    /// With the default scale, 1/√d; 1 when d is 0, whose scores are empty sums, 0 at any finite
+    /// scale (PyTorch scales q and k by √scale first, so its ∞ meets no element).
     public static Value apply(Value q, Value k, Value v, Value mask, boolean causal) {
         Ops.nonNull("scaledDotProductAttention", q);
-        return apply(q, k, v, mask, causal, 1 / Math.sqrt(q.rank() == 0 ? 1 : q.dim(-1)));
+        return apply(q, k, v, mask, causal, q.rank() == 0 || q.dim(-1) == 0 ? 1 : 1 / Math.sqrt(q.dim(-1)));
     }
 
     public static Value apply(Value q, Value k, Value v, Value mask, boolean causal, double scale) {

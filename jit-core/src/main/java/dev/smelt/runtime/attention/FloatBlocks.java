@@ -215,7 +215,7 @@ final class FloatBlocks {
     /// same bits, without a chain of scalar adds per key (most of a decode step's scores).
     static void dots(float[] q, int qAt, int qRow, float[] k, int kAt, int kRow, int depth, int count, float[] scores, int at, float[] lanes) {
         int c = 0;
-        if (depth % L == 0 && qRow == 0 && depth <= 4 * L) c = queryDots(q, qAt, k, kAt, kRow, depth, count, scores, at, lanes);
+        if (depth % L == 0 && depth > 0 && qRow == 0 && depth <= 4 * L) c = queryDots(q, qAt, k, kAt, kRow, depth, count, scores, at, lanes);
         else if (depth % L == 0)
             for (; c + L <= count; c += L) {
                 for (int j = 0; j < L; j++) {
