@@ -42,7 +42,8 @@ public record Program(long seed, List<Argument> arguments, List<Constant> consta
 
     /// `arguments[0].method(arguments[1…])`, or `Tensor.method(arguments)` when static. Each argument
     /// is a [Value], [Values], [Constant], [Scalar] (a `Number` parameter), [NoTensor], an
-    /// `Integer`, `Boolean` or `Double` (the primitive parameter), an `int[]` or a [DType].
+    /// `Integer`, `Boolean` or `Double` (the primitive parameter), an `int[]`, a [DType] or a `String`
+    /// (einsum's spec).
     record Step(String method, boolean isStatic, List<Object> arguments) {
         public Step {
             arguments = java.util.Collections.unmodifiableList(new ArrayList<>(arguments));
@@ -97,6 +98,7 @@ public record Program(long seed, List<Argument> arguments, List<Constant> consta
                 case Double _ -> double.class;
                 case int[] _ -> int[].class;
                 case DType _ -> DType.class;
+                case String _ -> String.class;
                 default -> throw new IllegalArgumentException("not a step argument: " + argument);
             };
         }
@@ -123,6 +125,7 @@ public record Program(long seed, List<Argument> arguments, List<Constant> consta
                 case Double number -> literal(number);
                 case int[] dims -> "new int[] {" + Arrays.stream(dims).mapToObj(String::valueOf).collect(Collectors.joining(", ")) + "}";
                 case DType dtype -> "DType." + dtype.name();
+                case String text -> '"' + text + '"';
                 default -> argument.toString();
             };
         }

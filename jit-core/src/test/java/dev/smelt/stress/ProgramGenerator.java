@@ -73,16 +73,18 @@ public final class ProgramGenerator {
 
     private void anyCall() {
         int roll = random.nextInt(100);
-        if (roll < 18) ElementwiseCalls.unary(this);
-        else if (roll < 36) ElementwiseCalls.binary(this);
-        else if (roll < 46) ElementwiseCalls.scalar(this);
-        else if (roll < 51) ElementwiseCalls.where(this);
-        else if (roll < 55) ElementwiseCalls.cast(this);
-        else if (roll < 65) ReductionCalls.reduce(this);
-        else if (roll < 81) ViewCalls.view(this);
-        else if (roll < 84) ViewCalls.concat(this);
-        else if (roll < 90) ReductionCalls.matmul(this);
-        else ReductionCalls.composite(this);
+        if (roll < 16) ElementwiseCalls.unary(this);
+        else if (roll < 33) ElementwiseCalls.binary(this);
+        else if (roll < 42) ElementwiseCalls.scalar(this);
+        else if (roll < 47) ElementwiseCalls.where(this);
+        else if (roll < 51) ElementwiseCalls.cast(this);
+        else if (roll < 61) ReductionCalls.reduce(this);
+        else if (roll < 76) ViewCalls.view(this);
+        else if (roll < 79) ViewCalls.concat(this);
+        else if (roll < 85) ReductionCalls.matmul(this);
+        else if (roll < 91) ReductionCalls.composite(this);
+        else if (roll < 96) IndexCalls.index(this);
+        else ModelCalls.any(this);
     }
 
     /// Up to three values that no step reads (newest first), sometimes one more from anywhere.
@@ -146,6 +148,21 @@ public final class ProgramGenerator {
         var values = new Argument(smooth ? DType.F64 : dtype, shape, new Argument.Layout.Dense(), smooth);
         var data = new Random(random.nextLong());
         var constant = new Constant("c" + constants.size(), CompletableFuture.supplyAsync(() -> values.tensor(data)).join());
+        constants.add(constant);
+        return constant;
+    }
+
+    /// A captured `i32` tensor of values in `[0, bound)`, repeats included: indices read from the
+    /// closure, as a model reads token ids; null when it has elements and no index is valid.
+    Constant indices(Shape shape, int bound) {
+        if (bound <= 0 && shape.count() > 0) return null;
+        var data = new Random(random.nextLong());
+        int[] values = new int[shape.size()];
+        for (int i = 0; i < values.length; i++) values[i] = data.nextInt(bound);
+        var constant = new Constant("c" + constants.size(), CompletableFuture.supplyAsync(() -> {
+            Tensor tensor = Tensor.of(values, shape.toArray());
+            return shape.rank() == 0 ? tensor.reshape() : tensor; // Tensor.of with no dims makes a vector
+        }).join());
         constants.add(constant);
         return constant;
     }

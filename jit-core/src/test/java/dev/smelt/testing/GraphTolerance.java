@@ -7,6 +7,7 @@ import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.DType;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
+import dev.smelt.ir.ReduceOp;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.UnaryOp;
 import java.util.IdentityHashMap;
@@ -64,8 +65,9 @@ public final class GraphTolerance {
             case Node.Expand x -> new Node.Expand(e.get(x.x()), x.shape());
             case Node.Slice s -> new Node.Slice(e.get(s.x()), s.axis(), s.start(), s.stop(), s.step());
             case Node.Concat c -> new Node.Concat(c.parts().stream().map(e::get).toList(), c.axis());
-            case Node.Gather g -> new Node.Gather(e.get(g.x()), g.axis(), g.index());                 // indices are exact
-            case Node.Scatter s -> new Node.Scatter(e.get(s.x()), s.axis(), s.index(), e.get(s.src()), s.add()); // one summation order everywhere
+            case Node.Gather g -> unstableIf(positive(e.get(g.index())), new Node.Gather(e.get(g.x()), g.axis(), g.index()));
+            case Node.Scatter s -> unstableIf(anyPositive(e.get(s.index()), s.shape()),                // one summation order everywhere
+                    new Node.Scatter(e.get(s.x()), s.axis(), s.index(), e.get(s.src()), s.add()));
             case Node.SliceUpdate u -> new Node.SliceUpdate(e.get(u.x()), u.axis(), u.start(), e.get(u.value()));
             case Node.ArgSort s -> Bounds.sortedBy(s, e.get(s.x()));
             case Node.Attention a -> expanded(dev.smelt.ir.AttentionMath.expand(a), e);  // attention's bound is its unfused ops'
@@ -80,6 +82,13 @@ public final class GraphTolerance {
         Node error = withinRange(node, bound(node, e));
         e.put(node, error);
         return error;
+    }
+
+    /// True everywhere in `shape` when any index may differ (an argsort or argmax within error):
+    /// another index may write any element of a scatter's result.
+    private static Node anyPositive(Node e, Shape shape) {
+        if (e.shape().count() == 0) return new Node.Constant(0, shape, DType.BOOL);
+        return broadcast(positive(reduce(ReduceOp.MAX, e, java.util.stream.IntStream.range(0, e.shape().rank()).boxed().toList())), shape);
     }
 
     /// Unbounded where the value's error reaches past its dtype's largest finite value: another
