@@ -158,6 +158,34 @@ class MatMulTest {
         }
     }
 
+    /// A gather in a matmul's epilogue (an embedding row added to a product, or autograd's rule for a
+    /// sliceUpdate beside a matmul's gradient, random gradient seed 785): its source is an input of
+    /// the epilogue too. It was left out of the epilogue's inputs, so the gather read another
+    /// input's array or the kernel check refused it. Both layouts of the left operand, `gather` and
+    /// `indexSelect`, sizes up to past a vector's lanes.
+    @Test
+    void aGatherInAMatmulsEpilogueReadsItsOwnSource() {
+        var generator = new Generator(52);
+        var random = new java.util.Random(52);
+        for (int trial = 0; trial < 16; trial++) {
+            int m = 1 + random.nextInt(40), k = 1 + random.nextInt(40), n = 1 + random.nextInt(70), rows = 1 + random.nextInt(9);
+            DType dtype = trial % 2 == 0 ? DType.F32 : DType.F64;
+            boolean transposed = trial % 4 >= 2, select = trial % 8 >= 4;
+            Tensor a = Tensor.randn(generator, dtype, transposed ? k : m, transposed ? m : k), b = Tensor.randn(generator, dtype, k, n), table = Tensor.randn(generator, dtype, rows, n);
+            int[] ids = new int[select ? m : m * n];
+            for (int i = 0; i < ids.length; i++) ids[i] = random.nextInt(rows);
+            Tensor index = select ? Tensor.of(ids, m) : Tensor.of(ids, m, n);
+            Jit.FunctionN program = args -> {
+                Tensor left = transposed ? args.get(0).t() : args.get(0);
+                Tensor rowsOf = select ? args.get(2).indexSelect(0, args.get(3)) : args.get(2).gather(0, args.get(3));
+                return java.util.List.of(left.matmul(args.get(1)).mul(2).add(rowsOf));
+            };
+            var expected = Jit.trace(program, java.util.List.of(a, b, table, index)).interpret(a, b, table, index).getFirst();
+            Tensor actual = Jit.compile(program, 4).apply(a, b, table, index);
+            assertClose(actual, dtype, new int[] {m, n}, dtype == DType.F32 ? 1e-4 : 1e-12, expected.toDoubleArray());
+        }
+    }
+
     // Element [batch…, row, column], the flat batch number unravelled over the leading axes.
     private static double at(Tensor x, int[] index, int batch, int row, int column) {
         for (int axis = x.rank() - 3; axis >= 0; axis--) {

@@ -121,10 +121,14 @@ public record MatMulKernel(Shape space, List<Kernel.Input> inputs, int left, int
         return outputs.size() == 1 && outputs.getFirst().value() instanceof Expr.Accumulated;
     }
 
-    /// The inputs the epilogue reads, in order: those the outputs load.
+    /// The inputs the epilogue reads, in order: those the outputs load or gather from.
     public List<Integer> epilogueInputs() {
         var used = new java.util.TreeSet<Integer>();
-        for (var output : outputs) Expr.walk(output.value(), e -> { if (e instanceof Expr.Load load) used.add(load.input()); });
+        for (var output : outputs)
+            Expr.walk(output.value(), e -> {
+                if (e instanceof Expr.Load load) used.add(load.input());
+                if (e instanceof Expr.Gather gather) used.add(gather.input());
+            });
         return List.copyOf(used);
     }
 
@@ -151,13 +155,17 @@ public record MatMulKernel(Shape space, List<Kernel.Input> inputs, int left, int
         return new IndexMap(map.offset(), map.strides().subList(0, map.rank() - 1));
     }
 
-    // An output's expression over the epilogue's inputs: loads renumbered, r0 read from the accumulator.
+    // An output's expression over the epilogue's inputs: loads and gathers renumbered (a gather's
+    // index too), r0 read from the accumulator.
     private static Rewrite pointwise(List<Integer> used, Expr.Load accumulator) {
-        return Rewrite.topDown(expr -> switch (expr) {
+        var rewrite = new Rewrite[1];
+        rewrite[0] = Rewrite.topDown(expr -> switch (expr) {
             case Expr.Accumulated _ -> accumulator;
             case Expr.Load load -> new Expr.Load(used.indexOf(load.input()), load.dtype());
+            case Expr.Gather g -> new Expr.Gather(used.indexOf(g.input()), rewrite[0].apply(g.index()), g.stride(), g.limit(), g.dtype());
             default -> null;
         });
+        return rewrite[0];
     }
 
     /// Row-major over `[batch…, M, N]`, not moving along K.
