@@ -2,6 +2,7 @@
 package dev.smelt.autograd;
 
 import dev.smelt.ir.BinaryOp;
+import dev.smelt.ir.DType;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Node.*;
 import dev.smelt.ir.ReduceOp;
@@ -55,10 +56,18 @@ final class Vjp {
     }
 
     // scatter add: g, and g read back at index; scatter: g where nothing was written, and g read back
-    // at index (a repeated index gives each of its sources the gradient of the one written last).
+    // at index for the sources written last, 0 for those a repeated index overwrote (they do not
+    // reach the result). Which one was written last: each source's row-major number scattered the
+    // same way and read back (JAX's scatter rule; PyTorch gives every duplicate the gradient).
     private static List<Node> scatter(Scatter s, Node g, Nodes b) {
-        Node dx = s.add() ? g : b.intern(new Scatter(g, s.axis(), s.index(), b.constant(0, s.src()), false));
-        return Arrays.asList(dx, null, b.intern(new Gather(g, s.axis(), s.index())));
+        Node gathered = b.intern(new Gather(g, s.axis(), s.index()));
+        if (s.add()) return Arrays.asList(g, null, gathered);
+        Node dx = b.intern(new Scatter(g, s.axis(), s.index(), b.constant(0, s.src()), false));
+        Shape shape = s.src().shape();
+        Node ids = b.reshape(b.intern(new Iota(0, Shape.of(shape.size()), DType.I32)), shape);
+        Node written = b.intern(new Scatter(b.constant(-1, s.shape(), DType.I32), s.axis(), s.index(), ids, false));
+        Node last = b.binary(BinaryOp.EQ, b.intern(new Gather(written, s.axis(), s.index())), ids);
+        return Arrays.asList(dx, null, b.where(last, gathered, b.constant(0, gathered)));
     }
 
     // x with a slice replaced: g with that slice zeroed, and the slice of g at start + i (a gather).

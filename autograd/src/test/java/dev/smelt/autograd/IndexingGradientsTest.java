@@ -8,7 +8,8 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /// Gradients of the indexing ops: gather, indexSelect and topk's values (a scatter add back, repeats summed),
-/// scatterAdd and scatter (g, and g gathered at the index), indexPut, and sliceUpdate at a fixed and
+/// scatterAdd and scatter (g, and g gathered at the index, for a repeated index only to the source
+/// written last), indexPut, and sliceUpdate at a fixed and
 /// at a dynamic position; each compiled against the interpreter and central differences in f64
 /// (GradientCheck), on random shapes with repeated indices.
 class IndexingGradientsTest {
@@ -45,6 +46,11 @@ class IndexingGradientsTest {
             Tensor slab = VjpRulesTest.values(random, false, 2, cols).reshape(2, cols);
             check("scatterAdd", args -> List.of(VjpRulesTest.weighted(args.get(0).square().scatterAdd(0, index, args.get(1).exp()), args.get(2))), x, src, w);
             check("indexPut", args -> List.of(VjpRulesTest.weighted(args.get(0).indexPut(0, ids, args.get(1)), args.get(2))), x, row, w);
+            // Repeated indices: the source written last reaches the result, the others get no gradient.
+            check("scatter with repeats", args -> List.of(VjpRulesTest.weighted(args.get(0).square().scatter(0, index, args.get(1).exp()), args.get(2))), x, src, w);
+            Tensor repeated = Tensor.of(random.ints(n, 0, rows).toArray());
+            Tensor rows2 = VjpRulesTest.values(random, false, n, cols).reshape(n, cols);
+            check("indexPut with repeats", args -> List.of(VjpRulesTest.weighted(args.get(0).indexPut(0, repeated, args.get(1).sin()), args.get(2))), x, rows2, w);
             check("sliceUpdate", args -> List.of(VjpRulesTest.weighted(args.get(0).sliceUpdate(0, start, args.get(1).sin()), args.get(2))), x, slab, w);
             check("sliceUpdate at a tensor", args -> List.of(VjpRulesTest.weighted(args.get(0).exp().sliceUpdate(0, position, args.get(1)), args.get(2))), x, slab, w);
         }
