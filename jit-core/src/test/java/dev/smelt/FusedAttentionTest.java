@@ -145,6 +145,24 @@ class FusedAttentionTest {
         for (int i = 0; i < fused.length; i++) assertEquals(unfused[i], fused[i], 1e-6, "element " + i);
     }
 
+    // An attention output that is a concat's part (random program seeds 6325 and 10997): the part's
+    // group, whose root is the attention, was launched as the attention again, so the concat's
+    // buffer was never written (a planner error) or held another part's values (a wrong answer).
+    @Test
+    void anAttentionOutputConcatenatedIsCopiedIntoTheConcat() {
+        var random = new Random(11);
+        Tensor q = EinsumTest.random(random, DType.F64, 1, 9, 2, 1, 2), k = EinsumTest.random(random, DType.F64, 1, 9, 1, 1, 2), v = EinsumTest.random(random, DType.F64, 1, 9, 1, 1, 7);
+        List<Jit.FunctionN> programs = List.of(
+                a -> { Tensor o = Tensor.scaledDotProductAttention(a.get(0), a.get(1), a.get(2), true); return List.of(Tensor.concat(2, o, o, o)); },
+                a -> { Tensor o = Tensor.scaledDotProductAttention(a.get(0), a.get(1), a.get(2), false); return List.of(Tensor.concat(2, o, a.get(0).sum(-1, true).expand(1, 9, 2, 1, 7))); },
+                a -> List.of(Tensor.concat(-1, Tensor.scaledDotProductAttention(a.get(0), a.get(1), a.get(2), true), Tensor.scaledDotProductAttention(a.get(0), a.get(1), a.get(2), false))));
+        for (int p = 0; p < programs.size(); p++) {
+            double[] expected = Jit.trace(programs.get(p), List.of(q, k, v)).interpret(q, k, v).getFirst().toDoubleArray();
+            double[] actual = Jit.compile(programs.get(p), 3).applyAll(q, k, v).getFirst().toDoubleArray();
+            for (int i = 0; i < expected.length; i++) assertEquals(expected[i], actual[i], 1e-12, "program " + p + ", element " + i);
+        }
+    }
+
     // Σ exp(s - m)·v, the fused loop's sum before it divides, overflows where the weighted mean does
     // not: seven keys of one score, values near the dtype's largest, one query seeing all of them
     // and one (causal) only the first. The mean is finite, as unfused; a value of -∞ stays -∞.

@@ -104,7 +104,7 @@ final class Groups {
     /// earlier one reads nothing that is not yet written.
     private static int attentionGroup(List<ScheduleBuilder.Group> groups, List<Integer> sizes, List<Node> matmuls, Node.Attention attention) {
         for (int g = 0; g < groups.size(); g++)
-            if (groups.get(g).roots().getFirst() instanceof Node.Attention other && AttentionFusion.siblings(other, attention)) {
+            if (groups.get(g).concat() == null && groups.get(g).roots().getFirst() instanceof Node.Attention other && AttentionFusion.siblings(other, attention)) {
                 groups.get(g).roots().add(attention);
                 return g;
             }

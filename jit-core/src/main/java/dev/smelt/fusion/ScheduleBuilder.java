@@ -77,7 +77,7 @@ final class ScheduleBuilder {
         var demandScopes = new ArrayList<Set<Node>>();
         double cost = 0;
         for (Group group : Groups.of(roots, realized, cones::cone, cones::signature, options.mode() != FusionMode.NONE, options.budget(), decisions, labels)) {
-            if (group.roots().getFirst() instanceof Node.Attention) {
+            if (group.concat() == null && group.roots().getFirst() instanceof Node.Attention) { // a concat part that is an attention copies it
                 var launch = attention(group);
                 cost += options.costs().time(launch.kernel(), options.machine());
                 launches.add(launch);
