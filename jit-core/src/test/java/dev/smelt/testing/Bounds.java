@@ -122,6 +122,19 @@ final class Bounds {
         });
     }
 
+    /// A scatter's errors land where its sources do; a floating scatterAdd also rounds once per
+    /// source added, which the reference does in f64: as a sum's rule, each element's count of
+    /// additions times an ulp times the magnitudes added there, unbounded where the partial sums
+    /// may overflow. The order of the additions is the same everywhere (row-major).
+    static Node ofScatter(Node.Scatter s, Node ex, Node esrc) {
+        Node errors = new Node.Scatter(ex, s.axis(), s.index(), esrc, s.add());
+        if (!s.add() || !s.dtype().isFloating()) return errors;
+        Node magnitudes = new Node.Scatter(abs(s.x()), s.axis(), s.index(), abs(s.src()), true);
+        Node count = new Node.Scatter(zero(s.shape()), s.axis(), s.index(), constant(1, s.src().shape()), true);
+        Node bound = add(add(errors, mul(scale(count, ulp(s.dtype())), magnitudes)), GraphTolerance.local(s, 0.5));
+        return finite(unstableIf(partialSumsMayOverflow(magnitudes, s.dtype()), bound));
+    }
+
     // The index is certain unless another element lies within error of the extreme.
     private static Node argument(Node.Reduce r, Node ex, Node worst) {
         Node x = f64(r.x());

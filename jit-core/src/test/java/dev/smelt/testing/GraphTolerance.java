@@ -66,8 +66,7 @@ public final class GraphTolerance {
             case Node.Slice s -> new Node.Slice(e.get(s.x()), s.axis(), s.start(), s.stop(), s.step());
             case Node.Concat c -> new Node.Concat(c.parts().stream().map(e::get).toList(), c.axis());
             case Node.Gather g -> unstableIf(positive(e.get(g.index())), new Node.Gather(e.get(g.x()), g.axis(), g.index()));
-            case Node.Scatter s -> unstableIf(anyPositive(e.get(s.index()), s.shape()),                // one summation order everywhere
-                    new Node.Scatter(e.get(s.x()), s.axis(), s.index(), e.get(s.src()), s.add()));
+            case Node.Scatter s -> unstableIf(anyPositive(e.get(s.index()), s.shape()), Bounds.ofScatter(s, e.get(s.x()), e.get(s.src())));
             case Node.SliceUpdate u -> new Node.SliceUpdate(e.get(u.x()), u.axis(), u.start(), e.get(u.value()));
             case Node.ArgSort s -> Bounds.sortedBy(s, e.get(s.x()));
             case Node.Attention a -> expanded(dev.smelt.ir.AttentionMath.expand(a), e);  // attention's bound is its unfused ops'
