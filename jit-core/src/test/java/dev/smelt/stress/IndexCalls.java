@@ -17,15 +17,19 @@ import java.util.List;
 final class IndexCalls {
     private IndexCalls() {}
 
+    /// One of them; for a program to be differentiated ([ProgramGenerator#smooth]) only those with
+    /// a gradient almost everywhere, their indices captured.
     static void index(ProgramGenerator g) {
-        int x = g.pick();
+        int x = g.smooth() ? g.as(g.pick(), DType.F64) : g.pick(); // an update casts its source to x's dtype: f32 would swamp central differences
+        if (x < 0) return;
         Shape shape = g.shape(x);
         if (shape.rank() == 0) {
-            if (g.dtype(x) == DType.I32) oneHot(g, x);
+            if (g.dtype(x) == DType.I32 && !g.smooth()) oneHot(g, x);
             return;
         }
         int axis = g.random.nextInt(shape.rank());
-        switch (g.random.nextInt(10)) {
+        int roll = g.random.nextInt(g.smooth() ? 8 : 10);
+        switch (g.smooth() && roll == 7 ? 8 : roll) { // smooth: no argsort or oneHot
             case 0, 1 -> gather(g, x, axis);
             case 2 -> indexSelect(g, x, axis);
             case 3, 4 -> scatter(g, x, axis);
@@ -47,13 +51,17 @@ final class IndexCalls {
     private static void gather(ProgramGenerator g, int x, int axis) {
         Shape shape = g.shape(x);
         Object index = computed(g, x, axis);
-        if (index == null) index = g.indices(region(g, shape, axis), shape.dim(axis));
+        if (index == null) {
+            Shape region = region(g, shape, axis);
+            index = fits(g, region) ? g.indices(region, shape.dim(axis)) : null;
+        }
         if (index != null) g.call("gather", new Value(x), signed(g, axis, shape.rank()), index);
     }
 
     private static void indexSelect(ProgramGenerator g, int x, int axis) {
         Shape shape = g.shape(x);
-        Object index = g.indices(Shape.of(length(g, shape.dim(axis))), shape.dim(axis));
+        int n = length(g, shape.dim(axis));
+        Object index = fits(g, shape.with(axis, n)) ? g.indices(Shape.of(n), shape.dim(axis)) : null;
         if (index != null) g.call("indexSelect", new Value(x), signed(g, axis, shape.rank()), index);
     }
 
@@ -64,7 +72,7 @@ final class IndexCalls {
         boolean add = g.dtype(x) != DType.BOOL && g.random.nextBoolean();
         Object index = computed(g, x, axis);
         Shape region = index instanceof Value(int i) ? g.shape(i) : region(g, shape, axis);
-        if (index == null) index = g.indices(region, shape.dim(axis));
+        if (index == null && fits(g, region)) index = g.indices(region, shape.dim(axis));
         if (index == null) return;
         int found = g.find(i -> g.shape(i).equals(region));
         Object src = found >= 0 ? new Value(found) : g.constant(g.random.nextBoolean() ? g.dtype(x) : Shapes.dtype(g.random), region);
@@ -75,9 +83,9 @@ final class IndexCalls {
     private static void indexPut(ProgramGenerator g, int x, int axis) {
         Shape shape = g.shape(x);
         int n = length(g, shape.dim(axis));
-        Object index = g.indices(Shape.of(n), shape.dim(axis));
-        if (index == null) return;
         Shape target = shape.with(axis, n);
+        Object index = fits(g, target) ? g.indices(Shape.of(n), shape.dim(axis)) : null;
+        if (index == null) return;
         int found = g.find(i -> target.equals(Shapes.broadcast(g.shape(i), target)));
         Object values = found >= 0 ? new Value(found) : g.constant(Shapes.dtype(g.random), Shapes.broadcastable(g.random, target));
         g.call("indexPut", new Value(x), signed(g, axis, shape.rank()), index, values);
@@ -116,7 +124,7 @@ final class IndexCalls {
     /// a permutation of each line) or `x.argmax(axis, true)` (size 1 on the axis).
     private static Object computed(ProgramGenerator g, int x, int axis) {
         Shape shape = g.shape(x);
-        if (shape.dim(axis) == 0 || g.random.nextInt(3) > 0) return null;
+        if (g.smooth() || shape.dim(axis) == 0 || g.random.nextInt(3) > 0) return null;
         if (g.random.nextBoolean()) return ElementwiseCalls.operand(argsort(g, x, axis));
         return ElementwiseCalls.operand(g.call("argmax", new Value(x), axis, true));
     }
@@ -128,6 +136,10 @@ final class IndexCalls {
             dims.add(d == axis ? length(g, Math.max(shape.dim(d), 1)) : g.random.nextInt(3) == 0 ? g.random.nextInt(shape.dim(d) + 1) : shape.dim(d));
         return new Shape(List.copyOf(dims));
     }
+
+    /// Whether a value of `shape` (an index, or what it selects) is within the program's element
+    /// budget: past it the call would be dropped, and past `Tensor.MAX_SIZE` it throws.
+    private static boolean fits(ProgramGenerator g, Shape shape) { return shape.count() <= g.scale.maxElements(); }
 
     /// A length for an index along an axis of `dim`: 0 to twice that, mostly within it.
     private static int length(ProgramGenerator g, int dim) {

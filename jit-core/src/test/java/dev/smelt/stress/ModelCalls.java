@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.stress;
 
+import dev.smelt.ir.DType;
 import dev.smelt.ir.Shape;
 import dev.smelt.stress.Program.NoTensor;
 import dev.smelt.stress.Program.Value;
@@ -13,7 +14,8 @@ import java.util.Map;
 /// The model-building calls for [ProgramGenerator]: rmsNorm (with and without a weight), rope
 /// (interleaved pairs and halves, angles per position or shared), scaledDotProductAttention
 /// (causal, a bool or an additive mask, grouped heads, a given scale) and einsum (traces,
-/// diagonals, contractions with a second operand, implicit and explicit outputs).
+/// diagonals, contractions with a second operand, implicit and explicit outputs). For a program to
+/// be differentiated, no bool mask (a row it drops whole is NaN) and no eps of 0.
 final class ModelCalls {
     private ModelCalls() {}
 
@@ -29,19 +31,21 @@ final class ModelCalls {
     }
 
     private static void rmsNorm(ProgramGenerator g) {
-        int x = g.pick();
+        int x = operand(g);
+        if (x < 0) return;
         Shape shape = g.shape(x);
         if (shape.rank() == 0) return;
         int trailing = 1 + g.random.nextInt(Math.min(2, shape.rank()));
         Shape normalized = new Shape(shape.dims().subList(shape.rank() - trailing, shape.rank()));
         Object weight = g.random.nextBoolean() ? g.constant(Shapes.floating(g.random), normalized) : new NoTensor();
-        g.call("rmsNorm", new Value(x), normalized.toArray(), weight, g.any(List.of(1e-5, 1e-6, 0.1, 0.0)));
+        g.call("rmsNorm", new Value(x), normalized.toArray(), weight, g.any(g.smooth() ? List.of(1e-5, 0.1) : List.of(1e-5, 1e-6, 0.1, 0.0)));
     }
 
     /// `x.rope(cos, sin, interleaved)` over `x`'s last axis (made even by a slice), `cos` and `sin` of a
     /// captured angle table per position (`[tokens, d/2]`) or shared (`[d/2]`), or captured themselves.
     private static void rope(ProgramGenerator g) {
-        int x = g.pick();
+        int x = operand(g);
+        if (x < 0) return;
         Shape shape = g.shape(x);
         if (shape.rank() == 0 || shape.dim(shape.rank() - 1) < 2) return;
         int d = shape.dim(shape.rank() - 1);
@@ -64,8 +68,8 @@ final class ModelCalls {
     /// `Tensor.scaledDotProductAttention` with `x` as the queries `[..., tokens, d]`; keys and values
     /// `x` itself (self-attention) or captured, with as many or fewer heads (axis -3) than `x`.
     private static void attention(ProgramGenerator g) {
-        int q = g.pick();
-        if (!g.dtype(q).isFloating()) q = g.as(q, Shapes.floating(g.random));
+        int q = operand(g);
+        if (q >= 0 && !g.dtype(q).isFloating()) q = g.as(q, Shapes.floating(g.random));
         if (q < 0 || g.shape(q).rank() < 2) return;
         Shape shape = g.shape(q);
         int rank = shape.rank(), tokens = shape.dim(rank - 2), d = shape.dim(rank - 1);
@@ -88,11 +92,15 @@ final class ModelCalls {
         var qv = new Value(q);
         switch (g.random.nextInt(4)) {
             case 0 -> g.callStatic("scaledDotProductAttention", qv, k, v, g.random.nextBoolean());
-            case 1 -> g.callStatic("scaledDotProductAttention", qv, k, v, g.constant(g.random.nextBoolean() ? dev.smelt.ir.DType.BOOL : Shapes.floating(g.random),
+            case 1 -> g.callStatic("scaledDotProductAttention", qv, k, v, g.constant(g.random.nextBoolean() && !g.smooth() ? DType.BOOL : Shapes.floating(g.random),
                     g.random.nextBoolean() ? Shape.of(tokens, sources) : Shape.of(1, sources)));
             default -> g.callStatic("scaledDotProductAttention", qv, k, v, new NoTensor(), g.random.nextBoolean(), g.any(List.of(0.125, 1.0, 0.0, -0.5, 3.0)));
         }
     }
+
+    /// A value to call on: for a program to be differentiated, in f64 (a bool or f32 value would
+    /// compute in f32, whose rounding swamps central differences); -1 if the conversion was dropped.
+    private static int operand(ProgramGenerator g) { return g.smooth() ? g.as(g.pick(), DType.F64) : g.pick(); }
 
     private static int divisor(ProgramGenerator g, int n) {
         var divisors = new ArrayList<Integer>();
@@ -104,7 +112,8 @@ final class ModelCalls {
     /// sharing one (a diagonal); `y` captured, with some of `x`'s labels (or size 1 there, which
     /// broadcasts) and new ones; the output implicit, or some labels in any order.
     private static void einsum(ProgramGenerator g) {
-        int x = g.pick();
+        int x = operand(g);
+        if (x < 0) return;
         Shape shape = g.shape(x);
         if (shape.rank() > 4) return;
         Map<Character, Integer> sizes = new LinkedHashMap<>();
@@ -132,7 +141,7 @@ final class ModelCalls {
                 dims.add(sizes.get(label));
             }
             spec += "," + second;
-            int y = g.call("to", g.constant(Shapes.floating(g.random), new Shape(dims)), Shapes.dtype(g.random)); // a value, so Values can name it
+            int y = g.call("to", g.constant(Shapes.floating(g.random), new Shape(dims)), g.smooth() ? DType.F64 : Shapes.dtype(g.random)); // a value, so Values can name it
             if (y < 0) return;
             operands.add(new Value(y));
         }

@@ -121,6 +121,9 @@ public final class ProgramGenerator {
         return pool.size() - 1;
     }
 
+    /// Whether the program is to be differentiated: its calls smooth almost everywhere, its values f64.
+    boolean smooth() { return family == Family.DIFFERENTIABLE; }
+
     Shape shape(int index) { return pool.get(index).shape(); }
 
     DType dtype(int index) { return pool.get(index).dtype(); }
@@ -144,7 +147,7 @@ public final class ProgramGenerator {
     /// differentiated): read from the closure.
     /// It is made on another thread: inside the trace bound to this one, even making a tensor records.
     Constant constant(DType dtype, Shape shape) {
-        boolean smooth = family == Family.DIFFERENTIABLE; // f64 throughout: f32 rounding would swamp central differences
+        boolean smooth = smooth(); // f64 throughout: f32 rounding would swamp central differences
         var values = new Argument(smooth ? DType.F64 : dtype, shape, new Argument.Layout.Dense(), smooth);
         var data = new Random(random.nextLong());
         var constant = new Constant("c" + constants.size(), CompletableFuture.supplyAsync(() -> values.tensor(data)).join());

@@ -31,8 +31,10 @@ final class SmoothCalls {
         else if (roll < 66) ReductionCalls.reduce(g);
         else if (roll < 80) ViewCalls.view(g);
         else if (roll < 84) ViewCalls.concat(g);
-        else if (roll < 91) ReductionCalls.matmul(g);
-        else ReductionCalls.composite(g);
+        else if (roll < 90) ReductionCalls.matmul(g);
+        else if (roll < 94) ReductionCalls.composite(g);
+        else if (roll < 97) IndexCalls.index(g);
+        else ModelCalls.any(g);
     }
 
     /// `f(x² + c)` for `f` defined on the positive numbers.
