@@ -26,7 +26,7 @@ final class ViewCalls {
             case 2 -> { if (rank >= 2) g.call("transpose", x0, axis(g, rank), axis(g, rank)); }
             case 3 -> { if (rank >= 2) g.call("t", x0); }
             case 4 -> { if (rank >= 1) slice(g, x0, shape); }
-            case 5 -> g.call(g.random.nextBoolean() ? "expand" : "broadcastTo", x0, expanded(g, shape));
+            case 5 -> expand(g, x0, shape);
             case 6 -> squeeze(g, x0, shape);
             case 7 -> { if (rank < 5) g.call("unsqueeze", x0, g.random.nextInt(2 * rank + 2) - rank - 1); }
             case 8 -> flatten(g, x0, rank);
@@ -77,6 +77,16 @@ final class ViewCalls {
     }
 
     /// Each size-1 axis kept or repeated, and maybe one or two leading axes added.
+    /// `x.expand(dims)` or `broadcastTo`; not made when the result is past the element budget (it
+    /// would be dropped, and past `Tensor.MAX_SIZE` the API refuses it).
+    private static void expand(ProgramGenerator g, Value x, Shape shape) {
+        String method = g.random.nextBoolean() ? "expand" : "broadcastTo";
+        int[] dims = expanded(g, shape);
+        long count = 1;
+        for (int dim : dims) count *= dim;
+        if (count <= g.scale.maxElements()) g.call(method, x, dims);
+    }
+
     private static int[] expanded(ProgramGenerator g, Shape shape) {
         var dims = new ArrayList<Integer>();
         for (int extra = g.random.nextInt(4) == 0 ? 1 + g.random.nextInt(2) : 0; extra > 0; extra--) dims.add(Shapes.dim(g.random));
