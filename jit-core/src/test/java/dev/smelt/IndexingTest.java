@@ -220,6 +220,11 @@ class IndexingTest {
         assertArrayEquals(new int[] {1, 2, 0, 2}, top.get(1).toIntArray());
         assertArrayEquals(new int[] {1, 1, 0, 0}, Tensor.of(new float[] {4, 3, 1, 2}, 2, 2).argsort(0, false).toIntArray());
         assertThrows(SmeltException.class, () -> x.topk(7, 0));
+        var flags = Tensor.of(new boolean[] {true, false, true, false}, 4); // false first, as PyTorch sorts bools
+        assertArrayEquals(new int[] {1, 3, 0, 2}, flags.argsort(0, false).toIntArray());
+        assertArrayEquals(new int[] {0, 2, 1, 3}, flags.argsort(0, true).toIntArray());
+        assertArrayEquals(new int[] {0, 2, 1, 3}, Jit.compile(t -> t.argsort(-1, true)).apply(flags).toIntArray());
+        assertThrows(SmeltException.class, () -> flags.topk(1, 0));
         assertEquals(0, Tensor.scalar(2.5).argsort(0, true).rank());
         assertEquals(2.5, Tensor.scalar(2.5).topk(1, 0).getFirst().item());
         var compiled = Jit.compile(t -> t.topk(3, -1).getFirst().add(t.argsort(-1, true).slice(-1, 0, 3).to(DType.F32)));

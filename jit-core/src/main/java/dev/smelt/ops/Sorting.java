@@ -12,14 +12,21 @@ import java.util.List;
 public final class Sorting {
     private Sorting() {}
 
+    /// Bools sort as 0 and 1, false first, as PyTorch's do.
     public static Value argsort(Value x, int axis, boolean descending) {
-        int a = lineAxis("argsort", x, axis);
-        return Dispatch.apply("argsort", List.of(x), (b, in) -> b.reshape(b.argsort(line(b, in.getFirst()), a, descending), x.shape()));
+        Ops.nonNull("argsort", x);
+        int a = x.rank() == 0 ? 0 : Builder.axis("argsort", axis, x.rank());
+        return Dispatch.apply("argsort", List.of(x), (b, in) -> {
+            Node numbers = x.dtype() == DType.BOOL ? b.cast(in.getFirst(), DType.I32) : in.getFirst();
+            return b.reshape(b.argsort(line(b, numbers), a, descending), x.shape());
+        });
     }
 
     /// The `k` largest values along `axis` in descending order, and their `i32` indices.
     public static List<Value> topk(Value x, int k, int axis) {
-        int a = lineAxis("topk", x, axis);
+        Ops.nonNull("topk", x);
+        if (x.dtype() == DType.BOOL) throw SmeltException.of("topk", "needs numbers, not bool; convert with to(DType.I32)"); // PyTorch's has no bool kernel either
+        int a = x.rank() == 0 ? 0 : Builder.axis("topk", axis, x.rank());
         int n = x.rank() == 0 ? 1 : x.dim(a);
         if (k < 0 || k > n) throw SmeltException.of("topk", "k = %d is outside 0..%d, the size of axis %d of %s", k, n, axis, x.shape());
         Value indices = Dispatch.apply("topk", List.of(x), (b, in) -> b.slice(b.argsort(line(b, in.getFirst()), a, true), a, 0, k, 1));
@@ -27,12 +34,6 @@ public final class Sorting {
         Value values = Dispatch.apply("topk", List.of(x, indices), (b, in) -> b.gather(line(b, in.get(0)), a, in.get(1)));
         if (x.rank() == 0 && k == 1) return List.of(Views.reshape(values, new int[0]), Views.reshape(indices, new int[0])); // torch keeps a 0-d tensor 0-d
         return List.of(values, indices);
-    }
-
-    private static int lineAxis(String op, Value x, int axis) {
-        Ops.nonNull(op, x);
-        if (x.dtype() == DType.BOOL) throw SmeltException.of(op, "needs numbers, not bool; convert with to(DType.I32)");
-        return x.rank() == 0 ? 0 : Builder.axis(op, axis, x.rank());
     }
 
     // A 0-d tensor sorts as a line of one.
