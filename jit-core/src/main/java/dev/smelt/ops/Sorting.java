@@ -14,8 +14,7 @@ public final class Sorting {
 
     /// Bools sort as 0 and 1, false first, as PyTorch's do.
     public static Value argsort(Value x, int axis, boolean descending) {
-        Ops.nonNull("argsort", x);
-        int a = x.rank() == 0 ? 0 : Builder.axis("argsort", axis, x.rank());
+        int a = lineAxis("argsort", x, axis);
         return Dispatch.apply("argsort", List.of(x), (b, in) -> {
             Node numbers = x.dtype() == DType.BOOL ? b.cast(in.getFirst(), DType.I32) : in.getFirst();
             return b.reshape(b.argsort(line(b, numbers), a, descending), x.shape());
@@ -24,9 +23,8 @@ public final class Sorting {
 
     /// The `k` largest values along `axis` in descending order, and their `i32` indices.
     public static List<Value> topk(Value x, int k, int axis) {
-        Ops.nonNull("topk", x);
+        int a = lineAxis("topk", x, axis);
         if (x.dtype() == DType.BOOL) throw SmeltException.of("topk", "needs numbers, not bool; convert with to(DType.I32)"); // PyTorch's has no bool kernel either
-        int a = x.rank() == 0 ? 0 : Builder.axis("topk", axis, x.rank());
         int n = x.rank() == 0 ? 1 : x.dim(a);
         if (k < 0 || k > n) throw SmeltException.of("topk", "k = %d is outside 0..%d, the size of axis %d of %s", k, n, axis, x.shape());
         Value indices = Dispatch.apply("topk", List.of(x), (b, in) -> b.slice(b.argsort(line(b, in.getFirst()), a, true), a, 0, k, 1));
@@ -34,6 +32,11 @@ public final class Sorting {
         Value values = Dispatch.apply("topk", List.of(x, indices), (b, in) -> b.gather(line(b, in.get(0)), a, in.get(1)));
         if (x.rank() == 0 && k == 1) return List.of(Views.reshape(values, new int[0]), Views.reshape(indices, new int[0])); // torch keeps a 0-d tensor 0-d
         return List.of(values, indices);
+    }
+
+    private static int lineAxis(String op, Value x, int axis) {
+        Ops.nonNull(op, x);
+        return x.rank() == 0 ? 0 : Builder.axis(op, axis, x.rank());
     }
 
     // A 0-d tensor sorts as a line of one.

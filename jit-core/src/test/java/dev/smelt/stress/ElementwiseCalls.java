@@ -78,5 +78,5 @@ final class ElementwiseCalls {
     /// The operand for a value's index, null for a dropped call (-1).
     static Value operand(int index) { return index < 0 ? null : new Value(index); }
 
-    private static boolean fits(ProgramGenerator g, Shape broadcast) { return broadcast != null && broadcast.count() <= g.scale.maxElements(); }
+    private static boolean fits(ProgramGenerator g, Shape broadcast) { return broadcast != null && g.fits(broadcast); }
 }

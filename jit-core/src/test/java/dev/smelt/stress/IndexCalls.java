@@ -53,7 +53,7 @@ final class IndexCalls {
         Object index = computed(g, x, axis);
         if (index == null) {
             Shape region = region(g, shape, axis);
-            index = fits(g, region) ? g.indices(region, shape.dim(axis)) : null;
+            index = g.fits(region) ? g.indices(region, shape.dim(axis)) : null;
         }
         if (index != null) g.call("gather", new Value(x), signed(g, axis, shape.rank()), index);
     }
@@ -61,7 +61,7 @@ final class IndexCalls {
     private static void indexSelect(ProgramGenerator g, int x, int axis) {
         Shape shape = g.shape(x);
         int n = length(g, shape.dim(axis));
-        Object index = fits(g, shape.with(axis, n)) ? g.indices(Shape.of(n), shape.dim(axis)) : null;
+        Object index = g.fits(shape.with(axis, n)) ? g.indices(Shape.of(n), shape.dim(axis)) : null;
         if (index != null) g.call("indexSelect", new Value(x), signed(g, axis, shape.rank()), index);
     }
 
@@ -72,7 +72,7 @@ final class IndexCalls {
         boolean add = g.dtype(x) != DType.BOOL && g.random.nextBoolean();
         Object index = computed(g, x, axis);
         Shape region = index instanceof Value(int i) ? g.shape(i) : region(g, shape, axis);
-        if (index == null && fits(g, region)) index = g.indices(region, shape.dim(axis));
+        if (index == null && g.fits(region)) index = g.indices(region, shape.dim(axis));
         if (index == null) return;
         int found = g.find(i -> g.shape(i).equals(region));
         Object src = found >= 0 ? new Value(found) : g.constant(g.random.nextBoolean() ? g.dtype(x) : Shapes.dtype(g.random), region);
@@ -84,7 +84,7 @@ final class IndexCalls {
         Shape shape = g.shape(x);
         int n = length(g, shape.dim(axis));
         Shape target = shape.with(axis, n);
-        Object index = fits(g, target) ? g.indices(Shape.of(n), shape.dim(axis)) : null;
+        Object index = g.fits(target) ? g.indices(Shape.of(n), shape.dim(axis)) : null;
         if (index == null) return;
         int found = g.find(i -> target.equals(Shapes.broadcast(g.shape(i), target)));
         Object values = found >= 0 ? new Value(found) : g.constant(Shapes.dtype(g.random), Shapes.broadcastable(g.random, target));
@@ -136,10 +136,6 @@ final class IndexCalls {
             dims.add(d == axis ? length(g, Math.max(shape.dim(d), 1)) : g.random.nextInt(3) == 0 ? g.random.nextInt(shape.dim(d) + 1) : shape.dim(d));
         return new Shape(List.copyOf(dims));
     }
-
-    /// Whether a value of `shape` (an index, or what it selects) is within the program's element
-    /// budget: past it the call would be dropped, and past `Tensor.MAX_SIZE` it throws.
-    private static boolean fits(ProgramGenerator g, Shape shape) { return shape.count() <= g.scale.maxElements(); }
 
     /// A length for an index along an axis of `dim`: 0 to twice that, mostly within it.
     private static int length(ProgramGenerator g, int dim) {

@@ -111,7 +111,7 @@ public final class ProgramGenerator {
 
     private int keep(Step step) {
         Tensor result = step.apply(pool);
-        if (result.shape().count() > scale.maxElements()) return -1;
+        if (!fits(result.shape())) return -1;
         steps.add(step);
         pool.add(result);
         for (Object argument : step.arguments()) {
@@ -120,6 +120,10 @@ public final class ProgramGenerator {
         }
         return pool.size() - 1;
     }
+
+    /// Whether a value of `shape` is within the element budget: a call past it is dropped, so a
+    /// family need not make one (past `Tensor.MAX_SIZE` the API refuses it outright).
+    boolean fits(Shape shape) { return shape.count() <= scale.maxElements(); }
 
     /// Whether the program is to be differentiated: its calls smooth almost everywhere, its values f64.
     boolean smooth() { return family == Family.DIFFERENTIABLE; }
@@ -145,14 +149,11 @@ public final class ProgramGenerator {
 
     /// A captured tensor of random data (special values included, unless the program is to be
     /// differentiated): read from the closure.
-    /// It is made on another thread: inside the trace bound to this one, even making a tensor records.
     Constant constant(DType dtype, Shape shape) {
         boolean smooth = smooth(); // f64 throughout: f32 rounding would swamp central differences
         var values = new Argument(smooth ? DType.F64 : dtype, shape, new Argument.Layout.Dense(), smooth);
         var data = new Random(random.nextLong());
-        var constant = new Constant("c" + constants.size(), CompletableFuture.supplyAsync(() -> values.tensor(data)).join());
-        constants.add(constant);
-        return constant;
+        return capture(() -> values.tensor(data));
     }
 
     /// A captured `i32` tensor of values in `[0, bound)`, repeats included: indices read from the
@@ -162,10 +163,15 @@ public final class ProgramGenerator {
         var data = new Random(random.nextLong());
         int[] values = new int[shape.size()];
         for (int i = 0; i < values.length; i++) values[i] = data.nextInt(bound);
-        var constant = new Constant("c" + constants.size(), CompletableFuture.supplyAsync(() -> {
+        return capture(() -> {
             Tensor tensor = Tensor.of(values, shape.toArray());
             return shape.rank() == 0 ? tensor.reshape() : tensor; // Tensor.of with no dims makes a vector
-        }).join());
+        });
+    }
+
+    // The next constant, made on another thread: inside the trace bound to this one, even making a tensor records.
+    private Constant capture(java.util.function.Supplier<Tensor> make) {
+        var constant = new Constant("c" + constants.size(), CompletableFuture.supplyAsync(make).join());
         constants.add(constant);
         return constant;
     }

@@ -76,17 +76,14 @@ final class ViewCalls {
         else g.call("slice", x, axisArgument, start, stop);
     }
 
-    /// Each size-1 axis kept or repeated, and maybe one or two leading axes added.
-    /// `x.expand(dims)` or `broadcastTo`; not made when the result is past the element budget (it
-    /// would be dropped, and past `Tensor.MAX_SIZE` the API refuses it).
+    /// `x.expand(dims)` or `broadcastTo`, unless the result is past the element budget.
     private static void expand(ProgramGenerator g, Value x, Shape shape) {
         String method = g.random.nextBoolean() ? "expand" : "broadcastTo";
         int[] dims = expanded(g, shape);
-        long count = 1;
-        for (int dim : dims) count *= dim;
-        if (count <= g.scale.maxElements()) g.call(method, x, dims);
+        if (g.fits(Shape.of(dims))) g.call(method, x, dims);
     }
 
+    /// Each size-1 axis kept or repeated, and maybe one or two leading axes added.
     private static int[] expanded(ProgramGenerator g, Shape shape) {
         var dims = new ArrayList<Integer>();
         for (int extra = g.random.nextInt(4) == 0 ? 1 + g.random.nextInt(2) : 0; extra > 0; extra--) dims.add(Shapes.dim(g.random));

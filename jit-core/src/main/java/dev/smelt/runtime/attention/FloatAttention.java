@@ -195,18 +195,17 @@ final class FloatAttention implements KernelFunction {
     // softmax and product have it: acc's Σ exp(s - m)·v may overflow where the weighted mean does
     // not (v near the largest finite value, several keys of about the top score). Only for a row
     // whose output is not finite, which then keeps what this gives (∞ or NaN where v or the scores
-    // hold them). Keys the row does not see are not read, as above.
+    // hold them). The values of keys the row does not see are not read, as above.
     private void normalizedFirst(Object[] buffers, Scratch s, Object maskArray, int head, int kvHead, int t, int r, float[] out, int at) {
         float[] k = (float[]) buffers[1], v = (float[]) buffers[2];
         int end = kernel.causal() ? Math.min(sources, t + 1) : sources;
-        float[] scores = new float[sources];
+        float[] scores = new float[end];
         double max = Double.NEGATIVE_INFINITY, sum = 0;
         for (int j = 0; j < end; j++) {
             double dot = 0;
             for (int f = 0; f < d; f++) dot += (double) s.queries[r * d + f] * k[keyStart[kvHead] + j * keyStep + f * keyFeatureStep];
             scores[j] = (float) dot;
         }
-        java.util.Arrays.fill(scores, end, sources, Float.NEGATIVE_INFINITY);
         if (mask != null) mask.apply(maskArray, head, t, 0, end, scores, 0);
         for (int j = 0; j < end; j++) max = Math.max(max, scores[j]);
         for (int j = 0; j < end; j++) sum += Math.exp(scores[j] - max);
