@@ -56,8 +56,9 @@ final class ElementwiseCalls {
     static void cast(ProgramGenerator g) { g.call("to", new Value(g.pick()), g.any(List.of(DType.values()))); }
 
     /// An operand that broadcasts against `x` within the element budget: a value at hand, a slice
-    /// or a reduction of `x` with size 1 on an axis, `x` itself, or a captured constant (a
-    /// [Program.Constant]); null if the call making it was dropped.
+    /// or a reduction of `x` with size 1 on an axis, `x` itself, a range along the last axis
+    /// (`arange`, `linspace`), or a captured constant (a [Program.Constant]); null if the call
+    /// making it was dropped.
     static Object partner(ProgramGenerator g, int x) { return partner(g, x, g.shape(x)); }
 
     /// An operand that broadcasts against `target`, which `x` broadcasts against.
@@ -65,14 +66,28 @@ final class ElementwiseCalls {
         Shape shape = g.shape(x);
         int found = g.find(i -> fits(g, Shapes.broadcast(g.shape(i), target)));
         if (found >= 0 && g.random.nextInt(4) > 0) return new Value(found);
-        int roll = g.random.nextInt(5);
+        int roll = g.random.nextInt(6);
         int axis = shape.rank() == 0 ? -1 : g.random.nextInt(shape.rank());
         if (roll == 0 && axis >= 0 && shape.dim(axis) > 0) return operand(g.call("slice", new Value(x), axis, 0, 1));
         if (roll == 1 && shape.rank() > 0)
             return operand(g.call(g.any(List.of("sum", "mean", "prod")), new Value(x), Shapes.axes(g.random, shape.rank(), true), true));
         if (roll == 2) return new Value(x);
+        if (roll == 3 && target.rank() > 0 && !g.smooth()) return operand(range(g, target.dim(target.rank() - 1)));
         DType dtype = g.random.nextBoolean() ? g.dtype(x) : Shapes.dtype(g.random);
         return g.constant(dtype, Shapes.broadcastable(g.random, target));
+    }
+
+    /// `n` numbers in a row: `Tensor.arange` (`i32`, steps of either sign; or `f32`, the end placed
+    /// half a step past the last) or `Tensor.linspace`.
+    private static int range(ProgramGenerator g, int n) {
+        int start = g.random.nextInt(21) - 10, step = g.random.nextBoolean() ? 1 + g.random.nextInt(3) : -1 - g.random.nextInt(3);
+        double from = start * 0.75, by = step * 0.3;
+        return switch (g.random.nextInt(4)) {
+            case 0 -> g.callStatic("arange", n);
+            case 1 -> g.callStatic("arange", start, start + n * step, step);
+            case 2 -> g.callStatic("arange", from, n == 0 ? from : from + (n - 0.5) * by, by);
+            default -> g.callStatic("linspace", from, from + n * by, n);
+        };
     }
 
     /// The operand for a value's index, null for a dropped call (-1).

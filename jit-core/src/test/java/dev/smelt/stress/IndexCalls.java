@@ -9,7 +9,7 @@ import java.util.List;
 
 /// Indexing calls for [ProgramGenerator], every form `TensorIndexing` offers: gather, indexSelect,
 /// scatterAdd, scatter, indexPut, sliceUpdate (an `int` start, negative included, and a 0-d tensor
-/// one) and argsort; and tril, triu and oneHot.
+/// one), argsort and topk (its values or its indices); and tril, triu and oneHot.
 ///
 /// Indices are a captured `i32` tensor below the axis's size, repeats included (so scatters meet
 /// them), or computed from the data: an argsort along the axis (a permutation) or an argmax with
@@ -28,7 +28,7 @@ final class IndexCalls {
             return;
         }
         int axis = g.random.nextInt(shape.rank());
-        int roll = g.random.nextInt(g.smooth() ? 8 : 10);
+        int roll = g.random.nextInt(g.smooth() ? 8 : 11);
         switch (g.smooth() && roll == 7 ? 8 : roll) { // smooth: no argsort or oneHot
             case 0, 1 -> gather(g, x, axis);
             case 2 -> indexSelect(g, x, axis);
@@ -37,6 +37,7 @@ final class IndexCalls {
             case 6 -> sliceUpdate(g, x, axis);
             case 7 -> argsort(g, x, signed(g, axis, shape.rank()));
             case 8 -> { if (shape.rank() >= 2) g.call(g.random.nextBoolean() ? "tril" : "triu", new Value(x), g.random.nextInt(7) - 3); }
+            case 9 -> { if (g.dtype(x) != DType.BOOL) g.callPart(g.random.nextInt(2), "topk", new Value(x), g.random.nextInt(shape.dim(axis) + 1), signed(g, axis, shape.rank())); }
             default -> oneHot(g, x);
         }
     }

@@ -43,8 +43,9 @@ public record Program(long seed, List<Argument> arguments, List<Constant> consta
     /// `arguments[0].method(arguments[1…])`, or `Tensor.method(arguments)` when static. Each argument
     /// is a [Value], [Values], [Constant], [Scalar] (a `Number` parameter), [NoTensor], an
     /// `Integer`, `Boolean` or `Double` (the primitive parameter), an `int[]`, a [DType] or a `String`
-    /// (einsum's spec).
-    record Step(String method, boolean isStatic, List<Object> arguments) {
+    /// (einsum's spec). A call that returns tensors (`split`, `chunk`, `topk`) keeps the one at
+    /// `part`; any other has `part` -1.
+    record Step(String method, boolean isStatic, List<Object> arguments, int part) {
         public Step {
             arguments = java.util.Collections.unmodifiableList(new ArrayList<>(arguments));
         }
@@ -54,7 +55,8 @@ public record Program(long seed, List<Argument> arguments, List<Constant> consta
             Object receiver = isStatic ? null : actual.getFirst();
             Object[] rest = (isStatic ? actual : actual.subList(1, actual.size())).toArray();
             try {
-                return (Tensor) resolved().invoke(receiver, rest);
+                Object result = resolved().invoke(receiver, rest);
+                return (Tensor) (part < 0 ? result : ((List<?>) result).get(part));
             } catch (InvocationTargetException e) {
                 if (e.getCause() instanceof RuntimeException runtime) throw runtime;
                 if (e.getCause() instanceof Error error) throw error;
@@ -73,8 +75,9 @@ public record Program(long seed, List<Argument> arguments, List<Constant> consta
                 Arrays.stream(dims).mapToObj(String::valueOf).forEach(varargs::add);
                 shown = varargs;
             }
-            if (isStatic) return "Tensor." + method + "(" + String.join(", ", shown) + ")";
-            return shown.getFirst() + "." + method + "(" + String.join(", ", shown.subList(1, shown.size())) + ")";
+            String part = this.part < 0 ? "" : ".get(" + this.part + ")";
+            if (isStatic) return "Tensor." + method + "(" + String.join(", ", shown) + ")" + part;
+            return shown.getFirst() + "." + method + "(" + String.join(", ", shown.subList(1, shown.size())) + ")" + part;
         }
 
         private Method resolved() {

@@ -105,9 +105,12 @@ public final class ProgramGenerator {
 
     /// Applies `method` to the symbolic values and keeps it, returning its value's index; -1 (and
     /// nothing kept) when the result would exceed the element budget.
-    int call(String method, Object... arguments) { return keep(new Step(method, false, List.of(arguments))); }
+    int call(String method, Object... arguments) { return keep(new Step(method, false, List.of(arguments), -1)); }
 
-    int callStatic(String method, Object... arguments) { return keep(new Step(method, true, List.of(arguments))); }
+    int callStatic(String method, Object... arguments) { return keep(new Step(method, true, List.of(arguments), -1)); }
+
+    /// The tensor at `part` of a call that returns several (`split`, `chunk`, `topk`).
+    int callPart(int part, String method, Object... arguments) { return keep(new Step(method, false, List.of(arguments), part)); }
 
     private int keep(Step step) {
         Tensor result = step.apply(pool);

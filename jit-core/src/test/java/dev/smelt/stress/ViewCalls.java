@@ -11,7 +11,7 @@ import java.util.stream.IntStream;
 
 /// View calls for [ProgramGenerator], every form the API offers: reshape (with an inferred -1),
 /// permute, transpose, `t`, slice (negative indices, steps, empty ranges), expand and
-/// broadcastTo, squeeze, unsqueeze, flatten, contiguous; and concat.
+/// broadcastTo, squeeze, unsqueeze, flatten, contiguous, a piece of split or chunk; and concat.
 final class ViewCalls {
     private ViewCalls() {}
 
@@ -20,7 +20,7 @@ final class ViewCalls {
         Shape shape = g.shape(x);
         int rank = shape.rank();
         var x0 = new Value(x);
-        switch (g.random.nextInt(10)) {
+        switch (g.random.nextInt(11)) {
             case 0 -> g.call("reshape", x0, reshape(g, shape.size()));
             case 1 -> g.call("permute", x0, order(g, rank));
             case 2 -> { if (rank >= 2) g.call("transpose", x0, axis(g, rank), axis(g, rank)); }
@@ -30,8 +30,20 @@ final class ViewCalls {
             case 6 -> squeeze(g, x0, shape);
             case 7 -> { if (rank < 5) g.call("unsqueeze", x0, g.random.nextInt(2 * rank + 2) - rank - 1); }
             case 8 -> flatten(g, x0, rank);
-            default -> g.call("contiguous", x0);
+            case 9 -> g.call("contiguous", x0);
+            default -> { if (rank >= 1) piece(g, x0, shape); }
         }
+    }
+
+    /// One of the views `x.split(size, axis)` or `x.chunk(chunks, axis)` returns, the last (maybe
+    /// shorter) one included; an empty axis gives one empty piece.
+    private static void piece(ProgramGenerator g, Value x, Shape shape) {
+        int axis = g.random.nextInt(shape.rank()), dim = shape.dim(axis), signed = g.random.nextBoolean() ? axis : axis - shape.rank();
+        boolean split = g.random.nextBoolean();
+        int count = split ? 1 + g.random.nextInt(Math.max(dim, 1) + 1) : 1 + g.random.nextInt(4);
+        int size = split ? count : Math.max(1, (dim + count - 1) / count);
+        int pieces = Math.max(1, (dim + size - 1) / size);
+        g.callPart(g.random.nextInt(pieces), split ? "split" : "chunk", x, count, signed);
     }
 
     /// `Tensor.concat(axis, x, …)` with one or two parts that agree with `x` off the axis: values at
