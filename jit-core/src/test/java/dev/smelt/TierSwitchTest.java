@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -78,6 +79,34 @@ class TierSwitchTest {
             Thread.sleep(2); // let the warm-up thread run on a busy machine
         }
         assertTrue(vector, "the small kernels' vector variants did not take over within 150 s:\n" + f.explain(x, w, g));
+    }
+
+    /// The values sorted, `x.gather(0, x.argsort(0))`, are planned as a gather computed in place
+    /// over the indices the sort wrote: after a call that buffer holds the gathered values. The
+    /// warm-up read them as indices, out of range, and the vector variant failed for good (a large
+    /// kernel and a small one run often alike).
+    @Test
+    void aGatherComputedInPlaceOverItsIndicesSwitchesToo() throws InterruptedException {
+        var random = new java.util.Random(20);
+        for (int rows : new int[] {6, 1}) { // 23,622 elements, then 3,937: a small kernel
+            int[] data = new int[rows * 31 * 127];
+            for (int i = 0; i < data.length; i++) data[i] = random.nextInt(2001) - 1000;
+            Tensor x = Tensor.of(data, rows, 31, 127);
+            Compiled f = Jit.compile((Tensor t) -> t.gather(0, t.argsort(0, true)));
+            Tensor first = f.apply(x);
+            assertTrue(f.explain(x).contains("gather in place"), f.explain(x));
+            long deadline = System.nanoTime() + 150_000_000_000L;
+            boolean vector = false;
+            for (int call = 2; !vector && System.nanoTime() < deadline; call++) {
+                same(first, f.apply(x), 0, call);
+                if (call % 100 != 0) continue;
+                String explained = f.explain(x);
+                assertFalse(explained.contains("failed"), explained);
+                vector = !explained.contains("runs scalar");
+                Thread.sleep(2); // let the warm-up thread run on a busy machine
+            }
+            assertTrue(vector, "the gather's vector variant did not take over within 150 s:\n" + f.explain(x));
+        }
     }
 
     private static void same(Tensor expected, Tensor actual, int output, int call) {

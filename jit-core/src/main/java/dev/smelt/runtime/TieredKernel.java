@@ -3,6 +3,7 @@ package dev.smelt.runtime;
 
 import dev.smelt.codegen.KernelEmitter;
 import dev.smelt.ir.Storage;
+import dev.smelt.kernel.Expr;
 import dev.smelt.kernel.Kernel;
 import dev.smelt.kernel.KernelFunction;
 import java.lang.management.ManagementFactory;
@@ -191,15 +192,34 @@ public final class TieredKernel implements KernelFunction {
             this.end = end;
         }
 
-        // The inputs, if the program still holds them, and fresh outputs of their sizes.
+        // The inputs, if the program still holds them, and fresh outputs of their sizes. An input
+        // read as a gather's index is zeros of its size instead: the call's array may hold other
+        // values by now (a gather computed in place over its own indices, as x.gather(a, x.argsort(a))
+        // is planned, or a later launch's result in that slot), and out-of-range ones would fail
+        // the vector variant for good.
         Object[] buffers(Kernel kernel) {
             Object[] buffers = new Object[inputs.length + outputLengths.length];
-            for (int i = 0; i < inputs.length; i++)
+            boolean[] indices = gatherIndices(kernel);
+            for (int i = 0; i < inputs.length; i++) {
                 if ((buffers[i] = inputs[i].get()) == null) return null;
+                if (indices[i]) buffers[i] = Storage.newArray(kernel.inputs().get(i).dtype(), Array.getLength(buffers[i]));
+            }
             for (int i = 0; i < outputLengths.length; i++)
                 buffers[inputs.length + i] = Storage.newArray(kernel.outputs().get(i).dtype(), outputLengths[i]);
             return buffers;
         }
+    }
+
+    /// Per input of `kernel`, whether a gather's index reads it, directly or through a gather of its own.
+    static boolean[] gatherIndices(Kernel kernel) {
+        boolean[] indices = new boolean[kernel.inputs().size()];
+        for (Expr node : Expr.nodes(kernel.expressions()))
+            if (node instanceof Expr.Gather gather)
+                for (Expr read : Expr.nodes(List.of(gather.index()))) {
+                    if (read instanceof Expr.Load load) indices[load.input()] = true;
+                    if (read instanceof Expr.Gather inner) indices[inner.input()] = true;
+                }
+        return indices;
     }
 
     // A class of its own, not a lambda: loadWarmUpClasses loads it ahead.
