@@ -49,6 +49,12 @@ record Argument(DType dtype, Shape shape, Layout layout, boolean ordinary) {
         return new Argument(dtype, shape, new Layout.Expanded(axes), false);
     }
 
+    /// This argument at another shape of the same rank, laid out alike.
+    Argument withShape(Shape other) {
+        Layout kept = layout instanceof Layout.Expanded(var axes) ? new Layout.Expanded(axes.stream().filter(axis -> other.dim(axis) != 1).toList()) : layout;
+        return new Argument(dtype, other, kept, ordinary);
+    }
+
     /// This argument with standard normal values.
     Argument withOrdinaryValues() { return new Argument(dtype, shape, layout, true); }
 

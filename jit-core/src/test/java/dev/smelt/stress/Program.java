@@ -3,6 +3,7 @@ package dev.smelt.stress;
 
 import dev.smelt.Tensor;
 import dev.smelt.ir.DType;
+import dev.smelt.ir.SmeltException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -56,7 +57,10 @@ public record Program(long seed, List<Argument> arguments, List<Constant> consta
             Object[] rest = (isStatic ? actual : actual.subList(1, actual.size())).toArray();
             try {
                 Object result = resolved().invoke(receiver, rest);
-                return (Tensor) (part < 0 ? result : ((List<?>) result).get(part));
+                if (part < 0) return (Tensor) result;
+                var parts = (List<?>) result; // fewer at another extent ([#resized]): the program cannot take it, as a reshape cannot
+                if (part >= parts.size()) throw SmeltException.of(method, "no piece %d of %d", part, parts.size());
+                return (Tensor) parts.get(part);
             } catch (InvocationTargetException e) {
                 if (e.getCause() instanceof RuntimeException runtime) throw runtime;
                 if (e.getCause() instanceof Error error) throw error;
@@ -166,6 +170,32 @@ public record Program(long seed, List<Argument> arguments, List<Constant> consta
     public List<Tensor> data(int set) {
         var random = random(seed, 1 + set);
         return arguments.stream().map(argument -> argument.tensor(random)).toList();
+    }
+
+    /// The same steps on arguments whose axis 0 has another extent where the first argument of
+    /// rank 1 or more has its extent (1, one more or less, about twice), and data for them; null
+    /// when no argument has an axis.
+    Resized resized() {
+        int original = arguments.stream().filter(argument -> argument.shape().rank() > 0).mapToInt(argument -> argument.shape().dim(0)).findFirst().orElse(-1);
+        if (original < 0) return null;
+        var random = random(seed, 7);
+        int[] others = {1, original + 1, original - 1, 2 * original + 1, original + 5};
+        int extent;
+        do extent = others[random.nextInt(others.length)]; while (extent < 0 || extent == original);
+        var changed = new ArrayList<Argument>();
+        var marked = new ArrayList<Integer>();
+        for (int i = 0; i < arguments.size(); i++) {
+            Argument argument = arguments.get(i);
+            boolean resize = argument.shape().rank() > 0 && argument.shape().dim(0) == original;
+            if (resize) marked.add(i);
+            changed.add(resize ? argument.withShape(argument.shape().with(0, extent)) : argument);
+        }
+        return new Resized(new Program(seed, changed, constants, steps, results), original, extent, List.copyOf(marked));
+    }
+
+    /// [#resized]: the program on the new arguments, axis 0's extents, and the arguments changed.
+    record Resized(Program program, int original, int extent, List<Integer> marked) {
+        List<Tensor> data() { return program.data(7); }
     }
 
     /// The program as a Java lambda, ready to paste into a test.

@@ -5,6 +5,7 @@ import dev.smelt.Compiled;
 import dev.smelt.Jit;
 import dev.smelt.Tensor;
 import dev.smelt.Traced;
+import dev.smelt.ir.SmeltException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -13,7 +14,8 @@ import java.util.function.Supplier;
 /// Runs a random program every way a user can and compares each result with the reference
 /// interpreter ([Reference]): the compiled function's first call (trace, fuse, generate), a
 /// cached second call (through `apply`'s fast path when there is one result), a call on new
-/// data, `applyInto` preallocated outputs, eager execution op by op, and, for programs with
+/// data, `applyInto` preallocated outputs, eager execution op by op, at another extent of the
+/// arguments' first axis (recompiled, and with that axis marked dynamic), and, for programs with
 /// kernels large enough to have a vector variant, a call after that variant has taken over.
 final class ProgramCheck {
     private ProgramCheck() {}
@@ -22,8 +24,8 @@ final class ProgramCheck {
     static final long VECTOR_WAIT_MILLIS = 20_000;
 
     /// What happened: the problems found (each naming the mode), the traced graph as text, and
-    /// whether the vector tier was checked.
-    record Outcome(Program program, List<String> problems, String graph, boolean vectorChecked) {
+    /// whether the program ran at another extent and after the vector tier took over.
+    record Outcome(Program program, List<String> problems, String graph, boolean resizedChecked, boolean vectorChecked) {
         boolean passed() { return problems.isEmpty(); }
 
         /// The seed, every problem, the program as Java and its graph as IR: all a reproduction needs.
@@ -43,7 +45,7 @@ final class ProgramCheck {
             expected = Reference.of(traced, data);
             renewed = Reference.of(traced, fresh);
         } catch (RuntimeException | Error e) {
-            return new Outcome(program, List.of("tracing or interpreting threw " + SeedRunner.describe(e)), "", false);
+            return new Outcome(program, List.of("tracing or interpreting threw " + SeedRunner.describe(e)), "", false, false);
         }
         Tensor[] first = data.toArray(Tensor[]::new), second = fresh.toArray(Tensor[]::new);
         Compiled compiled = Jit.compile(program::apply, first.length);
@@ -53,9 +55,38 @@ final class ProgramCheck {
         compare(problems, "call on new data", renewed, () -> compiled.applyAll(second));
         compare(problems, "applyInto", expected, () -> compiled.applyInto(outputs(program, expected), first));
         compare(problems, "eager", expected, () -> program.apply(data));
+        boolean resized = checkResized(problems, program, compiled, first, expected);
         boolean vector = problems.isEmpty() && VectorTier.isTiered(compiled);
         if (vector) checkVectorTier(problems, compiled, renewed, second);
-        return new Outcome(program, problems, traced.toString(), vector);
+        return new Outcome(program, problems, traced.toString(), resized, vector);
+    }
+
+    /// Calls with axis 0 of every argument that has the first one's extent there at another
+    /// extent: the function recompiled for it, and one with that axis marked dynamic (its kernels
+    /// reused across extents), called at both. A program whose steps fix that extent (a reshape, a
+    /// captured constant) refuses the new one when traced, and is skipped: false then.
+    private static boolean checkResized(List<String> problems, Program program, Compiled compiled, Tensor[] first, Reference expected) {
+        var resized = program.resized();
+        if (resized == null) return false;
+        List<Tensor> data = resized.data();
+        Reference other;
+        try {
+            other = Reference.of(Jit.trace(resized.program()::apply, data), data);
+        } catch (SmeltException refused) {
+            return false;
+        } catch (RuntimeException | Error e) {
+            problems.add("tracing at axis-0 extent %d threw %s".formatted(resized.extent(), SeedRunner.describe(e)));
+            return true;
+        }
+        Tensor[] arguments = data.toArray(Tensor[]::new);
+        String mode = "axis 0 at %d instead of %d".formatted(resized.extent(), resized.original());
+        compare(problems, mode + ", recompiled", other, () -> compiled.applyAll(arguments));
+        Compiled dynamic = Jit.compile(program::apply, first.length);
+        for (int argument : resized.marked()) dynamic = dynamic.dynamic(argument, 0);
+        Compiled marked = dynamic;
+        compare(problems, "axis 0 marked dynamic, first at " + resized.original(), expected, () -> marked.applyAll(first));
+        compare(problems, mode + ", marked dynamic", other, () -> marked.applyAll(arguments));
+        return true;
     }
 
     private static void checkVectorTier(List<String> problems, Compiled compiled, Reference expected, Tensor[] arguments) {
