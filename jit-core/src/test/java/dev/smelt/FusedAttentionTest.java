@@ -186,6 +186,32 @@ class FusedAttentionTest {
         }
     }
 
+    // The scores are (q·kᵀ)·scale, as unfused: scaling q first made q·scale -∞ for q near the
+    // largest negative value and a scale above 1, and with k 0 (or tiny) the score NaN where it is
+    // -0 (or finite), so a query gave NaN instead of the mean of its values; and +∞ for q half the
+    // largest value where the scores are finite. One query and several (the dot-product and the
+    // packed path), f32 and f64, against the unfused graph.
+    @Test
+    void theScaleMeetsTheScoresNotTheQueries() {
+        for (DType dtype : List.of(DType.F32, DType.F64)) {
+            double max = dtype == DType.F32 ? Float.MAX_VALUE : Double.MAX_VALUE;
+            for (int tokens : new int[] {1, 9}) {
+                for (double[] qks : new double[][] {{-max, 0, 3}, {-max, 1e-30, 3}, {max / 2, 0.1, 3}, {-max, 0, -3}}) {
+                    for (boolean added : new boolean[] {false, true}) { // an added mask: the scale has a pass of its own
+                        Tensor q = Tensor.full(dtype, qks[0], 1, 2, tokens, 4), k = Tensor.full(dtype, qks[1], 1, 2, tokens, 4);
+                        Tensor v = Tensor.arange(0, 2 * tokens * 3, 1).reshape(1, 2, tokens, 3).to(dtype), mask = Tensor.zeros(dtype, tokens, tokens);
+                        double scale = qks[2];
+                        var f = (Jit.Function4) (a, b, c, m) -> Tensor.scaledDotProductAttention(a, b, c, added ? m : null, !added, scale);
+                        double[] fused = Jit.compile(f).apply(q, k, v, mask).toDoubleArray(), unfused = Jit.compile(f).withFusion(FusionMode.NONE).apply(q, k, v, mask).toDoubleArray();
+                        String where = "%s, %d queries, q %s, k %s, scale %s, added mask %s".formatted(dtype, tokens, qks[0], qks[1], scale, added);
+                        assertArrayEquals(unfused, fused, 1e-5, where);
+                        for (double x : fused) assertTrue(Double.isFinite(x), where + ": " + java.util.Arrays.toString(fused));
+                    }
+                }
+            }
+        }
+    }
+
     // A KV cache attended up to a length through a bool mask (as a decode step does): blocks of keys
     // the mask drops for every query are skipped, the others are masked key by key. Lengths around
     // the 64-key block, one query and several, a mask per batch item or per query, f32 and f64.

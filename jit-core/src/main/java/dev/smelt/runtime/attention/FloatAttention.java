@@ -15,7 +15,7 @@ import java.util.Arrays;
 /// ```
 /// m = -inf, l = 0, acc = 0                                  // per query: running max, sum, output
 /// for each block of KB keys (up to the diagonal when causal):
-///     s = (q[t0…]·scale) · k[block]ᵀ, masked to -inf      // QB × KB, in L1; kᵀ packed once per head
+///     s = (q[t0…] · k[block]ᵀ)·scale, masked to -inf      // QB × KB, in L1; kᵀ packed once per head
 ///                                                           // (fewer than 4 queries: dot products on k's rows;
 ///                                                           //  k stored transposed: read as it is)
 ///     per row: m' = max(m, max s); acc *= exp(m - m'); s = exp(s - m'); l = l·exp(m - m') + Σ s
@@ -42,6 +42,7 @@ final class FloatAttention implements KernelFunction {
     private final AttentionKernel kernel;
     private final int heads, group, tokens, sources, d, dv, maskInput, firstOutput;
     private final float scale;
+    private final boolean scaledInExp;                       // see scaleScores
     private final MaskReader mask;
     private final int[] keyStart, valueStart;                 // k[h, 0, 0] and v[h, 0, 0] per kv head h (batch flattened)
     private final int keyStep, valueStep, keyFeatureStep;    // from one key (value, feature of a key) to the next
@@ -59,6 +60,7 @@ final class FloatAttention implements KernelFunction {
         this.maskInput = kernel.backward() ? 6 : 3;
         this.firstOutput = kernel.inputs().size();
         this.mask = MaskReader.of(kernel);
+        this.scaledInExp = scale > 0 && (mask == null || !mask.adds());
         int kvHeads = kernel.batch() * kernel.kvHeads();
         this.keyStart = new int[kvHeads];
         this.valueStart = new int[kvHeads];
@@ -146,7 +148,7 @@ final class FloatAttention implements KernelFunction {
             for (int j0 = 0; j0 < sources; j0 += KB) FloatTranspose.transpose(k, keyStart[kvHead] + j0 * keyStep, keyStep, d, Math.min(KB, sources - j0), KB, s.keys, j0 / KB * d * KB);
             s.packedHead = kvHead;
         }
-        FloatBlocks.scaleInto(q, (head * tokens + t0) * d, s.queries, 0, rows * d, scale);   // q·scale: the scores come out scaled
+        System.arraycopy(q, (head * tokens + t0) * d, s.queries, 0, rows * d);
         int end = kernel.causal() ? Math.min(sources, t0 + rows) : sources;   // the keys before the last query's diagonal
         boolean dots = !packed && !keysTransposed;
         if (dots) seen(s, maskArray, head, t0, rows, end, k, v, kvHead);
@@ -160,14 +162,15 @@ final class FloatAttention implements KernelFunction {
             else for (int r = 0; r < rows; r++) FloatBlocks.dots(s.queries, r * d, 0, k, keyStart[kvHead] + j0 * keyStep, keyStep, d, seen, s.scores, r * KB, s.lanes);
             for (int r = 0; r < rows; r++) {
                 int at = r * KB, t = t0 + r, live = Math.min(live(t, j0, cols), seen), span = span(live);
+                if (!scaledInExp) scaleScores(s.scores, at, span);
                 mask(s.scores, at, maskArray, head, t, j0, live, span);
-                float max = Math.max(s.m[r], FloatBlocks.max(s.scores, at, span));
+                float rowMax = FloatBlocks.max(s.scores, at, span), max = Math.max(s.m[r], scaledInExp ? rowMax * scale : rowMax);
                 if (max == Float.NEGATIVE_INFINITY) {             // nothing seen yet: this block adds nothing
                     Arrays.fill(s.scores, at, at + KB, 0f);
                     continue;
                 }
                 float correction = (float) Math.exp(s.m[r] - max);
-                FloatBlocks.expAdd(s.scores, at, span, max, s.l, r * lanes, correction);
+                FloatBlocks.expAdd(s.scores, at, span, scaledInExp ? scale : 1, max, s.l, r * lanes, correction);
                 Arrays.fill(s.scores, at + span, at + KB, 0f);     // past the span: probabilities 0, read by the product below
                 s.m[r] = max;
                 if (correction != 1) FloatBlocks.scale(s.acc, r * dv, dv, correction);
@@ -204,7 +207,7 @@ final class FloatAttention implements KernelFunction {
         for (int j = 0; j < end; j++) {
             double dot = 0;
             for (int f = 0; f < d; f++) dot += (double) s.queries[r * d + f] * k[keyStart[kvHead] + j * keyStep + f * keyFeatureStep];
-            scores[j] = (float) dot;
+            scores[j] = (float) dot * scale;
         }
         if (mask != null) mask.apply(maskArray, head, t, 0, end, scores, 0);
         for (int j = 0; j < end; j++) max = Math.max(max, scores[j]);
@@ -237,6 +240,15 @@ final class FloatAttention implements KernelFunction {
             s.touched = FloatTouch.rows(k, keyStart[kvHead] + first * keyStep, keyStep, d, v, valueStart[kvHead] + first * valueStep, valueStep, dv, last - first);
     }
 
+    // The scores (q·kᵀ)·scale, as the unfused graph has them: q·scale first (one multiply per
+    // feature instead of per key) overflowed to ∞ where the product's scaling did not (q near the
+    // largest float, k 0 or small: NaN, the unfused graph gives v), and may underflow likewise.
+    // A positive scale without an added mask is applied inside the exp pass instead (`scaledInExp`),
+    // saving a pass over the scores: rounding keeps order, so the scaled scores' max is the max scaled.
+    private void scaleScores(float[] scores, int at, int span) {
+        if (scale != 1) FloatBlocks.scale(scores, at, span, scale);
+    }
+
     // Of query t's scores of keys j0…: those from `live` to `span` (past the diagonal or the keys)
     // become -inf; a mask drops or adds to the first `live`.
     private void mask(float[] scores, int at, Object maskArray, int head, int t, int j0, int live, int span) {
@@ -267,7 +279,7 @@ final class FloatAttention implements KernelFunction {
         }
         for (int head = firstHead; head < firstHead + group; head++) {
             int qOff = head * tokens * d, oOff = head * tokens * dv;
-            FloatBlocks.scaleInto(q, qOff, s.queries, 0, tokens * d, scale);   // the scores as the forward computed them
+            System.arraycopy(q, qOff, s.queries, 0, tokens * d);
             FloatBlocks.dots(dOut, oOff, dv, out, oOff, dv, dv, tokens, s.rowDots, 0, s.lanes);   // rowsum(dO ∘ O)
             for (int j0 = 0; j0 < sources; j0 += KB) {
                 int cols = Math.min(KB, sources - j0);
@@ -279,8 +291,9 @@ final class FloatAttention implements KernelFunction {
                     FloatBlocks.product(dOut, oOff + t0 * dv, dv, 1, s.values, j0 / KB * dv * KB, KB, s.gradient, 0, KB, rows, dv, KB, false, columns, t0 - j0);
                     for (int r = 0; r < rows; r++) {
                         int at = r * KB, t = t0 + r, live = live(t, j0, cols), span = span(live);
+                        if (!scaledInExp) scaleScores(s.scores, at, span);   // the scores as the forward computed them
                         mask(s.scores, at, maskArray, head, t, j0, live, span);
-                        FloatBlocks.scoreGradient(s.scores, s.gradient, at, span, lse[head * tokens + t], s.rowDots[t], scale);
+                        FloatBlocks.scoreGradient(s.scores, s.gradient, at, span, scaledInExp ? scale : 1, lse[head * tokens + t], s.rowDots[t], scale);
                         if (mask != null) mask.zeroDropped(maskArray, head, t, j0, live, s.gradient, at);
                         Arrays.fill(s.scores, at + span, at + KB, 0f);     // read by the products below: P and dS are 0 there
                         Arrays.fill(s.gradient, at + span, at + KB, 0f);

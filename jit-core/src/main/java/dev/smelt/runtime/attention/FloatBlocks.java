@@ -155,13 +155,14 @@ final class FloatBlocks {
         return max;
     }
 
-    /// `x[i] = exp(x[i] - shift)` for `i < count`, a multiple of the lane count, and
+    /// `x[i] = exp(x[i]·factor - shift)` for `i < count`, a multiple of the lane count, and
     /// `sums[at…at+L) = sums[at…at+L)·correction + Σ` of their vectors: a row's running sum kept
-    /// lane by lane, summed across lanes once at the end ([#lanes]).
-    static void expAdd(float[] x, int from, int count, float shift, float[] sums, int at, float correction) {
+    /// lane by lane, summed across lanes once at the end ([#lanes]). The product is rounded before
+    /// the shift, as scores scaled in a pass of their own would be.
+    static void expAdd(float[] x, int from, int count, float factor, float shift, float[] sums, int at, float correction) {
         var sum = FloatVector.fromArray(F, sums, at).mul(correction);
         for (int i = 0; i < count; i += L) {
-            var e = FloatExp.exp(FloatVector.fromArray(F, x, from + i).sub(shift));
+            var e = FloatExp.exp(FloatVector.fromArray(F, x, from + i).mul(factor).sub(shift));
             e.intoArray(x, from + i);
             sum = e.add(sum); // the fresh vector as the receiver (see codegen.VectorFolds)
         }
@@ -174,18 +175,19 @@ final class FloatBlocks {
     /// The lane count: how many of [#expAdd]'s sums one row keeps.
     static int laneCount() { return L; }
 
-    /// `p[i] = exp(s[i] - shift)`, the scores `s` at `p` becoming probabilities, then `ds[i] =
-    /// p[i] · (ds[i] - rowDot) · scale`: the scores' gradient from that of the probabilities at
-    /// `ds`, scaled for q's and k's. One pass: each vector of probabilities is used as it is made.
-    static void scoreGradient(float[] p, float[] ds, int from, int count, float shift, float rowDot, float scale) {
+    /// `p[i] = exp(s[i]·factor - shift)`, the scores `s` at `p` becoming probabilities (the
+    /// product rounded first, as in [#expAdd]), then `ds[i] = p[i] · (ds[i] - rowDot) · scale`: the
+    /// scores' gradient from that of the probabilities at `ds`, scaled for q's and k's. One pass:
+    /// each vector of probabilities is used as it is made.
+    static void scoreGradient(float[] p, float[] ds, int from, int count, float factor, float shift, float rowDot, float scale) {
         int i = 0;
         for (; i + L <= count; i += L) {
-            var probability = FloatExp.exp(FloatVector.fromArray(F, p, from + i).sub(shift));
+            var probability = FloatExp.exp(FloatVector.fromArray(F, p, from + i).mul(factor).sub(shift));
             probability.intoArray(p, from + i);
             probability.mul(FloatVector.fromArray(F, ds, from + i).sub(rowDot)).mul(scale).intoArray(ds, from + i);
         }
         for (; i < count; i++) {
-            float probability = (float) Math.exp(p[from + i] - shift);
+            float probability = (float) Math.exp(p[from + i] * factor - shift);
             p[from + i] = probability;
             ds[from + i] = probability * (ds[from + i] - rowDot) * scale;
         }

@@ -33,6 +33,9 @@ final class MaskReader {
         }
     }
 
+    /// Whether the mask is added to the scores (not a bool one).
+    boolean adds() { return !bool; }
+
     /// The reader of `kernel`'s mask, or null when it has none.
     static MaskReader of(AttentionKernel kernel) { return kernel.maskType() == null ? null : new MaskReader(kernel); }
 

@@ -45,7 +45,7 @@ class FloatBlocksExpTest {
                 };
             float[] expected = new float[POINTS], actual = x.clone();
             rewrite.run(new Object[] {x, expected}, 0, kernel.workItems());
-            FloatBlocks.scoreGradient(actual, new float[POINTS], 0, POINTS, 0f, 0f, 1f);   // actual = exp(actual - 0)
+            FloatBlocks.scoreGradient(actual, new float[POINTS], 0, POINTS, 1f, 0f, 0f, 1f);   // actual = exp(actual·1 - 0)
             for (int i = 0; i < POINTS; i++)
                 if (!(Float.isNaN(expected[i]) && Float.isNaN(actual[i])))
                     assertEquals(Float.floatToRawIntBits(expected[i]), Float.floatToRawIntBits(actual[i]), "exp(" + x[i] + "): rewrite " + expected[i] + ", attention " + actual[i]);
