@@ -60,6 +60,21 @@ class AttentionTest {
             }
     }
 
+    // Axis -3 of size 0 against 1 broadcasts to an empty result, eager and compiled, as a batch
+    // axis does (it threw ArithmeticException: / by zero); against 2 it is refused.
+    @Test
+    void anEmptyAxisOfHeadsBroadcastsAgainstOne() {
+        int[][][] cases = {{{1, 3, 8}, {0, 5, 8}, {0, 3, 6}}, {{0, 3, 8}, {1, 5, 8}, {0, 3, 6}}, {{2, 1, 3, 8}, {2, 0, 5, 8}, {2, 0, 3, 6}}};
+        for (int[][] c : cases) {
+            Tensor q = Tensor.ones(c[0]), k = Tensor.ones(c[1]), v = Tensor.ones(k.shape().with(k.rank() - 1, 6).toArray());
+            var compiled = Jit.compile((Jit.Function3) (a, b, x) -> Tensor.scaledDotProductAttention(a, b, x, false));
+            for (Tensor result : new Tensor[] {Tensor.scaledDotProductAttention(q, k, v, false), compiled.apply(q, k, v)})
+                assertEquals(dev.smelt.ir.Shape.of(c[2]), result.shape(), java.util.Arrays.deepToString(c));
+        }
+        var e = assertThrows(SmeltException.class, () -> Tensor.scaledDotProductAttention(Tensor.ones(1, 2, 3, 8), Tensor.ones(1, 0, 5, 8), Tensor.ones(1, 0, 5, 8), false));
+        assertTrue(e.getMessage().contains("q has 2 heads"), e.getMessage());
+    }
+
     @Test
     void badShapesSayWhatIsWrong() {
         Tensor q = Tensor.ones(2, 3, 4, 8), k = Tensor.ones(2, 2, 5, 8), v = Tensor.ones(2, 2, 5, 6);
