@@ -43,7 +43,8 @@ class RandomGradientsTest {
                 + " compared with central differences, %,d at a kink, %,d not resolved by the step, %,d not finite; %d failed%n", summary.seedsRun(),
                 summary.millis() / 1000.0, summary.perSecond(), SKIPPED.get(), compared, kinks, unresolved, notFinite, summary.failures().size());
         if (!summary.failures().isEmpty()) fail(summary.firstFailures(3));
-        assertTrue(compared > 10 * (kinks + unresolved + notFinite), "a check that skips most elements would pass anything");
+        // over a run, not one seed: one program may have few elements the step resolves (seed 4438)
+        if (!Settings.singleSeed()) assertTrue(compared > 10 * (kinks + unresolved + notFinite), "a check that skips most elements would pass anything");
     }
 
     static String check(long seed) {
