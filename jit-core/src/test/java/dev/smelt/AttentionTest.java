@@ -60,6 +60,23 @@ class AttentionTest {
             }
     }
 
+    // One q head broadcasts over k's heads, as PyTorch's matmuls broadcast it (it was refused as
+    // not a multiple): the same as q expanded to those heads, eager and compiled.
+    @Test
+    void oneQueryHeadBroadcastsOverTheKeysHeads() {
+        var generator = new Generator(31);
+        for (int kvHeads : new int[] {3, 4})
+            for (boolean causal : new boolean[] {false, true}) {
+                Tensor q = Tensor.randn(generator, 2, 1, 5, 8), k = Tensor.randn(generator, 2, kvHeads, 7, 8), v = Tensor.randn(generator, 2, kvHeads, 7, 6);
+                float[] expected = Tensor.scaledDotProductAttention(q.expand(2, kvHeads, 5, 8).contiguous(), k, v, causal).toFloatArray();
+                var compiled = Jit.compile((Jit.Function3) (a, b, c) -> Tensor.scaledDotProductAttention(a, b, c, causal));
+                for (Tensor result : new Tensor[] {Tensor.scaledDotProductAttention(q, k, v, causal), compiled.apply(q, k, v)}) {
+                    assertEquals(dev.smelt.ir.Shape.of(2, kvHeads, 5, 6), result.shape());
+                    org.junit.jupiter.api.Assertions.assertArrayEquals(expected, result.toFloatArray(), 1e-6f, kvHeads + " kv heads, causal " + causal);
+                }
+            }
+    }
+
     // Axis -3 of size 0 against 1 broadcasts to an empty result, eager and compiled, as a batch
     // axis does (it threw ArithmeticException: / by zero); against 2 it is refused.
     @Test

@@ -44,9 +44,10 @@ public final class Attention {
 
     // k or v with each of its heads repeated for the q heads that share it (grouped-query attention,
     // head h reads kv head h / (qHeads / kvHeads)), as `repeat_interleave` on axis -3 would.
-    // Axis -3 of size 0 on one side broadcasts against size 1 on the other, as any batch axis does.
+    // One head on either side broadcasts against the other's, as any batch axis does (PyTorch's
+    // matmuls broadcast q [B, 1, T, d] over k's heads), 0 heads included.
     private static Value groupedHeads(String op, Value q, Value kv) {
-        if (q.rank() < 3 || kv.rank() < 3 || q.dim(-3) == kv.dim(-3) || kv.dim(-3) == 1 || q.dim(-3) == 1 && kv.dim(-3) == 0) return kv;
+        if (q.rank() < 3 || kv.rank() < 3 || q.dim(-3) == kv.dim(-3) || kv.dim(-3) == 1 || q.dim(-3) == 1) return kv;
         int heads = q.dim(-3), kvHeads = kv.dim(-3);
         if (kvHeads == 0 || heads % kvHeads != 0)
             throw SmeltException.of(op, "q has %d heads (axis -3 of %s), not a multiple of the %d of %s", heads, q.shape(), kvHeads, kv.shape());
