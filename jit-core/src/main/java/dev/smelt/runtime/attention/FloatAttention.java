@@ -112,7 +112,7 @@ final class FloatAttention implements KernelFunction {
 
         Scratch(boolean backward) {
             keys = backward ? new float[d * KB * blocks(sources)] : null;
-            queries = new float[(backward ? tokens : QB) * d];
+            queries = backward ? null : new float[QB * d];
             acc = backward ? null : new float[QB * dv];
             gradient = backward ? new float[QB * KB] : null;
             values = backward ? new float[dv * KB * blocks(sources)] : null;
@@ -279,7 +279,6 @@ final class FloatAttention implements KernelFunction {
         }
         for (int head = firstHead; head < firstHead + group; head++) {
             int qOff = head * tokens * d, oOff = head * tokens * dv;
-            System.arraycopy(q, qOff, s.queries, 0, tokens * d);
             FloatBlocks.dots(dOut, oOff, dv, out, oOff, dv, dv, tokens, s.rowDots, 0, s.lanes);   // rowsum(dO ∘ O)
             for (int j0 = 0; j0 < sources; j0 += KB) {
                 int cols = Math.min(KB, sources - j0);
@@ -287,7 +286,7 @@ final class FloatAttention implements KernelFunction {
                     int rows = Math.min(QB, tokens - t0);
                     boolean cut = cut(t0, j0, cols), addKv = head != firstHead || t0 != firstQueries(j0);
                     Causal columns = cut ? Causal.COLUMNS : Causal.NONE, upTo = cut ? Causal.INNER_UP_TO : Causal.NONE, from = cut ? Causal.INNER_FROM : Causal.NONE;
-                    FloatBlocks.product(s.queries, t0 * d, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false, columns, t0 - j0);
+                    FloatBlocks.product(q, qOff + t0 * d, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false, columns, t0 - j0);
                     FloatBlocks.product(dOut, oOff + t0 * dv, dv, 1, s.values, j0 / KB * dv * KB, KB, s.gradient, 0, KB, rows, dv, KB, false, columns, t0 - j0);
                     for (int r = 0; r < rows; r++) {
                         int at = r * KB, t = t0 + r, live = live(t, j0, cols), span = span(live);
