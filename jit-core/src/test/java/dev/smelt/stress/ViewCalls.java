@@ -40,10 +40,10 @@ final class ViewCalls {
     private static void piece(ProgramGenerator g, Value x, Shape shape) {
         int axis = g.random.nextInt(shape.rank()), dim = shape.dim(axis), signed = g.random.nextBoolean() ? axis : axis - shape.rank();
         boolean split = g.random.nextBoolean();
-        int count = split ? 1 + g.random.nextInt(Math.max(dim, 1) + 1) : 1 + g.random.nextInt(4);
-        int size = split ? count : Math.max(1, (dim + count - 1) / count);
+        int argument = split ? 1 + g.random.nextInt(Math.max(dim, 1) + 1) : 1 + g.random.nextInt(4); // split's piece size, chunk's count
+        int size = split ? argument : Math.max(1, (dim + argument - 1) / argument);
         int pieces = Math.max(1, (dim + size - 1) / size);
-        g.callPart(g.random.nextInt(pieces), split ? "split" : "chunk", x, count, signed);
+        g.callPart(g.random.nextInt(pieces), split ? "split" : "chunk", x, argument, signed);
     }
 
     /// `Tensor.concat(axis, x, …)` with one or two parts that agree with `x` off the axis: values at
