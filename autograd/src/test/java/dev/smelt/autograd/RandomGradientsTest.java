@@ -38,10 +38,10 @@ class RandomGradientsTest {
     void gradientsOfRandomProgramsMatchCentralDifferences() {
         var summary = SeedRunner.run("RandomGradientsTest", Settings.seeds("gradients", 1000), Settings.integer("threads", 1), RandomGradientsTest::check);
         long compared = DifferenceCheck.COMPARED.get(), kinks = DifferenceCheck.KINKS.get(), unresolved = DifferenceCheck.UNRESOLVED.get();
-        long notFinite = DifferenceCheck.NOT_FINITE.get();
+        long notFinite = DifferenceCheck.NOT_FINITE.get(), withinNoise = DifferenceCheck.WITHIN_NOISE.get();
         System.out.printf("RandomGradientsTest: %,d programs in %.1f s, %.1f/s (%,d with a value that is not finite or past 2^32 skipped); %,d elements"
-                + " compared with central differences, %,d at a kink, %,d not resolved by the step, %,d not finite; %d failed%n", summary.seedsRun(),
-                summary.millis() / 1000.0, summary.perSecond(), SKIPPED.get(), compared, kinks, unresolved, notFinite, summary.failures().size());
+                + " compared with central differences (%,d of them within the loss's measured rounding noise), %,d at a kink, %,d not resolved by the step, %,d not finite; %d failed%n", summary.seedsRun(),
+                summary.millis() / 1000.0, summary.perSecond(), SKIPPED.get(), compared, withinNoise, kinks, unresolved, notFinite, summary.failures().size());
         if (!summary.failures().isEmpty()) fail(summary.firstFailures(3));
         // over a run, not one seed: one program may have few elements the step resolves (seed 4438)
         if (!Settings.singleSeed()) assertTrue(compared > 10 * (kinks + unresolved + notFinite), "a check that skips most elements would pass anything");
