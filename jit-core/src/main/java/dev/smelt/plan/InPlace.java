@@ -126,7 +126,7 @@ final class InPlace {
 
     private static boolean readsDirectly(Expr expr, Set<Integer> inputs) {
         var found = new boolean[1];
-        Expr.walk(expr, node -> { if (node instanceof Expr.Load load && inputs.contains(load.input())) found[0] = true; });
+        Expr.walk(expr, node -> { if (loads(node, inputs)) found[0] = true; });
         return found[0];
     }
 
@@ -143,10 +143,15 @@ final class InPlace {
     private static boolean reads(Kernel kernel, Expr expr, Set<Integer> inputs, int stored) {
         var found = new boolean[1];
         Expr.walk(expr, node -> {
-            if (node instanceof Expr.Load load && inputs.contains(load.input())) found[0] = true;
+            if (loads(node, inputs)) found[0] = true;
             if (node instanceof Expr.Element element && element.reduction() != stored
                     && reads(kernel, kernel.reductions().get(element.reduction()).value(), inputs, stored)) found[0] = true;
         });
         return found[0];
+    }
+
+    // A gather reads its input too, at a position that is data.
+    private static boolean loads(Expr node, Set<Integer> inputs) {
+        return node instanceof Expr.Load load && inputs.contains(load.input()) || node instanceof Expr.Gather gather && inputs.contains(gather.input());
     }
 }
