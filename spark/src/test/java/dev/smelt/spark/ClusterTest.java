@@ -57,13 +57,15 @@ class ClusterTest {
 
     /// Replica 1 halts its executor JVM at step 3 of the first attempt. The other replica's
     /// exchange ends (end of stream, or the timeout), the Worker starts a new executor and Spark
-    /// restarts the stage, which gives the same result as if nothing had happened; all of it well
-    /// within the bound.
+    /// restarts the stage, which gives the same result as if nothing had happened (in about 10 s).
+    /// Training's own deadline (2 minutes) ends it first if the recovery stalls; the test's
+    /// timeout stands behind that, and either failure lists what the scheduler did.
     @Test
     void aKilledExecutorIsReplacedAndTheRestartedStageGivesTheSameResult() {
-        assertTimeoutPreemptively(Duration.ofMinutes(3), () -> DataParallelTest.assertTrainsAsOneProcess(spark, (worker, step, loss) -> {
-            if (worker == 1 && step == 3 && TaskContext.get().stageAttemptNumber() == 0) Runtime.getRuntime().halt(1);
-        }));
+        SchedulerEvents.recording(spark, () -> assertTimeoutPreemptively(Duration.ofMinutes(4), () -> DataParallelTest.assertTrainsAsOneProcess(spark,
+                (worker, step, loss) -> {
+                    if (worker == 1 && step == 3 && TaskContext.get().stageAttemptNumber() == 0) Runtime.getRuntime().halt(1);
+                }, Duration.ofMinutes(2))));
     }
 
 }

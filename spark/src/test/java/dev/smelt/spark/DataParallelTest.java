@@ -46,13 +46,16 @@ class DataParallelTest {
     /// with `A = 10` bounding a row's gradient here (features about N(0,1)+1, `|∂ℓ/∂logit| ≤ 1`,
     /// small weights); momentum carries a difference on for `1/(1−momentum)` steps, and `steps`
     /// of them add up.
-    static void assertTrainsAsOneProcess(SparkSession spark, StepListener listener) {
+    static void assertTrainsAsOneProcess(SparkSession spark, StepListener listener) { assertTrainsAsOneProcess(spark, listener, Duration.ofMinutes(3)); }
+
+    /// [#assertTrainsAsOneProcess(SparkSession, StepListener)] with training cancelled at `deadline`.
+    static void assertTrainsAsOneProcess(SparkSession spark, StepListener listener, Duration deadline) {
         var data = Training.data(200, 1);
         int batch = 32, epochs = 2, steps = 200 / batch * epochs;
         double lr = 0.1, momentum = 0.5;
         var model = Training.model();
         var training = new DataParallel(model, (x, y) -> model.forward(x).crossEntropy(y), new UpdateRule.Sgd(lr, momentum))
-                .workers(2).batchSize(batch).epochs(epochs).seed(5).timeout(Duration.ofSeconds(20)).deadline(Duration.ofMinutes(3));
+                .workers(2).batchSize(batch).epochs(epochs).seed(5).timeout(Duration.ofSeconds(20)).deadline(deadline);
         if (listener != null) training.listener(listener);
         var result = training.fit(data.frame(spark, 3), "features", "label");
         var reference = Training.model();
