@@ -55,9 +55,10 @@ final class ProgramCheck {
         compare(problems, "call on new data", renewed, () -> compiled.applyAll(second));
         compare(problems, "applyInto", expected, () -> compiled.applyInto(outputs(program, expected), first));
         compare(problems, "eager", expected, () -> program.apply(data));
-        boolean resized = checkResized(problems, program, compiled, first, expected);
+        // before the run at another extent: explain() describes the program compiled last
         boolean vector = problems.isEmpty() && VectorTier.isTiered(compiled);
         if (vector) checkVectorTier(problems, compiled, renewed, second);
+        boolean resized = checkResized(problems, program, compiled, first, expected);
         return new Outcome(program, problems, traced.toString(), resized, vector);
     }
 
