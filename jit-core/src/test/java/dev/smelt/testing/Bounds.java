@@ -178,8 +178,19 @@ final class Bounds {
 
     /// Integers and bools are exact, unless computed from something inexact.
     /// An argsort's indices: exact where no value of the line has an error, else anything (the order may flip).
+    /// An argsort's row may differ only where two of its values may swap: values next to each other
+    /// in sorted order whose gap is within their summed bounds (if two further apart overlapped,
+    /// each neighbour between them would too), or that may be anything. Values that are exact
+    /// sort the same everywhere, ties by position.
     static Node sortedBy(Node.ArgSort s, Node ex) {
-        return exactUnless(new Node.Expand(reduce(ReduceOp.MAX, ex, List.of(s.axis())), s.shape()));
+        int axis = s.axis(), n = s.x().shape().dim(axis);
+        if (n < 2) return zero(s.shape());
+        Node order = new Node.ArgSort(s.x(), axis, false), sorted = f64(new Node.Gather(s.x(), axis, order)), errors = new Node.Gather(ex, axis, order);
+        Node below = new Node.Slice(sorted, axis, 0, n - 1, 1), above = new Node.Slice(sorted, axis, 1, n, 1);
+        Node sum = add(new Node.Slice(errors, axis, 0, n - 1, 1), new Node.Slice(errors, axis, 1, n, 1));
+        Node gapNotClear = abs(sub(above, below)); // NaN where a NaN or ∞ - ∞ is involved
+        Node mayMeet = new Node.Cast(both(positive(sum), within(gapNotClear, sum)), DType.F64);
+        return exactUnless(new Node.Expand(reduce(ReduceOp.MAX, mayMeet, List.of(axis)), s.shape()));
     }
 
     private static Node exactUnless(Node e) { return unstableIf(positive(e), zero(e.shape())); }
