@@ -94,6 +94,7 @@ final class Bounds {
     static Node ofCast(Node.Cast c, Node ex) {
         DType from = c.x().dtype(), to = c.dtype();
         Shape shape = c.shape();
+        if (to.isFloating() && !from.isFloating()) return intoFloat(c, ex);
         if (to.isFloating()) return finite(add(ex, GraphTolerance.local(c, from == DType.F32 && to == DType.F64 ? 0 : 0.5)));
         if (!from.isFloating()) return ex;
         Node x = f64(c.x());
@@ -101,6 +102,15 @@ final class Bounds {
         Node truncated = f64(new Node.Cast(c.x(), DType.I32));
         Node below = abs(sub(x, truncated)), above = sub(constant(1, shape), below);
         return unstableIf(both(positive(ex), within(new Node.Binary(BinaryOp.MINIMUM, below, above), ex)), zero(shape));
+    }
+
+    /// An `i32` or `bool` is exact in `f64`, and in `f32` up to 2^24 in magnitude (a mask cast to
+    /// 0 and 1 was given a subnormal's rounding, within which `== 0` or `1 / x` may change).
+    private static Node intoFloat(Node.Cast c, Node ex) {
+        if (c.dtype() == DType.F64) return ex;
+        Shape shape = c.shape();
+        Node rounds = compare(BinaryOp.GT, abs(c.x()), constant(1 << 24, shape));
+        return where(rounds, finite(add(ex, GraphTolerance.local(c, 0.5))), ex);
     }
 
     static Node ofReduce(Node.Reduce r, Node ex) {

@@ -231,6 +231,36 @@ class GraphToleranceTest {
         }
     }
 
+    /// An integer cast to a float is exact up to 2^24 in `f32` (and always in `f64`): a mask's 0
+    /// compared with 0 is compared (it was given a subnormal's rounding, within which `== 0` may
+    /// flip), while 2^24 + 1 rounds.
+    @Test
+    void anIntegerCastToAFloatIsExactWhereItFits() {
+        var x = Storage.wrap(new int[] {0, 1, 16777217});
+        assertArrayEquals(new double[] {0, 0, 0}, bounds("""
+                graph(%0: i32[3]) {
+                  %1 = cast %0 : f32[3]
+                  %2 = const 0.0 : f32[3]
+                  %3 = eq %1 %2 : bool[3]
+                  return %3
+                }
+                """, x));
+        double[] cast = bounds("""
+                graph(%0: i32[3]) {
+                  %1 = cast %0 : f32[3]
+                  return %1
+                }
+                """, x);
+        assertArrayEquals(new double[] {0, 0}, java.util.Arrays.copyOfRange(cast, 0, 2));
+        assertTrue(cast[2] > 0, "2^24 + 1 rounds in f32");
+        assertEquals(0, bound("""
+                graph(%0: i32[1]) {
+                  %1 = cast %0 : f64[1]
+                  return %1
+                }
+                """, Storage.wrap(new int[] {Integer.MAX_VALUE})));
+    }
+
     private static double[] bounds(String graph, Storage... inputs) {
         Storage result = Interpreter.run(GraphTolerance.bounds(Parser.parse(graph)), List.of(inputs)).getFirst();
         double[] values = new double[result.size()];
