@@ -101,7 +101,7 @@ final class FloatAttention implements KernelFunction {
     private final ThreadLocal<Scratch> backwardScratch = ThreadLocal.withInitial(() -> new Scratch(true));
 
     private final class Scratch {
-        final float[] scores = new float[QB * KB], queries, m = new float[QB];
+        final float[] scores = new float[QB * KB], m = new float[QB];
         final float[] l = new float[QB * FloatBlocks.laneCount()];    // each row's running sum, lane by lane
         final float[] lanes = new float[FloatBlocks.laneCount() * FloatBlocks.laneCount()]; // dots' keys, lane by lane
         float[] keys;                                         // allocated when a block is packed
@@ -112,7 +112,6 @@ final class FloatAttention implements KernelFunction {
 
         Scratch(boolean backward) {
             keys = backward ? new float[d * KB * blocks(sources)] : null;
-            queries = backward ? null : new float[QB * d];
             acc = backward ? null : new float[QB * dv];
             gradient = backward ? new float[QB * KB] : null;
             values = backward ? new float[dv * KB * blocks(sources)] : null;
@@ -148,7 +147,7 @@ final class FloatAttention implements KernelFunction {
             for (int j0 = 0; j0 < sources; j0 += KB) FloatTranspose.transpose(k, keyStart[kvHead] + j0 * keyStep, keyStep, d, Math.min(KB, sources - j0), KB, s.keys, j0 / KB * d * KB);
             s.packedHead = kvHead;
         }
-        System.arraycopy(q, (head * tokens + t0) * d, s.queries, 0, rows * d);
+        int qAt = (head * tokens + t0) * d;                  // the block's queries, read where they lie
         int end = kernel.causal() ? Math.min(sources, t0 + rows) : sources;   // the keys before the last query's diagonal
         boolean dots = !packed && !keysTransposed;
         if (dots) seen(s, maskArray, head, t0, rows, end, k, v, kvHead);
@@ -157,9 +156,9 @@ final class FloatAttention implements KernelFunction {
             if (dots ? s.seen[j0 / KB] == 0 : mask != null && mask.keptUpTo(maskArray, head, t0, rows, j0, cols) == 0) continue;
             boolean cut = cut(t0, j0, cols);
             int seen = dots ? s.seen[j0 / KB] : cols; // keys j0 … j0 + seen - 1 hold every one a row sees
-            if (packed) FloatBlocks.product(s.queries, 0, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false, cut ? Causal.COLUMNS : Causal.NONE, t0 - j0);
-            else if (keysTransposed) FloatBlocks.product(s.queries, 0, d, 1, k, keyStart[kvHead] + j0, keyFeatureStep, s.scores, 0, KB, rows, d, cols, false);
-            else for (int r = 0; r < rows; r++) FloatBlocks.dots(s.queries, r * d, 0, k, keyStart[kvHead] + j0 * keyStep, keyStep, d, seen, s.scores, r * KB, s.lanes);
+            if (packed) FloatBlocks.product(q, qAt, d, 1, s.keys, j0 / KB * d * KB, KB, s.scores, 0, KB, rows, d, KB, false, cut ? Causal.COLUMNS : Causal.NONE, t0 - j0);
+            else if (keysTransposed) FloatBlocks.product(q, qAt, d, 1, k, keyStart[kvHead] + j0, keyFeatureStep, s.scores, 0, KB, rows, d, cols, false);
+            else for (int r = 0; r < rows; r++) FloatBlocks.dots(q, qAt + r * d, 0, k, keyStart[kvHead] + j0 * keyStep, keyStep, d, seen, s.scores, r * KB, s.lanes);
             for (int r = 0; r < rows; r++) {
                 int at = r * KB, t = t0 + r, live = Math.min(live(t, j0, cols), seen), span = span(live);
                 if (!scaledInExp) scaleScores(s.scores, at, span);
@@ -184,7 +183,7 @@ final class FloatAttention implements KernelFunction {
             float sum = FloatBlocks.lanes(s.l, r * lanes);
             int at = (head * tokens + t0 + r) * dv;
             FloatBlocks.scaleInto(s.acc, r * dv, out, at, dv, none ? Float.NaN : 1 / sum);
-            if (!none && !finite(out, at, dv)) normalizedFirst(buffers, s, maskArray, head, kvHead, t0 + r, r, out, at);
+            if (!none && !finite(out, at, dv)) normalizedFirst(buffers, maskArray, head, kvHead, t0 + r, out, at);
             if (lse >= 0) ((float[]) buffers[firstOutput + lse])[head * tokens + t0 + r] = none ? Float.NaN : s.m[r] + (float) Math.log(sum);
         }
     }
@@ -199,14 +198,14 @@ final class FloatAttention implements KernelFunction {
     // not (v near the largest finite value, several keys of about the top score). Only for a row
     // whose output is not finite, which then keeps what this gives (∞ or NaN where v or the scores
     // hold them). The values of keys the row does not see are not read, as above.
-    private void normalizedFirst(Object[] buffers, Scratch s, Object maskArray, int head, int kvHead, int t, int r, float[] out, int at) {
-        float[] k = (float[]) buffers[1], v = (float[]) buffers[2];
-        int end = kernel.causal() ? Math.min(sources, t + 1) : sources;
+    private void normalizedFirst(Object[] buffers, Object maskArray, int head, int kvHead, int t, float[] out, int at) {
+        float[] q = (float[]) buffers[0], k = (float[]) buffers[1], v = (float[]) buffers[2];
+        int end = kernel.causal() ? Math.min(sources, t + 1) : sources, qAt = (head * tokens + t) * d;
         float[] scores = new float[end];
         double max = Double.NEGATIVE_INFINITY, sum = 0;
         for (int j = 0; j < end; j++) {
             double dot = 0;
-            for (int f = 0; f < d; f++) dot += (double) s.queries[r * d + f] * k[keyStart[kvHead] + j * keyStep + f * keyFeatureStep];
+            for (int f = 0; f < d; f++) dot += (double) q[qAt + f] * k[keyStart[kvHead] + j * keyStep + f * keyFeatureStep];
             scores[j] = (float) dot * scale;
         }
         if (mask != null) mask.apply(maskArray, head, t, 0, end, scores, 0);
