@@ -268,7 +268,5 @@ class GraphToleranceTest {
         return values;
     }
 
-    private static double bound(String graph, Storage... inputs) {
-        return Interpreter.run(GraphTolerance.bounds(Parser.parse(graph)), List.of(inputs)).getFirst().get(0);
-    }
+    private static double bound(String graph, Storage... inputs) { return bounds(graph, inputs)[0]; }
 }
