@@ -39,7 +39,25 @@ final class Bounds {
         }, ex, u.dtype());
         if (u.op() == UnaryOp.SIGN) propagated = unstableIf(both(positive(ex), within(abs(x), ex)), zero(x.shape()));
         Node rounding = add(GraphTolerance.local(u, GraphTolerance.localUlps(u.op())), GraphTolerance.floor(u, Tolerance.of(u.op(), u.dtype())));
-        return finite(add(propagated, rounding));
+        Node nan = either(certainNaN(x, ex), belowDomain(u.op(), x, ex));
+        return where(nan, zero(x.shape()), finite(add(propagated, rounding)));
+    }
+
+    /// NaN in both implementations: a NaN whose bound is finite (the check demands NaN of both).
+    private static Node certainNaN(Node x, Node ex) {
+        return both(compare(BinaryOp.NE, x, x), compare(BinaryOp.LT, ex, constant(INF, ex.shape())));
+    }
+
+    /// Where every value within error lies below the op's domain, so the result is NaN everywhere
+    /// (`rsqrt(-2)`; -0 is in the domain: `sqrt(-0)` is -0, `log(-0)` is -∞).
+    private static Node belowDomain(UnaryOp op, Node x, Node ex) {
+        Shape shape = x.shape();
+        Node high = add(x, ex);
+        return switch (op) {
+            case SQRT, RSQRT, LOG -> compare(BinaryOp.LT, high, zero(shape));
+            case LOG1P -> compare(BinaryOp.LT, high, constant(-1, shape));
+            default -> bool(false, shape);
+        };
     }
 
     // factor / low where low > 0, else unbounded.
@@ -48,12 +66,13 @@ final class Bounds {
         return where(compare(BinaryOp.GT, low, zero(shape)), div(constant(factor, shape), low), constant(INF, shape));
     }
 
-    // (e / low)·factor where low > 0, else unbounded: a derivative like x^-1.5 formed on its own
-    // overflows past x ≈ 1e205 (or underflows), and the bound came out 0 (seed 131142: rsqrt of
-    // exp(489) = 2.7e212, whose exponent carried the matmul's error, held to its own rounding).
+    // (e / low)·factor where low > 0, else unbounded, and 0 for an exact operand (`1 / 0` is ∞
+    // everywhere): a derivative like x^-1.5 formed on its own overflows past x ≈ 1e205 (or
+    // underflows), and the bound came out 0 (seed 131142: rsqrt of exp(489) = 2.7e212, whose
+    // exponent carried the matmul's error, held to its own rounding).
     private static Node overLow(Node e, Node low, Node factor) {
         Shape shape = low.shape();
-        return where(compare(BinaryOp.GT, low, zero(shape)), where(positive(e), mul(div(e, low), factor), zero(shape)), constant(INF, shape));
+        return where(positive(e), where(compare(BinaryOp.GT, low, zero(shape)), mul(div(e, low), factor), constant(INF, shape)), zero(shape));
     }
 
     static Node ofBinary(Node.Binary b, Node ea, Node eb) {
@@ -74,10 +93,17 @@ final class Bounds {
             case EQ, NE, LT, LE, GT, GE -> throw new IllegalStateException("comparisons are handled above");
         };
         propagated = noUnderflow(propagated, sum, b.dtype());
-        double ulps = b.op() == BinaryOp.POW ? 2 : b.op() == BinaryOp.MAXIMUM || b.op() == BinaryOp.MINIMUM ? 0 : 0.5;
-        Node rounding = GraphTolerance.local(b, ulps);
-        if (b.op() == BinaryOp.POW) rounding = add(rounding, GraphTolerance.floor(b, Tolerance.pow(b.dtype())));
-        return finite(add(propagated, rounding));
+        Node rounding = GraphTolerance.local(b, ulps(b.op()));
+        if (b.op() == BinaryOp.POW) return finite(add(propagated, add(rounding, GraphTolerance.floor(b, Tolerance.pow(b.dtype())))));
+        // A NaN operand gives NaN from every op but `pow` (`pow(1, NaN)` is 1).
+        Node nan = either(certainNaN(f64(b.left()), ea), certainNaN(f64(b.right()), eb));
+        return where(nan, zero(shape), finite(add(propagated, rounding)));
+    }
+
+    /// Ulps of the result each implementation may be off for one arithmetic op: `pow` is computed
+    /// as `exp(y·log x)` within 2, the rest round once.
+    static double ulps(BinaryOp op) {
+        return op == BinaryOp.POW ? 2 : op == BinaryOp.MAXIMUM || op == BinaryOp.MINIMUM ? 0 : 0.5;
     }
 
     // |a/c − (a±ea)/(c±ec)| ≤ (|a|·ec + |c|·ea) / (|c|·(|c| − ec)), unbounded when c may be 0.
@@ -180,11 +206,6 @@ final class Bounds {
     private static Node product(Node.MatMul m, Node a, Node b) { return new Node.MatMul(a, b, m.transposeA(), m.transposeB()); }
 
     private static double ulp(DType dtype) { return dtype == DType.F32 ? Math.ulp(1f) : Math.ulp(1.0); }
-
-    private static Node both(Node a, Node b) {
-        Shape shape = a.shape();
-        return where(a, b, new Node.Constant(0, shape, DType.BOOL));
-    }
 
     /// Integers and bools are exact, unless computed from something inexact.
     /// An argsort's indices: exact where no value of the line has an error, else anything (the order may flip).

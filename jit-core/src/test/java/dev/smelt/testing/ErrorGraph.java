@@ -44,6 +44,14 @@ final class ErrorGraph {
     /// `condition ? inf : x`: the element cannot be bounded and is not compared.
     static Node unstableIf(Node condition, Node x) { return where(condition, constant(INF, x.shape()), x); }
 
+    static Node bool(boolean value, Shape shape) { return new Node.Constant(value ? 1 : 0, shape, DType.BOOL); }
+
+    static Node both(Node a, Node b) { return where(a, b, bool(false, a.shape())); }
+
+    static Node either(Node a, Node b) { return where(a, bool(true, a.shape()), b); }
+
+    static Node not(Node a) { return where(a, bool(false, a.shape()), bool(true, a.shape())); }
+
     static Node positive(Node e) { return compare(BinaryOp.GT, e, zero(e.shape())); }
 
     /// `distance ≤ error`, and true wherever `error` is unbounded: a value with unbounded error may
@@ -52,7 +60,7 @@ final class ErrorGraph {
     static Node within(Node distance, Node error) {
         Shape shape = error.shape();
         Node unbounded = compare(BinaryOp.EQ, error, constant(INF, shape));
-        return where(unbounded, new Node.Constant(1, shape, DType.BOOL), compare(BinaryOp.LE, distance, error));
+        return where(unbounded, bool(true, shape), compare(BinaryOp.LE, distance, error));
     }
 
     /// Where a sum whose terms have magnitudes summing to `magnitudes` may overflow on the way in

@@ -43,7 +43,7 @@ public final class GraphTolerance {
     /// The graph with the same inputs whose outputs are the original outputs' error bounds (f64).
     public static Graph bounds(Graph graph) {
         Map<Node, Node> errors = new IdentityHashMap<>();
-        for (Node node : graph.nodes()) errors.put(node, checked(node, bound(node, errors)));
+        for (Node node : graph.nodes()) errors.put(node, checked(node, bound(node, errors), errors));
         return new Graph(graph.inputs(), graph.outputs().stream().map(errors::get).toList());
     }
 
@@ -78,7 +78,7 @@ public final class GraphTolerance {
         Node known = e.get(node);
         if (known != null) return known;
         node.inputs().forEach(operand -> expanded(operand, e));
-        Node error = checked(node, bound(node, e));
+        Node error = checked(node, bound(node, e), e);
         e.put(node, error);
         return error;
     }
@@ -86,20 +86,60 @@ public final class GraphTolerance {
     /// True everywhere in `shape` when any index may differ (an argsort or argmax within error):
     /// another index may write any element of a scatter's result.
     private static Node anyPositive(Node e, Shape shape) {
-        if (e.shape().count() == 0) return new Node.Constant(0, shape, DType.BOOL);
+        if (e.shape().count() == 0) return bool(false, shape);
         return broadcast(positive(reduce(ReduceOp.MAX, e, java.util.stream.IntStream.range(0, e.shape().rank()).boxed().toList())), shape);
     }
 
     /// `error`, unbounded near overflow ([#withinRange]) where `node` computes its values. An
     /// argument or constant is exact, ±∞ included, and a node that only moves or selects values
     /// has its operands' bounds, already checked: an exact ∞ stays exact (a `where` against
-    /// `eq(x, ∞)` compares every element, seed 1319).
-    private static Node checked(Node node, Node error) {
+    /// `eq(x, ∞)` compares every element, seed 1319). So does the ∞ of an elementwise op on exact
+    /// operands where the exact result decides it ([#fromExact]).
+    private static Node checked(Node node, Node error, Map<Node, Node> e) {
         return switch (node) {
             case Node.Input _, Node.Constant _, Node.Iota _, Node.Reshape _, Node.Permute _, Node.Expand _, Node.Slice _, Node.Concat _,
                  Node.Gather _, Node.Where _, Node.SliceUpdate _ -> error;
+            case Node.Unary u -> where(positive(e.get(u.x())), withinRange(u, error), fromExact(u, error, localUlps(u.op())));
+            case Node.Binary b when b.op() == BinaryOp.MAXIMUM || b.op() == BinaryOp.MINIMUM -> error;  // selects, as a where
+            case Node.Binary b when !b.op().isComparison() -> {
+                Node ea = e.get(b.left()), eb = e.get(b.right());
+                Node inexact = both(positive(add(ea, eb)), not(sharedSpecial(b, ea, eb)));
+                yield where(inexact, withinRange(b, error), fromExact(b, error, Bounds.ulps(b.op())));
+            }
+            case Node.Cast c -> where(positive(e.get(c.x())), withinRange(c, error), fromExact(c, error, 0.5));
             default -> withinRange(node, error);
         };
+    }
+
+    /// Where an add or subtract meets an ∞ or NaN that both implementations share (its bound is
+    /// finite) and an operand whose kind is certain too: the result is that ∞ or NaN everywhere.
+    private static Node sharedSpecial(Node.Binary b, Node ea, Node eb) {
+        Shape shape = b.shape();
+        if (b.op() != BinaryOp.ADD && b.op() != BinaryOp.SUB) return bool(false, shape);
+        Node special = either(not(finite(b.left())), not(finite(b.right())));
+        return both(special, both(finite(ea), finite(eb)));
+    }
+
+    private static Node finite(Node x) { return compare(BinaryOp.LT, abs(x), constant(INF, x.shape())); } // false for ±∞ and NaN
+
+    /// The bound of an elementwise op on exact operands. One that rounds once, correctly, gives
+    /// the same bits everywhere, ∞ included (`1 / 0`, a product past `Float.MAX_VALUE`). Another
+    /// (`exp`, `pow`) may overflow in one implementation and not in the other only where its exact
+    /// result lies within its ulps of the largest float; an `f32` op's exact result is taken as the
+    /// same op in `f64`, and its poles (`log(0)`, `pow(0, -1)`) are ∞ there too.
+    private static Node fromExact(Node node, Node error, double ulps) {
+        if (ulps <= 0.5) return error;
+        if (node.dtype() != DType.F32) return withinRange(node, error);
+        Node wide = switch (node) {
+            case Node.Unary u -> new Node.Unary(u.op(), f64(u.x()));
+            case Node.Binary b -> new Node.Binary(b.op(), f64(b.left()), f64(b.right()));
+            default -> throw new IllegalStateException("not elementwise: " + node);
+        };
+        Shape shape = node.shape();
+        Node magnitude = abs(wide);
+        Node decided = compare(BinaryOp.GT, magnitude, constant(Float.MAX_VALUE * (1 + (ulps + 1) * Math.ulp(1f)), shape));
+        Node infinite = compare(BinaryOp.GE, abs(node), constant(INF, shape));
+        return where(both(infinite, decided), error, withinRange(node, error));
     }
 
     /// Unbounded where the value's error reaches past its dtype's largest finite value: another

@@ -261,6 +261,68 @@ class GraphToleranceTest {
                 """, Storage.wrap(new int[] {Integer.MAX_VALUE})));
     }
 
+    /// An op that rounds once gives the same bits from exact operands, ∞ included: `1 / 0`,
+    /// `rsqrt(-0)` and a product past the largest float are compared, as is the NaN of `sqrt(-2)`
+    /// and of anything computed from a NaN both sides share. An ∞ from inexact operands is not.
+    @Test
+    void anInfinityOrNaNFromExactOperandsIsComparedExactly() {
+        var x = Storage.wrap(new float[] {0, -0f, 3e38f, -2, Float.NaN});
+        for (String op : List.of("reciprocal", "rsqrt", "square", "sqrt", "exp")) {
+            double[] bounds = bounds("""
+                    graph(%%0: f32[5]) {
+                      %%1 = %s %%0 : f32[5]
+                      %%2 = const 2.0 : f32[5]
+                      %%3 = mul %%1 %%2 : f32[5]
+                      return %%3
+                    }
+                    """.formatted(op), x);
+            assertTrue(java.util.Arrays.stream(bounds).allMatch(Double::isFinite), op + ": " + java.util.Arrays.toString(bounds));
+        }
+        assertEquals(Double.POSITIVE_INFINITY, bound("""
+                graph(%0: f32[2]) {
+                  %1 = sum %0 axes=[0] : f32[1]
+                  %2 = const 1.0e38 : f32[1]
+                  %3 = mul %1 %2 : f32[1]
+                  return %3
+                }
+                """, Storage.wrap(new float[] {5, 0.1f})), "5.1·1e38 rounds past the largest float from a rounded sum");
+    }
+
+    /// `exp` is not correctly rounded: from exact x its ∞ is certain only where the exact result
+    /// lies beyond its ulps of the largest float. exp(89) is ∞ everywhere; exp(88.72283935546875),
+    /// within an ulp of `Float.MAX_VALUE`, may round either way; `log(0)` is -∞ everywhere.
+    @Test
+    void aTranscendentalsInfinityIsExactOnlyPastItsUlpsOfOverflow() {
+        double[] bounds = bounds("""
+                graph(%0: f32[2]) {
+                  %1 = exp %0 : f32[2]
+                  return %1
+                }
+                """, Storage.wrap(new float[] {89, 88.72283935546875f}));
+        assertEquals(0, bounds[0]);
+        assertEquals(Double.POSITIVE_INFINITY, bounds[1]);
+        assertEquals(0, bound("""
+                graph(%0: f32[1]) {
+                  %1 = log %0 : f32[1]
+                  return %1
+                }
+                """, Storage.wrap(new float[] {0})));
+    }
+
+    /// An ∞ both sides share, added to a value with error, stays that ∞ (a finite value with a
+    /// finite bound is finite everywhere): the sum is compared, and a finite bound demands the same ∞.
+    @Test
+    void aSharedInfinityPlusAnInexactValueIsThatInfinity() {
+        assertTrue(Double.isFinite(bound("""
+                graph(%0: f32[3]) {
+                  %1 = sum %0 axes=[0] : f32[1]
+                  %2 = const -Infinity : f32[1]
+                  %3 = add %1 %2 : f32[1]
+                  return %3
+                }
+                """, Storage.wrap(new float[] {0.1f, 0.2f, 0.3f}))));
+    }
+
     private static double[] bounds(String graph, Storage... inputs) {
         Storage result = Interpreter.run(GraphTolerance.bounds(Parser.parse(graph)), List.of(inputs)).getFirst();
         double[] values = new double[result.size()];
