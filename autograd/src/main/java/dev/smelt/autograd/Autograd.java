@@ -82,8 +82,16 @@ public final class Autograd {
         var nodes = new Nodes(graph);
         var outputs = new ArrayList<Node>();
         if (withValue) outputs.add(loss(graph));
-        outputs.addAll(gradients(graph, differentiable(graph, wrt), nodes));
+        for (Node gradient : gradients(graph, differentiable(graph, wrt), nodes)) outputs.add(fresh(gradient, outputs));
         return traced.withGraph(new Graph(graph.inputs(), outputs));
+    }
+
+    /// A gradient is a new tensor, as in PyTorch, even where it is an argument (`∂(w·x)/∂w` is x)
+    /// or the same node as an earlier output (`∂(w + x)` is ones for both): a copy, which the
+    /// compiler keeps (a reshape to its own shape), so writing into one never changes the other.
+    private static Node fresh(Node gradient, List<Node> earlier) {
+        boolean shared = gradient instanceof Node.Input || earlier.stream().anyMatch(output -> output == gradient);
+        return shared ? new Node.Reshape(gradient, gradient.shape()) : gradient;
     }
 
     /// The backward transform on a graph: `∂output/∂x` for each of `wrt`, where `output` is the

@@ -54,6 +54,26 @@ class ValueAndGradTest {
         assertEquals(List.of(), grad.recompiles());
     }
 
+    /// A gradient that is an argument (`∂Σ(w·x)/∂w` is x) or shares its node with another
+    /// (`∂Σ(w + x)` is ones for both) is still a tensor of its own: reusing the batch's buffer or
+    /// writing into one gradient changes nothing else, as in PyTorch.
+    @Test
+    void aGradientNeverSharesStorageWithAnArgumentOrAnotherGradient() {
+        Tensor w = Tensor.of(new float[] {1, 2}), x = Tensor.of(new float[] {3, 4});
+        var dw = Autograd.grad((a, b) -> a.mul(b).sum(), 0);
+        Tensor first = dw.apply(w, x);
+        x.copyFrom(new float[] {10, 20});
+        Tensor second = dw.apply(w, x);
+        second.set(-1, 0);
+        assertEquals(List.of(3.0, 4.0, 10.0, 20.0), List.of(first.get(0), first.get(1), x.get(0), x.get(1)));
+        var both = Autograd.grad((a, b) -> a.add(b).sum(), 0, 1).applyAll(w, x);
+        both.get(0).set(7, 0);
+        assertEquals(1.0, both.get(1).get(0));
+        var split = Autograd.valueAndGrad((a, b) -> a.mul(b).sum(), 0).apply(w, x);
+        split.gradients().getFirst().set(5, 1);
+        assertEquals(20.0, x.get(1));
+    }
+
     @Test
     void cheapValuesAreRecomputedAndExpensiveOnesSaved() {
         var random = new Random(2);
