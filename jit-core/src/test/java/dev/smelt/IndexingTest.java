@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 
 /// Gather, index select, scatter, index put and slice update: random graphs compiled (scalar and
 /// vector code) against the reference interpreter, the Tensor API eager and compiled against each
@@ -171,6 +172,27 @@ class IndexingTest {
         assertThrows(SmeltException.class, () -> x.sliceUpdate(0, 3, Tensor.ones(2, 3)));
         assertThrows(SmeltException.class, () -> x.indexSelect(0, Tensor.of(new float[] {0})));
         assertThrows(SmeltException.class, () -> x.gather(0, Tensor.of(new int[] {0})));
+    }
+
+    /// No index is in range of an empty axis: every op that indexes one refuses a non-empty index
+    /// where it is called, eagerly and traced (a gather's kernel was refused by the kernel checker
+    /// with a raw error; a scatter into an empty result did no work, so its check went with it).
+    @Test
+    void anIndexIntoAnEmptyAxisIsRefusedEagerlyAndCompiled() {
+        Tensor rows = Tensor.zeros(0, 3), columns = Tensor.zeros(2, 0), one = Tensor.of(new int[] {0}), bad = Tensor.of(new int[] {5, -3}, 2, 1);
+        List<Executable> calls = List.of(
+                () -> rows.indexSelect(0, one),
+                () -> columns.gather(1, Tensor.zeros(DType.I32, 2, 1)),
+                () -> columns.scatter(1, bad, Tensor.ones(2, 1)),
+                () -> columns.scatterAdd(1, bad, Tensor.ones(2, 1)),
+                () -> columns.indexPut(1, Tensor.of(new int[] {7}), Tensor.ones(2, 1)),
+                () -> Jit.compile((t, i) -> t.indexSelect(0, i)).apply(rows, one),
+                () -> Jit.compile((t, i, v) -> t.scatter(1, i, v)).apply(columns, bad, Tensor.ones(2, 1)));
+        for (Executable call : calls) {
+            var error = assertThrows(SmeltException.class, call);
+            assertTrue(error.getMessage().contains("is empty, so no index is in range") && error.getMessage().contains("IndexingTest.java"), error.getMessage());
+        }
+        assertEquals(List.of(0, 3), rows.indexSelect(0, Tensor.zeros(DType.I32, 0)).shape().dims());
     }
 
     @Test

@@ -19,6 +19,7 @@ public final class IndexOps {
     public static Value gather(Value x, int axis, Value index) {
         Ops.nonNull("gather", x, index);
         int a = indexed("gather", x, axis, index, index.shape());
+        requireRoom("gather", x, a, index);
         return Dispatch.apply("gather", List.of(x, index), (b, in) ->
                 b.gather(in.get(0), a, b.indexCheck(in.get(1), new IndexBounds("gather", "index", x.dim(a)))));
     }
@@ -27,6 +28,7 @@ public final class IndexOps {
         Ops.nonNull("indexSelect", x, index);
         int a = axisOf("indexSelect", x, axis);
         requireIndices("indexSelect", index, index.rank() <= 1, "a 1-d");
+        requireRoom("indexSelect", x, a, index);
         Shape shape = x.shape().with(a, index.size());
         return Dispatch.apply("indexSelect", List.of(x, index), (b, in) -> {
             Node checked = b.indexCheck(in.get(1), new IndexBounds("indexSelect", "index", x.dim(a)));
@@ -37,6 +39,7 @@ public final class IndexOps {
     public static Value scatter(String op, Value x, int axis, Value index, Value src, boolean add) {
         Ops.nonNull(op, x, index, src);
         int a = indexed(op, x, axis, index, src.shape());
+        requireRoom(op, x, a, index);
         if (add && x.dtype() == DType.BOOL) throw SmeltException.of(op, "cannot add bool tensors; convert with to(DType.I32) first");
         return Dispatch.apply(op, List.of(x, index, src), (b, in) -> b.scatter(in.get(0), a,
                 b.indexCheck(in.get(1), new IndexBounds(op, "index", x.dim(a))), b.cast(in.get(2), x.dtype()), add));
@@ -46,6 +49,7 @@ public final class IndexOps {
         Ops.nonNull("indexPut", x, index, values);
         int a = axisOf("indexPut", x, axis);
         requireIndices("indexPut", index, index.rank() <= 1, "a 1-d");
+        requireRoom("indexPut", x, a, index);
         Shape shape = x.shape().with(a, index.size());
         return Dispatch.apply("indexPut", List.of(x, index, values), (b, in) -> {
             Node checked = b.indexCheck(in.get(1), new IndexBounds("indexPut", "index", x.dim(a)));
@@ -85,6 +89,15 @@ public final class IndexOps {
             if (d != a && index.dim(d) > x.dim(d))
                 throw SmeltException.of(op, "index %s is larger than the tensor %s on axis %d", index.shape(), x.shape(), d);
         return a;
+    }
+
+    /// No index is in range of an empty axis, so any index there is refused where the op is called:
+    /// its index check would come too late (a gather's kernel cannot be built over an empty
+    /// table, and a scatter into an empty result does no work, so its check was dropped with it).
+    private static void requireRoom(String op, Value x, int axis, Value index) {
+        if (x.dim(axis) == 0 && index.size() > 0)
+            throw SmeltException.of(op, "axis %d of %s%s is empty, so no index is in range; got %d indices %s, expected none",
+                    axis, x.dtype(), x.shape(), index.size(), index.shape());
     }
 
     private static int axisOf(String op, Value x, int axis) {
