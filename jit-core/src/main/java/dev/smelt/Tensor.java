@@ -215,7 +215,7 @@ public final class Tensor implements TensorValues, TensorIndexing, TensorFormats
     public Tensor div(Number other) { return wrap(Ops.binary(BinaryOp.DIV, value, other)); }
     /// `thisᵒᵗʰᵉʳ`, C's `pow` as PyTorch (`pow(x, 0) = 1`, `pow(1, y) = 1`, even for NaN).
     public Tensor pow(Tensor other) { return wrap(Ops.binary(BinaryOp.POW, value, value(other))); }
-    /// `thisᵒᵗʰᵉʳ` for a Java scalar exponent.
+    /// `thisᵒᵗʰᵉʳ` for a Java scalar exponent; an integer tensor refuses a negative one, as PyTorch does.
     public Tensor pow(Number other) { return wrap(Ops.binary(BinaryOp.POW, value, other)); }
     /// The larger of each pair (`torch.maximum`): NaN wins, `-0 < +0`.
     public Tensor maximum(Tensor other) { return wrap(Ops.binary(BinaryOp.MAXIMUM, value, value(other))); }

@@ -100,6 +100,10 @@ class PromotionTest {
         assertTensor(base.pow(Tensor.of(new int[] {4, 3, -5, -3, -1, 0})), DType.I32, shape(6), 81, -8, 1, -1, 0, 1);
         assertTensor(base.pow(2), DType.I32, shape(6), 9, 4, 1, 1, 4, 0);
         assertTensor(base.pow(0.5), DType.F32, shape(6), Math.sqrt(3), Double.NaN, 1, Double.NaN, Math.sqrt(2), 0);
+        // a negative scalar exponent is refused, as PyTorch does; a tensor of them is not (above)
+        var error = org.junit.jupiter.api.Assertions.assertThrows(dev.smelt.ir.SmeltException.class, () -> base.pow(-1));
+        org.junit.jupiter.api.Assertions.assertTrue(error.getMessage().startsWith("pow: integers to negative integer powers are not allowed"), error.getMessage());
+        assertTensor(base.pow(-1.0), DType.F32, shape(6), 1 / 3.0, -0.5, 1, -1, 0.5, Double.POSITIVE_INFINITY);
     }
 
     @Test

@@ -47,7 +47,11 @@ public final class Ops {
         return Dispatch.apply(op.toString(), List.of(a), (b, in) -> {
             Node x = in.getFirst();
             DType dtype = computeType(op, DType.promoteWithScalar(x.dtype(), kind(op.toString(), scalar)));
-            return b.binary(op, b.cast(x, dtype), b.constant(value(op.toString(), scalar, dtype), x.shape(), dtype));
+            double exponent = value(op.toString(), scalar, dtype);
+            // PyTorch refuses these too; a tensor of exponents gives its integer results (2⁻¹ = 0)
+            if (op == BinaryOp.POW && dtype == DType.I32 && exponent < 0)
+                throw SmeltException.of("pow", "integers to negative integer powers are not allowed: %s%s to the power %s; convert to a float first (to(DType.F32))", x.dtype(), x.shape(), scalar);
+            return b.binary(op, b.cast(x, dtype), b.constant(exponent, x.shape(), dtype));
         });
     }
 
