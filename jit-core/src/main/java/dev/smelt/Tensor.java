@@ -116,7 +116,7 @@ public final class Tensor implements TensorValues, TensorIndexing, TensorFormats
     public Tensor transpose(int axis0, int axis1) { return wrap(Views.transpose(value, axis0, axis1)); }
     /// The transpose of a matrix (`transpose(-2, -1)`); needs at least two axes.
     public Tensor t() { return wrap(Views.transpose(value, -2, -1)); }
-    /// Size-1 axes repeated (stride 0), leading axes added: NumPy's `broadcast_to`.
+    /// Size-1 axes repeated (stride 0), leading axes added: NumPy's `broadcast_to`; -1 keeps an axis's size, as in PyTorch.
     public Tensor expand(int... shape) { return wrap(Views.expand(value, shape)); }
     /// The same as [#expand].
     public Tensor broadcastTo(int... shape) { return wrap(Views.expand(value, shape)); }

@@ -94,6 +94,10 @@ class ViewsTest {
         assertTensor(Tensor.scalar(7).broadcastTo(2, 2), DType.F32, shape(2, 2), 7, 7, 7, 7);
         assertTensor(column.broadcastTo(3, 1), DType.F32, shape(3, 1), 1, 2, 3);
         assertTensor(Tensor.ones(1, 3).expand(0, 3), DType.F32, shape(0, 3));
+        assertTensor(column.expand(2, -1, 2), DType.F32, shape(2, 3, 2), 1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3);  // -1 keeps the size
+        assertEquals(Shape.of(3, 4), Jit.compile((Tensor c) -> c.expand(-1, 4)).apply(column).shape());
+        var error = org.junit.jupiter.api.Assertions.assertThrows(dev.smelt.ir.SmeltException.class, () -> column.expand(-1, 3, 1));
+        assertTrue(error.getMessage().startsWith("expand: size -1 (keep) on new leading axis 0"), error.getMessage());
     }
 
     @Test

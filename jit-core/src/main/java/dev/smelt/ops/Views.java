@@ -70,7 +70,7 @@ public final class Views {
 
     public static Value expand(Value x, int[] dims) {
         Ops.nonNull("expand", x, dims);
-        Shape target = Creation.shape("expand", dims);
+        Shape target = Creation.shape("expand", kept(x, dims));
         int extra = target.rank() - x.rank();
         if (extra < 0) throw SmeltException.of("expand", "cannot expand %s to fewer axes %s", x.shape(), target);
         for (int axis = 0; axis < x.rank(); axis++)
@@ -78,6 +78,19 @@ public final class Views {
                 throw SmeltException.of("expand", "cannot expand %s to %s: axis %d has size %d; expected %d or 1", x.shape(), target, axis, x.shape().dim(axis), target.dim(axis + extra));
         if (Dispatch.isRecording(List.of(x))) return record("expand", x, (b, n) -> b.broadcast(n, target));
         return expandConcrete(x, target);
+    }
+
+    /// `dims` with each -1 replaced by x's size on that axis (PyTorch's "keep this size"); a -1 on a
+    /// new leading axis has no size to keep.
+    private static int[] kept(Value x, int[] dims) {
+        int[] sizes = dims.clone();
+        int extra = dims.length - x.rank();
+        for (int i = 0; i < sizes.length; i++) {
+            if (sizes[i] != -1) continue;
+            if (i < extra) throw SmeltException.of("expand", "size -1 (keep) on new leading axis %d of %s; expected a size", i, Arrays.toString(dims));
+            sizes[i] = x.shape().dim(i - extra);
+        }
+        return sizes;
     }
 
     /// The eager half of [#expand], for a concrete `x` and a `target` it broadcasts to: a view
