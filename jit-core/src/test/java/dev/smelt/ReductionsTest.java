@@ -124,6 +124,14 @@ class ReductionsTest {
         assertTensor(x.argmin(), DType.I32, shape(), 4);
         assertTensor(Tensor.scalar(3).argmax(), DType.I32, shape(), 0);
         assertTensor(Tensor.scalar(3).argmin(0), DType.I32, shape(), 0);
+        // a 0-d tensor's axis 0 or -1 is accepted as PyTorch accepts it, and reduces nothing
+        Tensor three = Tensor.scalar(3);
+        assertTensor(three.sum(0), DType.F32, shape(), 3);
+        assertTensor(three.max(-1), DType.F32, shape(), 3);
+        assertTensor(three.logsumexp(0), DType.F32, shape(), 3);
+        assertTensor(three.squeeze(0), DType.F32, shape(), 3);
+        assertTensor(Jit.compile((Tensor t) -> t.sum(0)).apply(three), DType.F32, shape(), 3);
+        org.junit.jupiter.api.Assertions.assertThrows(dev.smelt.ir.SmeltException.class, () -> three.sum(1));
         assertTensor(Tensor.of(new boolean[] {false, true, true}).argmax(), DType.I32, shape(), 1);
     }
 
