@@ -6,7 +6,6 @@ import dev.smelt.Tensor;
 import dev.smelt.WeightFormat;
 import dev.smelt.ir.SmeltException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -14,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -45,7 +45,8 @@ public record Llama2Checkpoint(Llama2Config config, Tensor tokenEmbedding, List<
     public record Layer(Tensor rmsAttention, Tensor wq, Tensor wk, Tensor wv, Tensor wo, Tensor rmsFeedForward, Tensor w1, Tensor w2, Tensor w3) {}
 
     /// Reads `file`, memory-mapped: its size must be what the header implies, else a
-    /// [SmeltException] says what it is and what was expected, and nothing is returned.
+    /// [SmeltException] says what it is and what was expected, and nothing is returned. A file that
+    /// cannot be read is a [SmeltException] too, naming it and the reason.
     public static Llama2Checkpoint read(Path file) { return read(file, WeightFormat.F32); }
 
     /// Reads `file` as [#read(Path)] does, converting each weight matrix the model multiplies by
@@ -54,6 +55,8 @@ public record Llama2Checkpoint(Llama2Config config, Tensor tokenEmbedding, List<
     /// classifier becomes a converted copy of the embedding.
     public static Llama2Checkpoint read(Path file, WeightFormat format) {
         if (format == null) throw SmeltException.of("llama2.c checkpoint", "the weight format is null; expected F32, BF16 or INT8");
+        // A directory opens, and its size is a block's, so only the map would fail, as "No such device".
+        if (Files.isDirectory(file)) throw SmeltException.of("llama2.c checkpoint", "%s: is a directory", file);
         try (var channel = FileChannel.open(file, StandardOpenOption.READ); var arena = Arena.ofConfined()) {
             long size = channel.size();
             if (size < Llama2Config.HEADER_BYTES)
@@ -65,7 +68,7 @@ public record Llama2Checkpoint(Llama2Config config, Tensor tokenEmbedding, List<
                         size < config.fileBytes() ? ": truncated" : ": extra bytes at the end");
             return new Reader(mapped, config, format).checkpoint();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file, e);
+            throw failure("llama2.c checkpoint", file, e);
         }
     }
 
@@ -84,8 +87,16 @@ public record Llama2Checkpoint(Llama2Config config, Tensor tokenEmbedding, List<
             writeRope(channel, config);
             if (!config.sharedClassifier()) writeRandom(channel, generator, (long) config.vocab() * dim);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + file, e);
+            throw failure("llama2.c checkpoint", file, e);
         }
+    }
+
+    /// An I/O error on `file` as `op`'s error, worded as `SafeTensors` and `Npy` word theirs.
+    static SmeltException failure(String op, Path file, IOException cause) {
+        String detail = cause instanceof NoSuchFileException ? "no such file or directory" : cause.toString();
+        var error = SmeltException.of(op, "%s: %s", file, detail);
+        error.initCause(cause);
+        return error;
     }
 
     // Tensors read in file order from the mapped segment (copied into the heap: Smelt's storage is arrays).

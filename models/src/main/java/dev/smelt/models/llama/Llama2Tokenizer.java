@@ -4,7 +4,6 @@ package dev.smelt.models.llama;
 import dev.smelt.ir.SmeltException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -49,7 +48,7 @@ public final class Llama2Tokenizer {
         try {
             bytes = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file, e);
+            throw Llama2Checkpoint.failure("llama2.c tokenizer", file, e);
         }
         var pieces = new ArrayList<byte[]>();
         float[] scores = new float[vocab];
@@ -82,7 +81,7 @@ public final class Llama2Tokenizer {
         try {
             Files.write(file, out.toByteArray());
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + file, e);
+            throw Llama2Checkpoint.failure("llama2.c tokenizer", file, e);
         }
     }
 

@@ -124,6 +124,20 @@ class Llama2FilesTest {
         assertThrows(SmeltException.class, () -> tokenizer.decode(0, tokenizer.size()));
     }
 
+    @Test
+    void unreadableFilesNameThePathAndTheReason() throws IOException {
+        Path missing = directory.resolve("missing.bin");
+        var e = assertThrows(SmeltException.class, () -> Llama2Checkpoint.read(missing));
+        assertTrue(e.getMessage().contains(missing + ": no such file or directory"), e.getMessage());
+        e = assertThrows(SmeltException.class, () -> Llama2Tokenizer.read(missing, 10));
+        assertTrue(e.getMessage().contains(missing + ": no such file or directory"), e.getMessage());
+        Path folder = Files.createDirectories(directory.resolve("folder"));
+        e = assertThrows(SmeltException.class, () -> Llama2Checkpoint.read(folder));
+        assertTrue(e.getMessage().contains(folder + ": is a directory"), e.getMessage());
+        e = assertThrows(SmeltException.class, () -> Llama2Tokenizer.read(folder, 10));
+        assertTrue(e.getMessage().contains(folder + ": java.io.IOException: Is a directory"), e.getMessage());
+    }
+
     private long expect(ByteBuffer raw, long at, float[] values, int count) {
         assertEquals(count, values.length);
         for (int i = 0; i < count; i++) assertEquals(raw.getFloat((int) at + 4 * i), values[i], "float " + i + " at byte " + at);
