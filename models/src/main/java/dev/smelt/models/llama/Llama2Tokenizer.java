@@ -42,31 +42,43 @@ public final class Llama2Tokenizer {
         this.maxTokenLength = longest;
     }
 
-    /// Reads `vocab` tokens from `file`; a truncated file or a negative length is a [SmeltException].
+    /// Reads `vocab` tokens from `file`. A file that cannot be read, is truncated or declares a
+    /// length outside 0 to its maximum is a [SmeltException] naming the file (and the token).
     public static Llama2Tokenizer read(Path file, int vocab) {
+        if (vocab <= 0) throw SmeltException.of("llama2.c tokenizer", "%s: the vocabulary size %d must be positive", file, vocab);
         ByteBuffer bytes;
         try {
             bytes = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
         } catch (IOException e) {
             throw Llama2Checkpoint.failure("llama2.c tokenizer", file, e);
         }
+        // Each token takes 8 bytes or more: a count the file cannot hold is refused before its scores are allocated.
+        if ((bytes.remaining() - Integer.BYTES) / 8 < vocab)
+            throw SmeltException.of("llama2.c tokenizer", "%s is truncated: its %d bytes cannot hold %d tokens (a 4-byte header, then 8 bytes or more each)", file, bytes.capacity(), vocab);
         var pieces = new ArrayList<byte[]>();
         float[] scores = new float[vocab];
         try {
             int maxLength = bytes.getInt();
             for (int id = 0; id < vocab; id++) {
                 scores[id] = bytes.getFloat();
-                int length = bytes.getInt();
-                if (length < 0 || length > maxLength)
-                    throw SmeltException.of("llama2.c tokenizer", "%s: token %d has length %d; expected 0..%d (the file's maximum)", file, id, length, maxLength);
-                byte[] piece = new byte[length];
-                bytes.get(piece);
-                pieces.add(piece);
+                pieces.add(piece(file, bytes, id, maxLength));
             }
         } catch (BufferUnderflowException e) {
             throw SmeltException.of("llama2.c tokenizer", "%s is truncated: it holds %d of the %d tokens", file, pieces.size(), vocab);
         }
         return new Llama2Tokenizer(pieces, scores);
+    }
+
+    // Token `id`'s bytes, their length checked against what the file has left before they are allocated.
+    private static byte[] piece(Path file, ByteBuffer bytes, int id, int maxLength) {
+        int length = bytes.getInt();
+        if (length < 0 || length > maxLength)
+            throw SmeltException.of("llama2.c tokenizer", "%s: token %d has length %d; expected 0..%d (the file's maximum)", file, id, length, maxLength);
+        if (length > bytes.remaining())
+            throw SmeltException.of("llama2.c tokenizer", "%s is truncated: token %d has length %d, but %d bytes remain", file, id, length, bytes.remaining());
+        byte[] piece = new byte[length];
+        bytes.get(piece);
+        return piece;
     }
 
     /// Writes this tokenizer in llama2.c's format.

@@ -124,6 +124,15 @@ class Llama2FilesTest {
         assertThrows(SmeltException.class, () -> tokenizer.decode(0, tokenizer.size()));
     }
 
+    /// A length or a token count the file cannot hold is refused before anything that size is allocated.
+    @Test
+    void impossibleTokenizerLengthsAreRefusedBeforeAllocating() throws IOException {
+        Path huge = write("t-huge.bin", ByteBuffer.allocate(12).order(ByteOrder.LITTLE_ENDIAN).putInt(Integer.MAX_VALUE).putFloat(0).putInt(Integer.MAX_VALUE).array());
+        assertTokenizerMessage(huge, 1, huge + " is truncated: token 0 has length 2147483647");
+        assertTokenizerMessage(huge, Integer.MAX_VALUE, huge + " is truncated");
+        for (int vocab : new int[] {0, -1}) assertTokenizerMessage(huge, vocab, "vocabulary size " + vocab);
+    }
+
     @Test
     void unreadableFilesNameThePathAndTheReason() throws IOException {
         Path missing = directory.resolve("missing.bin");
@@ -136,6 +145,11 @@ class Llama2FilesTest {
         assertTrue(e.getMessage().contains(folder + ": is a directory"), e.getMessage());
         e = assertThrows(SmeltException.class, () -> Llama2Tokenizer.read(folder, 10));
         assertTrue(e.getMessage().contains(folder + ": java.io.IOException: Is a directory"), e.getMessage());
+    }
+
+    private static void assertTokenizerMessage(Path file, int vocab, String part) {
+        var e = assertThrows(SmeltException.class, () -> Llama2Tokenizer.read(file, vocab));
+        assertTrue(e.getMessage().contains(part), e.getMessage());
     }
 
     private long expect(ByteBuffer raw, long at, float[] values, int count) {
