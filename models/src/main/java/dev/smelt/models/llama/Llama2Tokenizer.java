@@ -114,7 +114,8 @@ public final class Llama2Tokenizer {
 
     /// llama2.c's `encode`: a space in front of non-empty text, each UTF-8 character as its token
     /// (or its bytes' tokens), then repeatedly the adjacent pair whose concatenation is the
-    /// highest-scoring token merged, until no pair is a token.
+    /// highest-scoring token merged, until no pair is a token. An unpaired surrogate, or a character
+    /// with no token when the vocabulary has no byte tokens (fewer than 259), is a [SmeltException].
     public int[] encode(String text, boolean bos, boolean eos) {
         var tokens = new ArrayList<Integer>();
         if (bos) tokens.add(BOS);
@@ -122,12 +123,30 @@ public final class Llama2Tokenizer {
             Integer space = ids.get(" ");
             if (space != null) tokens.add(space);
         }
-        text.codePoints().forEach(codePoint -> {
-            byte[] bytes = new String(Character.toChars(codePoint)).getBytes(StandardCharsets.UTF_8);
-            Integer id = ids.get(key(bytes));
-            if (id != null) tokens.add(id);
-            else for (byte b : bytes) tokens.add((b & 0xFF) + BYTE_TOKENS);
-        });
+        for (int at = 0; at < text.length(); at += Character.charCount(text.codePointAt(at))) addCharacter(tokens, text, at);
+        merge(tokens);
+        if (eos) tokens.add(EOS);
+        return tokens.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    // The character at `at` as its token, or its UTF-8 bytes as theirs (ids 3–258, which run.c
+    // assumes every vocabulary has).
+    private void addCharacter(List<Integer> tokens, String text, int at) {
+        int codePoint = text.codePointAt(at);
+        // UTF-8 has no encoding for a lone surrogate: String.getBytes would write '?' in its place.
+        if (Character.getType(codePoint) == Character.SURROGATE)
+            throw SmeltException.of("llama2.c tokenizer", "the text has an unpaired surrogate at index %d (\\u%04X); it is not Unicode", at, codePoint);
+        byte[] bytes = new String(Character.toChars(codePoint)).getBytes(StandardCharsets.UTF_8);
+        Integer id = ids.get(key(bytes));
+        if (id != null) tokens.add(id);
+        else if (pieces.length < BYTE_TOKENS + 256)
+            throw SmeltException.of("llama2.c tokenizer", "character U+%04X '%s' at index %d has no token, and the vocabulary of %d has no byte-fallback pieces (ids 3–258) to spell its bytes",
+                    codePoint, Character.toString(codePoint), at, pieces.length);
+        else for (byte b : bytes) tokens.add((b & 0xFF) + BYTE_TOKENS);
+    }
+
+    // Merges the best-scoring adjacent pair until no pair is a token.
+    private void merge(List<Integer> tokens) {
         while (true) {
             float best = Float.NEGATIVE_INFINITY;
             int bestId = -1, bestAt = -1;
@@ -139,12 +158,10 @@ public final class Llama2Tokenizer {
                     bestAt = i;
                 }
             }
-            if (bestAt < 0) break;
+            if (bestAt < 0) return;
             tokens.set(bestAt, bestId);
             tokens.remove(bestAt + 1);
         }
-        if (eos) tokens.add(EOS);
-        return tokens.stream().mapToInt(Integer::intValue).toArray();
     }
 
     /// llama2.c's `decode`: the token's bytes, without the leading space after BOS, and `<0xXX>` as

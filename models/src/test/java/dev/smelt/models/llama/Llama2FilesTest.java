@@ -13,8 +13,10 @@ import dev.smelt.ir.SmeltException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -131,6 +133,32 @@ class Llama2FilesTest {
         assertTokenizerMessage(huge, 1, huge + " is truncated: token 0 has length 2147483647");
         assertTokenizerMessage(huge, Integer.MAX_VALUE, huge + " is truncated");
         for (int vocab : new int[] {0, -1}) assertTokenizerMessage(huge, vocab, "vocabulary size " + vocab);
+    }
+
+    /// run.c assumes the 256 byte pieces at ids 3–258; a smaller vocabulary cannot spell what its
+    /// pieces do not cover.
+    @Test
+    void byteFallbackNeedsTheBytePieces() {
+        var pieces = new ArrayList<byte[]>();
+        for (String piece : List.of("<unk>", "<s>", "</s>", " ", "a", "b", "ab")) pieces.add(piece.getBytes(StandardCharsets.UTF_8));
+        var small = new Llama2Tokenizer(pieces, new float[] {0, 0, 0, 0, 0, 0, 1});
+        assertArrayEquals(new int[] {Llama2Tokenizer.BOS, 3, 6}, small.encode("ab", true, false));
+        var e = assertThrows(SmeltException.class, () -> small.encode("abz", true, false));
+        assertTrue(e.getMessage().contains("'z' at index 2") && e.getMessage().contains("no byte-fallback pieces"), e.getMessage());
+    }
+
+    /// Java strings may hold a lone surrogate, which UTF-8 would turn into '?'.
+    @Test
+    void unpairedSurrogatesAreRefused() {
+        var tokenizer = Llama2Tokenizer.toy(List.of());
+        assertEquals("x😀y", tokenizer.decode(tokenizer.encode("x😀y", false, false)));
+        String[] texts = {"x\ud800y", "xy\udc00", "\udc00\ud800"}; // a high surrogate alone, a low one alone, a pair reversed
+        int[] indexes = {1, 2, 0};
+        for (int i = 0; i < texts.length; i++) {
+            String text = texts[i];
+            var e = assertThrows(SmeltException.class, () -> tokenizer.encode(text, true, false));
+            assertTrue(e.getMessage().contains("unpaired surrogate at index " + indexes[i]), e.getMessage());
+        }
     }
 
     @Test
