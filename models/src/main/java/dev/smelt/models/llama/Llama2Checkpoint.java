@@ -62,7 +62,7 @@ public record Llama2Checkpoint(Llama2Config config, Tensor tokenEmbedding, List<
             if (size < Llama2Config.HEADER_BYTES)
                 throw SmeltException.of("llama2.c checkpoint", "%s has %d bytes, fewer than the %d of the header", file, size, Llama2Config.HEADER_BYTES);
             MemorySegment mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
-            Llama2Config config = Llama2Config.parse(mapped.asSlice(0, Llama2Config.HEADER_BYTES).asByteBuffer());
+            Llama2Config config = Llama2Config.parse(file, mapped.asSlice(0, Llama2Config.HEADER_BYTES).asByteBuffer());
             if (size != config.fileBytes())
                 throw SmeltException.of("llama2.c checkpoint", "%s has %d bytes, but its header (%s) needs %d%s", file, size, config, config.fileBytes(),
                         size < config.fileBytes() ? ": truncated" : ": extra bytes at the end");

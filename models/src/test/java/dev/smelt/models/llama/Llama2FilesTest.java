@@ -175,6 +175,31 @@ class Llama2FilesTest {
         assertTrue(e.getMessage().contains(folder + ": java.io.IOException: Is a directory"), e.getMessage());
     }
 
+    /// Sizes whose byte count overflows a long: wrapped round, it once matched the file's size.
+    @Test
+    void overflowingHeadersAreRefused() throws IOException {
+        // hidden_dim 1431655762 makes a layer 2^33 floats; 2^29 layers of them, 4 bytes each, wrap round to 24 bytes after the header
+        Path wraps = write("wraps.bin", header(24, 2, 1431655762, 1 << 29, 1, 1, 1, 1));
+        assertMessage("more than", wraps);
+        assertMessage("hidden_dim 1431655762", wraps);
+        assertMessage("n_layers 1073741824", write("huge.bin", header(24, 1 << 30, 1 << 30, 1 << 30, 2, 2, 32000, 1 << 30)));
+        assertThrows(SmeltException.class, () -> new Llama2Config(1 << 30, 1 << 30, 1 << 30, 2, 2, 32000, 1 << 30, true));
+    }
+
+    /// export.py's version 1 and 2 files start with the magic "ak42" and their version.
+    @Test
+    void newerExportsAreRefused() throws IOException {
+        Path file = write("v2.bin", header(4000, 0x616b3432, 2, 16, 32, 2, 4, 2));
+        assertMessage("version 2", file);
+        assertMessage("only the legacy version-0 format", file);
+    }
+
+    private static byte[] header(int extra, int... values) {
+        var buffer = ByteBuffer.allocate(values.length * 4 + extra).order(ByteOrder.LITTLE_ENDIAN);
+        for (int value : values) buffer.putInt(value);
+        return buffer.array();
+    }
+
     private static void assertTokenizerMessage(Path file, int vocab, String part) {
         var e = assertThrows(SmeltException.class, () -> Llama2Tokenizer.read(file, vocab));
         assertTrue(e.getMessage().contains(part), e.getMessage());
@@ -192,6 +217,6 @@ class Llama2FilesTest {
 
     private static void assertMessage(String part, Path file) {
         var e = assertThrows(SmeltException.class, () -> Llama2Checkpoint.read(file));
-        assertTrue(e.getMessage().contains(part), e.getMessage());
+        assertTrue(e.getMessage().contains(part) && e.getMessage().contains(file.toString()), e.getMessage());
     }
 }
