@@ -9,6 +9,10 @@ import java.util.Arrays;
 /// with `0 < topP < 1`, nucleus sampling from the smallest set of most likely tokens whose
 /// probabilities add up past `topP`. Draws come from llama2.c's xorshift generator seeded with
 /// `seed`, so a run with the same seed samples the same tokens as `run.c` given equal logits.
+/// Where run.c's arithmetic breaks down, the softmax is its limit: when the largest logit is
+/// infinite (a `+inf` logit, every logit `-inf`) or so large against the temperature that the
+/// quotient overflows, the tokens at the largest logit share the mass, so a tiny temperature samples
+/// greedily. A NaN logit is a [SmeltException]: the model is broken, and a token would hide it.
 /// Runs in plain Java on the host, as llama2.c does: over 32,000 logits it costs microseconds
 /// beside the model's milliseconds. Not thread-safe (it advances its generator).
 public final class Llama2Sampler {
@@ -28,6 +32,8 @@ public final class Llama2Sampler {
     /// The next token for `logits` (one position's, over the vocabulary).
     public int sample(float[] logits) {
         if (logits == null || logits.length == 0) throw SmeltException.of("Llama2Sampler.sample", "no logits");
+        for (int i = 0; i < logits.length; i++)
+            if (Float.isNaN(logits[i])) throw SmeltException.of("Llama2Sampler.sample", "logit %d is NaN (of %d); the model produced it", i, logits.length);
         if (temperature == 0) return argmax(logits);
         double[] probabilities = softmax(logits, temperature);
         double coin = randomFloat();
@@ -40,25 +46,37 @@ public final class Llama2Sampler {
         return best;
     }
 
+    // exp(logit / temperature - max), normalised. Where max is infinite, exp(∞ - ∞) is NaN and the
+    // limit stands in: the tokens at the largest logit share the mass. A logit below it by d would
+    // get exp(-d / temperature) of a share, and d / temperature overflows too (d is an ulp or more).
     private static double[] softmax(float[] logits, double temperature) {
-        double max = Double.NEGATIVE_INFINITY, sum = 0;
-        for (float logit : logits) max = Math.max(max, logit / temperature);
+        float largest = logits[argmax(logits)];
+        double max = largest / temperature, sum = 0;
+        boolean limit = Double.isInfinite(max);
         double[] probabilities = new double[logits.length];
-        for (int i = 0; i < logits.length; i++) sum += probabilities[i] = Math.exp(logits[i] / temperature - max);
+        for (int i = 0; i < logits.length; i++)
+            sum += probabilities[i] = limit ? (logits[i] == largest ? 1 : 0) : Math.exp(logits[i] / temperature - max);
         for (int i = 0; i < logits.length; i++) probabilities[i] /= sum;
         return probabilities;
     }
 
-    private static int fromDistribution(double[] probabilities, double coin) {
+    static int fromDistribution(double[] probabilities, double coin) {
         double cumulative = 0;
-        for (int i = 0; i < probabilities.length; i++) if (coin < (cumulative += probabilities[i])) return i;
-        return probabilities.length - 1; // rounding left the sum short of the coin
+        int last = 0;
+        for (int i = 0; i < probabilities.length; i++) {
+            if (probabilities[i] == 0) continue;
+            last = i;
+            if (coin < (cumulative += probabilities[i])) return i;
+        }
+        return last; // rounding left the sum short of the coin: the last token that can be drawn
     }
 
     // llama2.c's sample_topp: tokens below (1 - topP) / (n - 1) cannot be in the nucleus, so only
     // the others are sorted, by descending probability (ties by index, as a stable sort leaves them).
+    // That bound can exceed the largest probability (one token, or a flat distribution under a
+    // small topP), where run.c reads before its array: the most likely token always stays.
     private static int fromNucleus(double[] probabilities, double topP, double coin) {
-        double cutoff = (1 - topP) / (probabilities.length - 1);
+        double cutoff = Math.min((1 - topP) / (probabilities.length - 1), Arrays.stream(probabilities).max().getAsDouble());
         Integer[] candidates = java.util.stream.IntStream.range(0, probabilities.length).filter(i -> probabilities[i] >= cutoff).boxed().toArray(Integer[]::new);
         Arrays.sort(candidates, (a, b) -> Double.compare(probabilities[b], probabilities[a]));
         int last = candidates.length - 1;

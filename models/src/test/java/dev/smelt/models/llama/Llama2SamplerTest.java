@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.ir.SmeltException;
+import java.util.HashSet;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /// The sampler against llama2.c's `sample`: greedy takes the first maximum, draws follow run.c's
@@ -46,6 +48,45 @@ class Llama2SamplerTest {
             int token = sampler.sample(logits);
             assertTrue(token == 0 || token == 1, "token " + token + " is outside the 0.8 nucleus");
         }
+    }
+
+    /// Inputs on which run.c reads before its arrays or returns the last token whatever the draw.
+    @Test
+    void degenerateLogitsStillGiveAToken() {
+        for (double topP : new double[] {0.9, 1, 0}) {
+            String settings = "top-p " + topP;
+            assertEquals(0, new Llama2Sampler(1, topP, 5).sample(new float[] {3}), settings);
+            assertEquals(1, new Llama2Sampler(1, topP, 5).sample(new float[] {1, Float.POSITIVE_INFINITY, 2}), settings);
+            assertEquals(1, new Llama2Sampler(1e-310, topP, 5).sample(new float[] {0.5f, 2, 1}), settings); // logits / temperature overflow: greedy
+            assertEquals(0, new Llama2Sampler(1e-310, topP, 5).sample(new float[] {-0.5f, -2, -1}), settings);
+            float infinity = Float.POSITIVE_INFINITY;
+            assertEquals(Set.of(0, 2), drawn(new Llama2Sampler(1, topP, 5), infinity, 0, infinity), settings + ": the infinite logits share the mass");
+            assertEquals(Set.of(0, 1, 2), drawn(new Llama2Sampler(1, topP, 5), -infinity, -infinity, -infinity), settings + ": nothing finite, every token alike");
+        }
+        assertEquals(0, new Llama2Sampler(1, 0.01, 5).sample(new float[] {0, 0})); // llama2.c's cutoff 0.99 keeps neither; the nucleus is the first
+    }
+
+    private static Set<Integer> drawn(Llama2Sampler sampler, float... logits) {
+        var tokens = new HashSet<Integer>();
+        for (int i = 0; i < 200; i++) tokens.add(sampler.sample(logits));
+        return tokens;
+    }
+
+    /// A model that produces NaN is broken; a token drawn from it would hide that.
+    @Test
+    void aNaNLogitIsAnError() {
+        for (double temperature : new double[] {0, 1})
+            for (double topP : new double[] {0.9, 1}) {
+                var e = assertThrows(SmeltException.class, () -> new Llama2Sampler(temperature, topP, 5).sample(new float[] {1, Float.NaN, 2}));
+                assertTrue(e.getMessage().contains("logit 1 is NaN"), e.getMessage());
+            }
+    }
+
+    /// When rounding leaves the sum of the probabilities below the draw, the draw goes to the last
+    /// token that can be drawn, not to the last token.
+    @Test
+    void aDrawPastTheSumTakesTheLastPossibleToken() {
+        assertEquals(1, Llama2Sampler.fromDistribution(new double[] {0.5, 0.4999, 0, 0}, 0.99995));
     }
 
     @Test
