@@ -66,9 +66,10 @@ public final class Llama2 {
         if (sampler == null || onToken == null || steps < 0) throw SmeltException.of("Llama2.generate", "need a sampler, a consumer and steps ≥ 0, got %s, %s, %d", sampler, onToken, steps);
         var session = session();
         float[] logits = session.prefill(prompt);
-        int[] generated = new int[steps];
+        // As run.c clamps steps to seq_len: one token per position after the prompt's, and one after the last.
+        int[] generated = new int[Math.min(steps, config().seqLen() - session.length() + 1)];
         int count = 0;
-        while (count < steps) {
+        while (count < generated.length) {
             int token = sampler.sample(logits);
             if (token == Llama2Tokenizer.BOS) break;
             generated[count++] = token;

@@ -97,4 +97,15 @@ class Llama2SessionTest {
         assertTrue(generated.length == 10 || model.next(sequence.stream().mapToInt(Integer::intValue).toArray()) == Llama2Tokenizer.BOS);
         assertArrayEquals(generated, model.generate(prompt, 10, new Llama2Sampler(0, 0.9, 2), token -> {}));
     }
+
+    /// As run.c clamps its steps to seq_len: no more can come than the context holds.
+    @Test
+    void generationStopsAtTheContextWhateverTheSteps() {
+        var config = new Llama2Config(16, 32, 1, 2, 2, 20, 8, true);
+        var model = new Llama2(checkpoint(config, 4));
+        int[] prompt = {1, 5, 9};
+        int[] generated = model.generate(prompt, Integer.MAX_VALUE, new Llama2Sampler(1, 0.9, 3), token -> {});
+        assertTrue(generated.length <= config.seqLen() - prompt.length + 1, "generated " + generated.length);
+        assertArrayEquals(generated, model.generate(prompt, 1000, new Llama2Sampler(1, 0.9, 3), token -> {}));
+    }
 }
