@@ -6,7 +6,9 @@ import dev.smelt.ir.SmeltException;
 import dev.smelt.trace.Tracer;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -15,13 +17,24 @@ import java.util.stream.Collectors;
 /// original body on the instance. The generated subclass hands every call of such a method here.
 final class CompiledMethods implements SubclassEmitter.MethodCalls {
     private final MethodClass type;
-    private final Compiled[] compiled;
+    private volatile Compiled[] compiled;
     private volatile Object self;
+    /// The model's tensor fields that can be given another tensor, and what they held when a
+    /// method was last traced. A trace captures the tensor a field holds, so after `this.w =
+    /// w.sub(step)` the methods trace again at their next call rather than run on the old tensor.
+    private final List<Field> tensorFields;
+    private volatile Tensor[] seen;
 
     CompiledMethods(MethodClass type) {
         this.type = type;
-        this.compiled = new Compiled[type.methods().size()];
-        for (int i = 0; i < compiled.length; i++) compiled[i] = compiled(i);
+        this.compiled = fresh();
+        this.tensorFields = tensorFields(type.model());
+    }
+
+    private Compiled[] fresh() {
+        var functions = new Compiled[type.methods().size()];
+        for (int i = 0; i < functions.length; i++) functions[i] = compiled(i);
+        return functions;
     }
 
     /// A new instance of `type`'s subclass, built by the constructor that takes `arguments`.
@@ -69,7 +82,41 @@ final class CompiledMethods implements SubclassEmitter.MethodCalls {
         for (int i = 0; i < arguments.length; i++)
             if (arguments[i] == null) throw SmeltException.of(compiled[method].name(), "argument %d is null", i);
         if (Tracer.CURRENT.isBound()) return trace(compiled[method].name(), type.originals().get(method), Arrays.asList(arguments)); // called while tracing another method: inline it
+        if (reassigned()) retrace();
         return compiled[method].call(Arrays.asList(arguments)).getFirst();
+    }
+
+    private boolean reassigned() {
+        Tensor[] before = seen;
+        if (before == null) return false;
+        for (int i = 0; i < before.length; i++)
+            if (read(tensorFields.get(i)) != before[i]) return true;
+        return false;
+    }
+
+    private synchronized void retrace() {
+        if (!reassigned()) return;
+        seen = null;
+        compiled = fresh();
+    }
+
+    // Non-static, non-final fields of type Tensor, up the class hierarchy; those a package closed
+    // to Smelt keeps unreadable are left out (README: update those in place).
+    private static List<Field> tensorFields(Class<?> model) {
+        var fields = new java.util.ArrayList<Field>();
+        for (Class<?> c = model; c != null && c != Object.class; c = c.getSuperclass())
+            for (Field field : c.getDeclaredFields())
+                if (field.getType() == Tensor.class && !Modifier.isStatic(field.getModifiers()) && !Modifier.isFinal(field.getModifiers()) && field.trySetAccessible())
+                    fields.add(field);
+        return List.copyOf(fields);
+    }
+
+    private Object read(Field field) {
+        try {
+            return field.get(self);
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(e); // made accessible above
+        }
     }
 
     private Compiled compiled(int index) {
@@ -104,6 +151,9 @@ final class CompiledMethods implements SubclassEmitter.MethodCalls {
             throw SmeltException.of(name, "threw %s while being traced", e);
         }
         if (result == null) throw SmeltException.of(name, "returned null; a compiled method must return a tensor");
+        var now = new Tensor[tensorFields.size()];
+        for (int i = 0; i < now.length; i++) now[i] = (Tensor) read(tensorFields.get(i));
+        seen = now;
         return (Tensor) result;
     }
 

@@ -127,6 +127,35 @@ class CompileMethodsTest {
         assertEquals(1, model.traces.get());
     }
 
+    /// A model whose update gives its field a new tensor, as hand-written SGD often does.
+    static class Reassigned {
+        Tensor weight = Tensor.ones(3);
+        final AtomicInteger traces = new AtomicInteger();
+
+        @Compile
+        public Tensor forward(Tensor x) {
+            traces.incrementAndGet();
+            return x.mul(weight);
+        }
+    }
+
+    /// A trace captures the tensor a field holds, so a field given another tensor makes the next
+    /// call trace again, as eager code would read the new one; an untouched field traces once.
+    @Test
+    void aTensorFieldGivenAnotherTensorIsReadByTheNextCall() {
+        var model = Jit.instance(Reassigned.class);
+        var x = Tensor.of(new float[] {1, 2, 3});
+        assertArrayEquals(new float[] {1, 2, 3}, model.forward(x).toFloatArray());
+        assertArrayEquals(new float[] {1, 2, 3}, model.forward(x).toFloatArray());
+        assertEquals(1, model.traces.get());
+        model.weight = model.weight.mul(5);
+        assertArrayEquals(new float[] {5, 10, 15}, model.forward(x).toFloatArray());
+        model.weight = Tensor.full(2.0, 1);  // another shape: broadcast
+        assertArrayEquals(new float[] {2, 4, 6}, model.forward(x).toFloatArray());
+        assertArrayEquals(new float[] {2, 4, 6}, model.forward(x).toFloatArray());
+        assertEquals(3, model.traces.get());
+    }
+
     @Test
     void interfaceDefaultMethodsCompile() {
         Residual residual = Jit.instance(Residual.class);
