@@ -101,6 +101,11 @@ class AttentionTest {
         assertThrows(SmeltException.class, () -> Tensor.scaledDotProductAttention(q, Tensor.ones(2, 3, 5, 8), Tensor.ones(2, 3, 4, 6), false));
         assertThrows(SmeltException.class, () -> Tensor.scaledDotProductAttention(q, q, q, Tensor.ones(4, 4), true, 1));
         assertThrows(SmeltException.class, () -> Tensor.scaledDotProductAttention(q, q, q, Tensor.ones(3, 4), false, 1));
+        // a 0/1 i32 "keep" mask, or an additive one of another dtype, is refused as PyTorch refuses it
+        for (Tensor mask : java.util.List.of(Tensor.ones(dev.smelt.ir.DType.I32, 4, 4), Tensor.zeros(dev.smelt.ir.DType.F64, 4, 4))) {
+            var wrongType = assertThrows(SmeltException.class, () -> Tensor.scaledDotProductAttention(q, q, q, mask, false, 1));
+            assertTrue(wrongType.getMessage().contains("expected bool (true keeps a key) or an additive mask of the scores' dtype f32"), wrongType.getMessage());
+        }
     }
 
     static float[] reference(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale, int group) {

@@ -37,6 +37,10 @@ public final class Attention {
             scores = Ops.binary(BinaryOp.ADD, scores, Masks.keep("triu", Creation.full(scores.dtype(), Double.NEGATIVE_INFINITY, tokens, sources), 1, false));
         if (mask != null) {
             Builder.broadcastShapes(op, mask.shape(), scores.shape());
+            // as PyTorch: an i32 0/1 "keep" mask would be added to the scores and mask nothing
+            if (mask.dtype() != DType.BOOL && mask.dtype() != scores.dtype())
+                throw SmeltException.of(op, "the mask is %s%s; expected bool (true keeps a key) or an additive mask of the scores' dtype %s",
+                        mask.dtype(), mask.shape(), scores.dtype());
             scores = mask.dtype() == DType.BOOL ? Ops.where(mask, scores, Double.NEGATIVE_INFINITY) : Ops.binary(BinaryOp.ADD, scores, mask);
         }
         return Ops.matmul(Composites.softmax(scores, -1), values);

@@ -75,6 +75,7 @@ final class ModelCalls {
         int rank = shape.rank(), tokens = shape.dim(rank - 2), d = shape.dim(rank - 1);
         Object k, v;
         int sources, dv;
+        DType scores = g.dtype(q);
         if (g.random.nextInt(3) == 0) {
             k = v = new Value(q);
             sources = tokens;
@@ -84,7 +85,9 @@ final class ModelCalls {
             dv = g.random.nextBoolean() ? d : Shapes.dim(g.random);
             Shape keys = shape.with(rank - 2, sources);
             if (rank >= 3 && shape.dim(rank - 3) > 1 && g.random.nextBoolean()) keys = keys.with(rank - 3, divisor(g, shape.dim(rank - 3)));
-            k = g.constant(Shapes.floating(g.random), keys);
+            DType keyType = Shapes.floating(g.random);
+            if (keyType == DType.F64) scores = DType.F64;
+            k = g.constant(keyType, keys);
             v = g.constant(Shapes.floating(g.random), keys.with(rank - 1, dv));
         }
         long batch = shape.count() / Math.max(1, (long) tokens * d);
@@ -92,7 +95,7 @@ final class ModelCalls {
         var qv = new Value(q);
         switch (g.random.nextInt(4)) {
             case 0 -> g.callStatic("scaledDotProductAttention", qv, k, v, g.random.nextBoolean());
-            case 1 -> g.callStatic("scaledDotProductAttention", qv, k, v, g.constant(g.random.nextBoolean() && !g.smooth() ? DType.BOOL : Shapes.floating(g.random),
+            case 1 -> g.callStatic("scaledDotProductAttention", qv, k, v, g.constant(g.random.nextBoolean() && !g.smooth() ? DType.BOOL : scores,  // an additive mask in the scores' dtype
                     g.random.nextBoolean() ? Shape.of(tokens, sources) : Shape.of(1, sources)));
             default -> g.callStatic("scaledDotProductAttention", qv, k, v, new NoTensor(), g.random.nextBoolean(), g.any(List.of(0.125, 1.0, 0.0, -0.5, 3.0)));
         }
