@@ -13,7 +13,8 @@ public final class SmeltException extends IllegalArgumentException {
     private static final Set<String> INTERNAL = Set.of("dev.smelt", "dev.smelt.ir", "dev.smelt.trace", "dev.smelt.ops",
             "dev.smelt.ref", "dev.smelt.pass", "dev.smelt.kernel", "dev.smelt.fusion", "dev.smelt.plan", "dev.smelt.codegen",
             "dev.smelt.runtime", "dev.smelt.runtime.matmul", "dev.smelt.runtime.attention", "dev.smelt.driver", "dev.smelt.io",
-            "dev.smelt.autograd", "dev.smelt.nn", "dev.smelt.optim", "dev.smelt.data");
+            "dev.smelt.autograd", "dev.smelt.nn", "dev.smelt.optim", "dev.smelt.data", "dev.smelt.models.gpt", "dev.smelt.models.llama",
+            "dev.smelt.spark");
     private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
     /// The operation that refused its input (part of the serialized form).

@@ -38,6 +38,7 @@ public final class Gpt implements Module {
 
     /// A model of `config`'s sizes, its weights drawn from `generator` (positions as GPT-2's, N(0, 0.02²)).
     public Gpt(Config config, Generator generator) {
+        if (config == null || generator == null) throw SmeltException.of("Gpt", "the %s is null", config == null ? "config" : "generator");
         this.config = config;
         this.tokens = new Embedding(config.vocab(), config.dim(), generator);
         this.positions = new Parameter("weight", Tensor.randn(generator, config.context(), config.dim()).mul(0.02));
@@ -62,6 +63,7 @@ public final class Gpt implements Module {
 
     /// Mean cross-entropy of each position's logits against `targets` (`i32`, the shape of `x`).
     public Tensor loss(Tensor x, Tensor targets) {
+        if (targets == null) throw SmeltException.of("Gpt.loss", "the targets are null");
         Tensor logits = forward(x);
         return logits.reshape(-1, config.vocab()).crossEntropy(targets.reshape(-1));
     }

@@ -68,6 +68,10 @@ class GptTest {
         var model = new Gpt(TOY, new Generator(6));
         var tooLong = assertThrows(SmeltException.class, () -> model.forward(tokens(new Random(7), 1, TOY.context() + 1)));
         assertTrue(tooLong.getMessage().contains("expected tokens [batch, ≤ 12]"), tooLong.getMessage());
-        assertThrows(SmeltException.class, () -> new Gpt.Config(10, 8, 15, 2, 1));
+        var badConfig = assertThrows(SmeltException.class, () -> new Gpt.Config(10, 8, 15, 2, 1));
+        var nullTargets = assertThrows(SmeltException.class, () -> model.loss(tokens(new Random(7), 1, 4), null));
+        var nullConfig = assertThrows(SmeltException.class, () -> new Gpt(null, new Generator(1)));
+        for (var error : List.of(tooLong, badConfig, nullTargets, nullConfig))  // the caller's line, not the model's
+            assertTrue(error.getMessage().contains("(at dev.smelt.models.gpt.GptTest"), error.getMessage());
     }
 }
