@@ -118,6 +118,9 @@ public final class Llama2Tokenizer {
     /// with no token when the vocabulary has no byte tokens (fewer than 259), is a [SmeltException].
     public int[] encode(String text, boolean bos, boolean eos) {
         var tokens = new ArrayList<Integer>();
+        int missing = bos && pieces.length <= BOS ? BOS : eos && pieces.length <= EOS ? EOS : -1;  // llama2.c's ids: 0 <unk>, 1 <s>, 2 </s>
+        if (missing >= 0)
+            throw SmeltException.of("llama2.c tokenizer", "a vocabulary of %d pieces has no %s token (id %d)", pieces.length, missing == BOS ? "<s>" : "</s>", missing);
         if (bos) tokens.add(BOS);
         if (!text.isEmpty()) {
             Integer space = ids.get(" ");

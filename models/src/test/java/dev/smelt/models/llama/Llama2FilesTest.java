@@ -145,6 +145,10 @@ class Llama2FilesTest {
         assertArrayEquals(new int[] {Llama2Tokenizer.BOS, 3, 6}, small.encode("ab", true, false));
         var e = assertThrows(SmeltException.class, () -> small.encode("abz", true, false));
         assertTrue(e.getMessage().contains("'z' at index 2") && e.getMessage().contains("no byte-fallback pieces"), e.getMessage());
+        var tiny = new Llama2Tokenizer(pieces.subList(0, 2), new float[2]);  // <unk> and <s>: no </s>
+        assertArrayEquals(new int[] {Llama2Tokenizer.BOS}, tiny.encode("", true, false));
+        var noEos = assertThrows(SmeltException.class, () -> tiny.encode("", true, true));
+        assertTrue(noEos.getMessage().contains("a vocabulary of 2 pieces has no </s> token (id 2)"), noEos.getMessage());
     }
 
     /// Java strings may hold a lone surrogate, which UTF-8 would turn into '?'.
