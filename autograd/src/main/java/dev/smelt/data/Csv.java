@@ -20,8 +20,8 @@ import java.util.zip.GZIPInputStream;
 
 /// Comma-separated numbers, plain or gzip-compressed (recognised by its first two bytes, whatever the
 /// file is called), one sample per line. Numbers are read strictly: decimal or scientific notation
-/// with an optional sign, or `nan`/`inf`/`infinity` in any case; spaces around a field are allowed,
-/// nothing else is (no quotes, no empty fields, no `1f`). Blank lines are skipped. Every row must
+/// in ASCII digits with an optional sign, or `nan`/`inf`/`infinity` in any case; spaces around a
+/// field are allowed, nothing else is (no quotes, no empty fields, no `1f`, no `１`). Blank lines are skipped. Every row must
 /// have as many fields as the first. A bad field is a [SmeltException] naming the file, the line and
 /// the column (1-based, and the header's name for it when there is one).
 public final class Csv {
@@ -119,21 +119,25 @@ public final class Csv {
         }
     }
 
-    // [+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?
+    // [+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?, digits ASCII 0-9 only:
+    // Double.parseDouble takes no others, and a file whose numbers are written in other scripts
+    // is better refused with its line and column than half read.
     private static boolean decimal(String text) {
         int i = text.startsWith("+") || text.startsWith("-") ? 1 : 0, digits = 0, n = text.length();
-        for (; i < n && Character.isDigit(text.charAt(i)); i++) digits++;
-        if (i < n && text.charAt(i) == '.') for (i++; i < n && Character.isDigit(text.charAt(i)); i++) digits++;
+        for (; i < n && digit(text.charAt(i)); i++) digits++;
+        if (i < n && text.charAt(i) == '.') for (i++; i < n && digit(text.charAt(i)); i++) digits++;
         if (digits == 0) return false;
         if (i < n && (text.charAt(i) == 'e' || text.charAt(i) == 'E')) {
             i++;
             if (i < n && (text.charAt(i) == '+' || text.charAt(i) == '-')) i++;
             int exponent = 0;
-            for (; i < n && Character.isDigit(text.charAt(i)); i++) exponent++;
+            for (; i < n && digit(text.charAt(i)); i++) exponent++;
             if (exponent == 0) return false;
         }
         return i == n;
     }
+
+    private static boolean digit(char c) { return c >= '0' && c <= '9'; }
 
     private static Table read(Path file, boolean header, boolean labelled, int labelColumn, boolean integerLabels) {
         if (file == null) throw SmeltException.of("readCsv", "the path is null");

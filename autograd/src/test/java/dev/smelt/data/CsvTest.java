@@ -89,6 +89,19 @@ class CsvTest {
     }
 
     @Test
+    void digitsOfOtherScriptsAreRefusedWithTheirPlace() throws IOException {
+        // Character.isDigit accepts them, Double.parseDouble does not: once a raw NumberFormatException
+        Path fullWidth = write("wide.csv", "\uFF11,2\n");
+        assertMessage(() -> Csv.readTensor(fullWidth, false), "readCsv: " + fullWidth + " line 1, column 1: \"\uFF11\" is not a number");
+        Path arabicIndic = write("arabic.csv", "1,2,0\n3,4.\u0661,1\n");
+        assertMessage(() -> Csv.read(arabicIndic, -1, false), "line 2, column 2: \"4.\u0661\" is not a number");
+        Path exponent = write("exponent.csv", "1e\u0662,0\n");
+        assertMessage(() -> Csv.read(exponent, 1, false), "line 1, column 1: \"1e\u0662\" is not a number");
+        Path label = write("label.csv", "1,\u0661\n");
+        assertMessage(() -> Csv.read(label, 1, false), "line 1, column 2: \"\u0661\" is not a whole number");
+    }
+
+    @Test
     void raggedMissingAndEmptyFilesAreRefused() throws IOException {
         Path ragged = write("r.csv", "1,2,3\n4,5\n");
         assertMessage(() -> Csv.read(ragged, -1, false), "readCsv: " + ragged + " line 2 has 2 fields, but the first row has 3");
