@@ -14,14 +14,18 @@ public interface Module {
     /// The layer applied to `x`: eager on concrete tensors, recorded inside a trace.
     Tensor forward(Tensor x);
 
-    /// The trainable parameters, in a fixed order.
+    /// The trainable parameters, in a fixed order, each once: a layer used twice (tied weights)
+    /// gives its parameters at their first place only, as PyTorch's `parameters()`, so the list
+    /// can go to an optimizer as it is.
     default List<Parameter> parameters() { return List.of(); }
 
     /// Every parameter under its dotted name, in the order of [#parameters], as PyTorch's
     /// `named_parameters()`: `weight` and `bias` of a [Linear]; `0.weight`, `2.bias` of a
     /// [Sequential], prefixed by each layer's index; `encoder.0.weight` of a module made of named
-    /// parts (see [#nest]). By default a module's own parameters under their [Parameter#name]s, which
-    /// suits a layer; a module holding other modules overrides it.
+    /// parts (see [#nest]). A parameter reached under two names (a layer used twice) is listed once,
+    /// under the first, as PyTorch's; [#stateDict] keeps both names. By default a module's own
+    /// parameters under their [Parameter#name]s, which suits a layer; a module holding other
+    /// modules overrides it.
     default Map<String, Parameter> namedParameters() {
         var named = new LinkedHashMap<String, Parameter>();
         for (Parameter p : parameters())
@@ -30,12 +34,13 @@ public interface Module {
         return Collections.unmodifiableMap(named);
     }
 
-    /// The module's state, PyTorch's `state_dict()`: each parameter's value under its dotted name.
+    /// The module's state, PyTorch's `state_dict()`: each parameter's value under its dotted name,
+    /// a shared parameter's under each of its names (one tensor), as PyTorch keeps tied weights.
     /// The tensors are the parameters' own, not copies, so a later training step changes them;
     /// `SafeTensors.save(path, model.stateDict())` writes a checkpoint.
     default Map<String, Tensor> stateDict() {
         var state = new LinkedHashMap<String, Tensor>();
-        namedParameters().forEach((name, p) -> state.put(name, p.value()));
+        NestedNames.every(namedParameters()).forEach((name, p) -> state.put(name, p.value()));
         return Collections.unmodifiableMap(state);
     }
 
@@ -48,17 +53,19 @@ public interface Module {
     /// The parameters of `modules` under their `names` and a dot, in order: what a module made of
     /// named parts returns from [#namedParameters], as PyTorch names submodule attributes:
     /// `Module.nest(List.of("encoder", "head"), List.of(encoder, head))` gives `encoder.0.weight`, ….
+    /// A module listed twice, or under two parts, is a shared one: the map lists each parameter once,
+    /// under its first name, and [#stateDict] gives every name.
     static Map<String, Parameter> nest(List<String> names, List<? extends Module> modules) {
         if (names == null || modules == null || names.size() != modules.size())
             throw SmeltException.of("Module.nest", "expected as many names as modules, got %s and %s", names, modules);
         var named = new LinkedHashMap<String, Parameter>();
         for (int i = 0; i < names.size(); i++) {
             if (names.get(i) == null || modules.get(i) == null) throw SmeltException.of("Module.nest", "name or module %d is null", i);
-            for (var entry : modules.get(i).namedParameters().entrySet())
+            for (var entry : NestedNames.every(modules.get(i).namedParameters()).entrySet())
                 if (named.putIfAbsent(names.get(i) + "." + entry.getKey(), entry.getValue()) != null)
                     throw SmeltException.of("Module.nest", "two parameters are named %s.%s", names.get(i), entry.getKey());
         }
-        return Collections.unmodifiableMap(named);
+        return new NestedNames(named);
     }
 
     /// `x`, checked to be a tensor: what a layer's `forward` calls first, so that a null input is

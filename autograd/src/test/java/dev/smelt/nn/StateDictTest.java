@@ -53,6 +53,35 @@ class StateDictTest {
     }
 
     @Test
+    void aSharedLayerIsOneParameterUnderEachOfItsNames() {
+        var tied = new Linear(2, 2, new Generator(1));
+        var model = new Sequential(tied, new Activations.ReLU(), tied);
+        // as PyTorch: parameters() and named_parameters() list it once, state_dict() under both names
+        assertEquals(tied.parameters(), model.parameters());
+        assertEquals(List.of("0.weight", "0.bias"), List.copyOf(model.namedParameters().keySet()));
+        assertEquals(List.of("0.weight", "0.bias", "2.weight", "2.bias"), List.copyOf(model.stateDict().keySet()));
+        assertSame(model.stateDict().get("0.weight"), model.stateDict().get("2.weight"));
+        var nested = new AutoEncoder(model, tied);  // shared across parts, one of them nested
+        assertEquals(List.of("encoder.0.weight", "encoder.0.bias"), List.copyOf(nested.namedParameters().keySet()));
+        assertEquals(List.of("encoder.0.weight", "encoder.0.bias", "encoder.2.weight", "encoder.2.bias", "head.weight", "head.bias"),
+                List.copyOf(nested.stateDict().keySet()));
+        assertEquals(tied.parameters(), nested.parameters());
+
+        var step = new dev.smelt.optim.SGD(model.parameters(), 0.1).compile(x -> model.forward(x).sum()); // once listed twice: refused
+        float[] before = tied.weight().value().toFloatArray();
+        step.apply(Tensor.ones(3, 2));
+        assertTrue(!java.util.Arrays.equals(before, tied.weight().value().toFloatArray()));
+
+        var other = new Linear(2, 2, new Generator(2));
+        model.loadStateDict(new Sequential(other, new Activations.ReLU(), other).stateDict());
+        assertArrayEquals(other.weight().value().toFloatArray(), tied.weight().value().toFloatArray());
+        var partial = new LinkedHashMap<>(new Sequential(other, new Activations.ReLU(), other).stateDict());
+        partial.remove("2.bias");
+        var e = assertThrows(SmeltException.class, () -> model.loadStateDict(partial));
+        assertTrue(e.getMessage().contains("missing 2.bias"), e.getMessage());
+    }
+
+    @Test
     void aModuleWithTwoParametersOfOneNameMustNameThem() {
         Module clash = new Module() {
             final Parameter a = new Parameter("weight", Tensor.ones(2)), b = new Parameter("weight", Tensor.ones(2));
