@@ -8,15 +8,16 @@ import dev.smelt.nn.Parameter;
 import dev.smelt.nn.Repr;
 import java.util.List;
 
-/// Adam and AdamW as `torch.optim.Adam` / `torch.optim.AdamW` (no amsgrad), at step `t`:
+/// Adam and AdamW as `torch.optim.Adam` / `torch.optim.AdamW` (no amsgrad), at a parameter's own
+/// step `t` (its first update is `t = 1`, however many steps passed it by):
 /// ```
 /// g ← g + λ·p                      (Adam: L2 penalty in the gradient)
 /// p ← p·(1 - lr·λ)                 (AdamW: decoupled weight decay)
 /// m ← β₁·m + (1-β₁)·g;   v ← β₂·v + (1-β₂)·g²
 /// p ← p - (lr / (1-β₁ᵗ)) · m / (√v / √(1-β₂ᵗ) + ε)
 /// ```
-/// The bias corrections are computed in double on the Java side each step and enter the program as
-/// runtime scalars with the rest.
+/// The bias corrections are computed in double on the Java side each step, from each parameter's
+/// step count, and enter the program as runtime scalars of that parameter's own.
 public final class Adam extends Optimizer {
     private final double beta1, beta2, eps;
     private final boolean decoupled;
@@ -27,7 +28,7 @@ public final class Adam extends Optimizer {
     /// Adam, or AdamW with `decoupledWeightDecay`; `0 ≤ β₁, β₂ < 1`, finite `ε ≥ 0`, `lr` and weight
     /// decay finite and `≥ 0`; anything else throws.
     public Adam(List<Parameter> parameters, double learningRate, double beta1, double beta2, double eps, double weightDecay, boolean decoupledWeightDecay) {
-        super(parameters, List.of("exp_avg", "exp_avg_sq"), learningRate, weightDecay);
+        super(parameters, List.of("exp_avg", "exp_avg_sq"), List.of("step_size", "sqrt(1-beta2^t)"), learningRate, weightDecay);
         if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1) || !(eps >= 0) || Double.isInfinite(eps))
             throw SmeltException.of(decoupledWeightDecay ? "AdamW" : "Adam", "expected 0 ≤ β₁, β₂ < 1 and a finite ε ≥ 0, got %s, %s, %s", beta1, beta2, eps);
         this.beta1 = beta1;
@@ -52,27 +53,30 @@ public final class Adam extends Optimizer {
     }
 
     @Override
-    List<String> hyperParameterNames() { return List.of("step_size", "beta1", "1-beta1", "beta2", "1-beta2", "eps", "sqrt(1-beta2^t)", "l2", "decay"); }
+    List<String> hyperParameterNames() { return List.of("beta1", "1-beta1", "beta2", "1-beta2", "eps", "l2", "decay"); }
 
     @Override
     void hyperParameters(double[] values) {
-        double c1 = 1 - Math.pow(beta1, steps), c2 = 1 - Math.pow(beta2, steps);
-        double l2 = decoupled ? 0 : weightDecay, decay = decoupled ? 1 - learningRate * weightDecay : 1;
-        values[0] = learningRate / c1;
-        values[1] = beta1;
-        values[2] = 1 - beta1;
-        values[3] = beta2;
-        values[4] = 1 - beta2;
-        values[5] = eps;
-        values[6] = Math.sqrt(c2);
-        values[7] = l2;
-        values[8] = decay;
+        values[0] = beta1;
+        values[1] = 1 - beta1;
+        values[2] = beta2;
+        values[3] = 1 - beta2;
+        values[4] = eps;
+        values[5] = decoupled ? 0 : weightDecay;
+        values[6] = decoupled ? 1 - learningRate * weightDecay : 1;
+    }
+
+    @Override
+    void ownHyperParameters(int steps, double[] values) {
+        int t = steps + 1;
+        values[0] = learningRate / (1 - Math.pow(beta1, t));
+        values[1] = Math.sqrt(1 - Math.pow(beta2, t));
     }
 
     @Override
     List<Node> update(Nodes b, Node p, Node g, List<Node> state, List<Node> h) {
-        Node stepSize = h.get(0), b1 = h.get(1), oneMinusB1 = h.get(2), b2 = h.get(3), oneMinusB2 = h.get(4);
-        Node epsilon = h.get(5), correction2 = h.get(6), l2 = h.get(7), decay = h.get(8);
+        Node b1 = h.get(0), oneMinusB1 = h.get(1), b2 = h.get(2), oneMinusB2 = h.get(3);
+        Node epsilon = h.get(4), l2 = h.get(5), decay = h.get(6), stepSize = h.get(7), correction2 = h.get(8);
         Node grad = b.add(g, b.mul(l2, p));
         Node m = b.add(b.mul(b1, state.get(0)), b.mul(oneMinusB1, grad));
         Node v = b.add(b.mul(b2, state.get(1)), b.mul(oneMinusB2, b.square(grad)));

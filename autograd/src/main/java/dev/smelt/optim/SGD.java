@@ -12,12 +12,15 @@ import java.util.List;
 /// dampening `τ` and optionally Nesterov momentum,
 /// ```
 /// g ← g + λ·p
-/// b ← g at the first step, else μ·b + (1-τ)·g        (no buffer when μ = 0: b = g)
+/// b ← g at the buffer's first step, else μ·b + (1-τ)·g   (no buffer when μ = 0: b = g)
 /// p ← p - lr·(nesterov ? g + μ·b : b)
 /// ```
-/// The first-step case is a runtime scalar too (`b ← a·b + c·g`), so step 1 and step 2 share a
-/// program. As in PyTorch, an SGD made without momentum keeps no buffer (no memory, no traffic);
-/// its momentum cannot be set later. One made with momentum may change it at any step.
+/// The buffer's first step is each parameter's own, as PyTorch starts a buffer at the first step
+/// that gives the parameter a gradient while the momentum is not 0; the parameter's step count
+/// (`Optimizer.steps(int)`) counts those steps. The first-step case is a runtime scalar of the
+/// parameter's own (`b ← a·b + c·g`), so step 1 and step 2 share a program. As in PyTorch, an SGD
+/// made without momentum keeps no buffer (no memory, no traffic); its momentum cannot be set
+/// later. One made with momentum may change it at any step.
 public final class SGD extends Optimizer {
     private double momentum, dampening;
     private final boolean nesterov;
@@ -28,7 +31,7 @@ public final class SGD extends Optimizer {
     /// SGD with the given momentum, dampening, weight decay (all finite and `≥ 0`) and Nesterov
     /// momentum (which needs a momentum and no dampening, as in PyTorch).
     public SGD(List<Parameter> parameters, double learningRate, double momentum, double dampening, double weightDecay, boolean nesterov) {
-        super(parameters, momentum > 0 ? List.of("momentum_buffer") : List.of(), learningRate, weightDecay);
+        super(parameters, momentum > 0 ? List.of("momentum_buffer") : List.of(), momentum > 0 ? List.of("keep", "take") : List.of(), learningRate, weightDecay);
         if (!(momentum >= 0) || !(dampening >= 0) || Double.isInfinite(momentum) || Double.isInfinite(dampening))
             throw SmeltException.of("SGD", "momentum and dampening must be finite and ≥ 0, got %s and %s", momentum, dampening);
         if (nesterov && (momentum == 0 || dampening != 0))
@@ -55,23 +58,30 @@ public final class SGD extends Optimizer {
     }
 
     @Override
-    List<String> hyperParameterNames() { return List.of("lr", "weight_decay", "keep", "take", "momentum"); }
+    List<String> hyperParameterNames() { return List.of("lr", "weight_decay", "momentum"); }
 
     @Override
     void hyperParameters(double[] values) {
-        boolean fresh = steps == 1 || momentum == 0;
         values[0] = learningRate;
         values[1] = weightDecay;
-        values[2] = fresh ? 0 : momentum;
-        values[3] = fresh ? 1 : 1 - dampening;
-        values[4] = momentum;
+        values[2] = momentum;
+    }
+
+    /// `keep` and `take` of `b ← keep·b + take·g`: a fresh buffer is `g`, and so is the direction
+    /// while μ is 0 (with μ = 0, Nesterov's `g + μ·b` is `g` too).
+    @Override
+    void ownHyperParameters(int steps, double[] values) {
+        boolean fresh = steps == 0 || momentum == 0;
+        values[0] = fresh ? 0 : momentum;
+        values[1] = fresh ? 1 : 1 - dampening;
     }
 
     @Override
     List<Node> update(Nodes b, Node p, Node g, List<Node> state, List<Node> h) {
-        Node lr = h.get(0), decay = h.get(1), keep = h.get(2), take = h.get(3), mu = h.get(4);
+        Node lr = h.get(0), decay = h.get(1), mu = h.get(2);
         Node grad = b.add(g, b.mul(decay, p));                                   // g + λ·p
         if (state.isEmpty()) return List.of(b.sub(p, b.mul(lr, grad)));          // p - lr·g
+        Node keep = h.get(3), take = h.get(4);
         Node buffer = b.add(b.mul(keep, state.getFirst()), b.mul(take, grad));   // a·b + c·g
         Node direction = nesterov ? b.add(grad, b.mul(mu, buffer)) : buffer;
         return List.of(b.sub(p, b.mul(lr, direction)), buffer);                  // p - lr·d

@@ -21,16 +21,19 @@ import java.util.List;
 /// One training step compiled into one program: forward, backward and every parameter's update.
 /// Per batch signature, the loss function is traced once (the parameters it reads become graph
 /// inputs), the gradients with respect to the parameters are added by the backward transform, and
-/// the optimizer's update nodes read them. The program's inputs are the batch, the hyper-parameters
-/// (rank-0 `f64`), the parameters and the optimizer state; its outputs are the loss, the new
-/// parameters and the new state, written back into the parameters' and state's own storage.
+/// the optimizer's update nodes read them. The program's inputs are the batch, the shared
+/// hyper-parameters (rank-0 `f64`), the parameters, the optimizer state and each parameter's step
+/// count and own hyper-parameters (rank-0 tensors the optimizer sets before each step); its outputs
+/// are the loss, the new parameters, the new state and the new step counts, written back into
+/// their own storage.
 ///
 /// The memory plan writes each new parameter and state straight into its tensor's array where the
 /// old value is not read afterwards ([Compiled#applyUpdating]): SGD's `w - lr·g` runs in the
 /// epilogue of the gradient's matmul, over `w` itself; `explain()` lists the slots `in the array
 /// of input …`.
-/// A parameter the loss does not read is left untouched, as PyTorch skips parameters without a
-/// gradient. Not thread-safe (it mutates the parameters): [#apply] is synchronized.
+/// A parameter the loss does not read is left untouched, its state and step count too, as PyTorch
+/// skips parameters without a gradient. Not thread-safe (it mutates the parameters): [#apply] is
+/// synchronized.
 public final class TrainStep {
     private final Optimizer optimizer;
     private final Compiled compiled;
@@ -59,6 +62,7 @@ public final class TrainStep {
         targets.add(loss);
         for (Parameter p : optimizer.parameters()) targets.add(p.value());
         for (int i = 0; i < optimizer.parameters().size(); i++) targets.addAll(optimizer.state(i));
+        for (int i = 0; i < optimizer.parameters().size(); i++) targets.addAll(optimizer.stepCount(i));
     }
 
     /// The same step (a separate program cache, the same optimizer) with `axes` of batch tensor
@@ -89,6 +93,7 @@ public final class TrainStep {
         requireBatch(batch);
         optimizer.steps++;
         optimizer.hyperParameters(hyperParameters);
+        optimizer.prepareOwnHyperParameters();
         for (int h = 0; h < hyperParameters.length; h++) arguments[batchArity + h].set(hyperParameters[h], RANK_0);
         System.arraycopy(batch, 0, arguments, 0, batchArity);
         try {
@@ -128,7 +133,8 @@ public final class TrainStep {
     public int compiledSignatures() { return compiled.compiledSignatures(); }
 
     // The loss graph → loss, gradients and updates. Inputs: batch and hyper-parameters (the
-    // arguments), the tensors the loss read, then parameters it did not read and all state.
+    // arguments), the tensors the loss read, then parameters it did not read, all state and step
+    // counts, and the own hyper-parameters of the parameters it read.
     private static Traced withUpdates(Optimizer optimizer, int batchArity, Traced traced) {
         Graph graph = traced.graph();
         var inputs = new ArrayList<>(graph.inputs());
@@ -147,26 +153,33 @@ public final class TrainStep {
         Node lossValue = nodes.cast(nodes.reshape(Autograd.loss(graph), Shape.SCALAR), DType.F64);
         var newParameters = new ArrayList<Node>();
         var newState = new ArrayList<Node>();
+        var newCounts = new ArrayList<Node>();
         for (int i = 0; i < parameters.size(); i++) {
             Node.Input p = slots.get(i);
             var state = new ArrayList<Node>();
             for (Tensor s : optimizer.state(i)) state.add(extra(inputs, captures, s));
+            var count = new ArrayList<Node>();
+            for (Tensor c : optimizer.stepCount(i)) count.add(extra(inputs, captures, c));
             int r = read.indexOf(p);
             if (r < 0) {
                 newParameters.add(p);
                 newState.addAll(state);
+                newCounts.addAll(count);
                 continue;
             }
             var hyper = new ArrayList<Node>();
             for (int h = 0; h < optimizer.hyperParameterNames().size(); h++) hyper.add(nodes.cast(graph.inputs().get(batchArity + h), p.dtype()));
+            for (Tensor own : optimizer.ownHyperParameterTensors(i)) hyper.add(nodes.cast(extra(inputs, captures, own), p.dtype()));
             List<Node> updated = optimizer.update(nodes, p, gradients.get(r), state, hyper);
             newParameters.add(updated.getFirst());
             newState.addAll(updated.subList(1, updated.size()));
+            for (Node c : count) newCounts.add(nodes.add(c, nodes.constant(1, c)));
         }
         var outputs = new ArrayList<Node>();
         outputs.add(lossValue);
         outputs.addAll(newParameters);
         outputs.addAll(newState);
+        outputs.addAll(newCounts);
         return new Traced(new Graph(inputs, outputs), traced.arguments(), captures, traced.draws());
     }
 

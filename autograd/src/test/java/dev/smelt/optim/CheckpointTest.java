@@ -13,6 +13,7 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.SmeltException;
 import dev.smelt.nn.Activations;
 import dev.smelt.nn.Linear;
+import dev.smelt.nn.Parameter;
 import dev.smelt.nn.Sequential;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -73,7 +74,7 @@ class CheckpointTest {
         assertEquals(List.of("step"), List.copyOf(sgd.stateDict().keySet()));
     }
 
-    private void resumesBitForBit(java.util.function.Function<List<dev.smelt.nn.Parameter>, Optimizer> make) {
+    private void resumesBitForBit(java.util.function.Function<List<Parameter>, Optimizer> make) {
         var model = mlp(1);
         var optimizer = make.apply(model.parameters());
         BiFunction<Sequential, Optimizer, TrainStep> compile = (m, o) -> o.compile((x, y) -> m.forward(x).crossEntropy(y));
@@ -98,6 +99,63 @@ class CheckpointTest {
     }
 
     @Test
+    void aDictionaryWithOneStepCountGivesItToEveryParameter() {
+        for (boolean adam : new boolean[] {true, false}) {
+            java.util.function.Function<List<Parameter>, Optimizer> make = parameters -> adam
+                    ? new Adam(parameters, 0.01, 0.9, 0.99, 1e-8, 0.01, true) : new SGD(parameters, 0.05, 0.9, 0.1, 0.001, false);
+            var model = mlp(1);
+            var optimizer = make.apply(model.parameters());
+            var step = optimizer.compile((x, y) -> model.forward(x).crossEntropy(y));
+            train(model, step, 0, 3);
+            var older = new LinkedHashMap<>(optimizer.stateDict());  // as saved before parameters had counts of their own
+            older.keySet().removeIf(name -> name.matches("state\\.\\d+\\.step"));
+            Path weights = directory.resolve("model.safetensors"), state = directory.resolve("older.safetensors");
+            SafeTensors.save(weights, model.stateDict());
+            SafeTensors.save(state, older);
+            Run uninterrupted = train(model, step, 3, 6);
+
+            var fresh = mlp(2);
+            var freshOptimizer = make.apply(fresh.parameters());
+            fresh.loadStateDict(SafeTensors.load(weights));
+            freshOptimizer.loadStateDict(SafeTensors.load(state));
+            for (int i = 0; i < fresh.parameters().size(); i++) assertEquals(3, freshOptimizer.steps(i), "parameter " + i);
+            train(fresh, freshOptimizer.compile((x, y) -> fresh.forward(x).crossEntropy(y)), 3, 6).assertSameAs(uninterrupted, freshOptimizer.toString());
+        }
+    }
+
+    @Test
+    void aParameterThatHasNotJoinedYetResumesWithItsOwnCount() {
+        record Late(Parameter a, Parameter b, Adam adam, TrainStep onlyA, TrainStep both) {
+            static Late make() {
+                var a = new Parameter("a", Tensor.of(new double[] {1, -2}, 2));
+                var b = new Parameter("b", Tensor.of(new double[] {0.5, 1.5}, 2));
+                var adam = new Adam(List.of(a, b), 0.1);
+                return new Late(a, b, adam, adam.compile(x -> a.value().square().mul(x).sum()),
+                        adam.compile(x -> a.value().add(b.value()).square().mul(x).sum()));
+            }
+        }
+        Tensor x = Tensor.of(new double[] {0.5, -1}, 2);
+        var run = Late.make();
+        run.onlyA().apply(x);
+        run.onlyA().apply(x);
+        assertEquals(List.of(2, 0), List.of(run.adam().steps(0), run.adam().steps(1)));
+        Path weights = directory.resolve("late-weights.safetensors"), state = directory.resolve("late-adam.safetensors");
+        SafeTensors.save(weights, Map.of("a", run.a().value(), "b", run.b().value()));
+        SafeTensors.save(state, run.adam().stateDict());
+        for (int i = 0; i < 3; i++) run.both().apply(x);             // b's steps 1 to 3
+
+        var resumed = Late.make();
+        var saved = SafeTensors.load(weights);
+        resumed.a().value().copyFrom(saved.get("a"));
+        resumed.b().value().copyFrom(saved.get("b"));
+        resumed.adam().loadStateDict(SafeTensors.load(state));
+        for (int i = 0; i < 3; i++) resumed.both().apply(x);
+        assertArrayEquals(run.a().value().toDoubleArray(), resumed.a().value().toDoubleArray());
+        assertArrayEquals(run.b().value().toDoubleArray(), resumed.b().value().toDoubleArray());
+        assertEquals(List.of(5, 3), List.of(resumed.adam().steps(0), resumed.adam().steps(1)));
+    }
+
+    @Test
     void aCompiledStepSeesParametersWrittenWithCopyFrom() {
         var model = mlp(1);
         var step = new SGD(model.parameters(), 0).compile((x, y) -> model.forward(x).crossEntropy(y)); // lr 0: weights stay
@@ -117,10 +175,12 @@ class CheckpointTest {
         var adam = new Adam(model.parameters(), 0.01);
         adam.compile((x, y) -> model.forward(x).crossEntropy(y)).apply(batch(0), labels(0));
         var state = adam.stateDict();
-        assertEquals(List.of("step", "state.0.exp_avg", "state.0.exp_avg_sq", "state.1.exp_avg", "state.1.exp_avg_sq",
-                "state.2.exp_avg", "state.2.exp_avg_sq", "state.3.exp_avg", "state.3.exp_avg_sq"), List.copyOf(state.keySet()));
+        assertEquals(List.of("step", "state.0.step", "state.0.exp_avg", "state.0.exp_avg_sq", "state.1.step", "state.1.exp_avg", "state.1.exp_avg_sq",
+                "state.2.step", "state.2.exp_avg", "state.2.exp_avg_sq", "state.3.step", "state.3.exp_avg", "state.3.exp_avg_sq"), List.copyOf(state.keySet()));
         assertEquals(1, state.get("step").item());
         assertEquals(DType.I32, state.get("step").dtype());
+        assertEquals(1, state.get("state.3.step").item());
+        assertEquals(DType.I32, state.get("state.3.step").dtype());
         assertEquals(adam.state(2).get(1), state.get("state.2.exp_avg_sq"));
         assertEquals(model.parameters().get(2).value().shape(), state.get("state.2.exp_avg").shape());
     }
@@ -141,6 +201,10 @@ class CheckpointTest {
         negative.put("step", Tensor.scalar(DType.I32, -1));
         e = assertThrows(SmeltException.class, () -> adam.loadStateDict(negative));
         assertTrue(e.getMessage().contains("step is -1"), e.getMessage());
+        var negativeCount = new LinkedHashMap<>(good);
+        negativeCount.put("state.2.step", Tensor.scalar(DType.I32, -1));
+        e = assertThrows(SmeltException.class, () -> adam.loadStateDict(negativeCount));
+        assertTrue(e.getMessage().contains("state.2.step is -1"), e.getMessage());
         var sgdState = new SGD(mlp(3).parameters(), 0.1, 0.9, 0, 0, false).stateDict();
         e = assertThrows(SmeltException.class, () -> adam.loadStateDict(sgdState));
         assertTrue(e.getMessage().contains("unexpected state.0.momentum_buffer"), e.getMessage());

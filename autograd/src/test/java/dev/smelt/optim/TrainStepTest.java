@@ -155,8 +155,8 @@ class TrainStepTest {
         int kernels = Integer.parseInt(explained.replaceAll("(?s).*kernels: (\\d+).*", "$1"));
         int unfused = Integer.parseInt(explained.replaceAll("(?s).*kernels: \\d+ \\(unfused: (\\d+)\\).*", "$1"));
         assertTrue(kernels < unfused / 2, "kernels: " + kernels + " of " + unfused + " ops\n" + explained);
-        // 4 parameters, each with Adam's two moments: all 12 written in place, none copied in
-        assertEquals(12, explained.split("in the array of input", -1).length - 1, explained);
+        // 4 parameters, each with Adam's two moments and its step count: all 16 written in place, none copied in
+        assertEquals(16, explained.split("in the array of input", -1).length - 1, explained);
     }
 
     @Test
@@ -167,6 +167,12 @@ class TrainStepTest {
         String explained = step.explain();
         assertEquals(4, explained.split("in the array of input", -1).length - 1, explained);
         assertTrue(explained.matches("(?s).*matmul.*epilogue.*"), explained);
+
+        var sgd = new SGD(model.parameters(), 0.05, 0.9, 0, 0, false);
+        var withMomentum = sgd.compile((x, y) -> model.forward(x.to(DType.F32)).mseLoss(y.to(DType.F32)));
+        withMomentum.apply(X, Y);
+        explained = withMomentum.explain();
+        assertEquals(12, explained.split("in the array of input", -1).length - 1, "parameters, buffers, step counts\n" + explained);
     }
 
     @Test
@@ -176,6 +182,86 @@ class TrainStepTest {
         var sgd = new SGD(List.of(used.weight(), used.bias(), unused), 0.1, 0.9, 0, 0.5, false);
         sgd.compile((x, y) -> loss(used, x, y)).apply(X, Y);
         assertArrayEquals(new float[] {1, 1, 1}, unused.value().toFloatArray());
+    }
+
+    /// Two f64 parameters: `a`, read by every step, and `b`, read from step [#JOINS] on. Each loss
+    /// is `Σ p²·x` over the parameters it reads, so `∂/∂p = 2·p·x`.
+    private static final int JOINS = 3, STEPS = 5;
+    private static final double[][] LATE_BATCH = {{0.5, -1.5}, {2, -0.25, 1}};
+
+    private static double[] gradient(double[] p, double[] x) {
+        double[] g = new double[p.length];
+        for (int i = 0; i < p.length; i++) g[i] = 2 * p[i] * x[i];
+        return g;
+    }
+
+    /// Runs the late-joining schedule on `optimizer` over `a` and `b`, and after each step checks
+    /// both against `reference`, torch.optim's rule applied in double to each parameter that has a
+    /// gradient, with that parameter's own state.
+    private static void joinsLate(Optimizer optimizer, Parameter a, Parameter b, Reference reference, String what) {
+        Tensor x = Tensor.of(LATE_BATCH[0], 2), y = Tensor.of(LATE_BATCH[1], 3);
+        var onlyA = optimizer.compile((u, v) -> a.value().square().mul(u).sum());
+        var both = optimizer.compile((u, v) -> a.value().square().mul(u).sum().add(b.value().square().mul(v).sum()));
+        double[][] params = {a.value().toDoubleArray(), b.value().toDoubleArray()};
+        int[] own = new int[2];
+        for (int t = 1; t <= STEPS; t++) {
+            for (int p = 0; p < (t < JOINS ? 1 : 2); p++) reference.step(p, params[p], gradient(params[p], LATE_BATCH[p]), ++own[p]);
+            (t < JOINS ? onlyA : both).apply(x, y);
+            assertArrayEquals(params[0], a.value().toDoubleArray(), 1e-12, what + ": a after step " + t);
+            assertArrayEquals(params[1], b.value().toDoubleArray(), 1e-12, what + ": b after step " + t);
+            assertEquals(own[1], optimizer.steps(1), what + ": b's own step count after step " + t);
+        }
+        assertEquals(STEPS, optimizer.steps(0));
+        assertEquals(STEPS - JOINS + 1, optimizer.stateDict().get("state.1.step").item(), what);
+        assertEquals(List.of(1, 1), List.of(onlyA.compiledSignatures(), both.compiledSignatures()), "a step count is no constant of the program");
+    }
+
+    /// One parameter's update at its own step `t` (1 at its first gradient), in place.
+    interface Reference {
+        void step(int index, double[] p, double[] g, int t);
+    }
+
+    private static Parameter late(String name, double... values) { return new Parameter(name, Tensor.of(values, values.length)); }
+
+    @Test
+    void aParameterThatJoinsLateGetsAdamsFirstStep() {
+        for (boolean decoupled : new boolean[] {false, true}) {
+            var a = late("a", 1, -2);
+            var b = late("b", 0.5, 1, -1.5);
+            double lr = 0.1, b1 = 0.9, b2 = 0.99, eps = 1e-8, wd = 0.05;
+            double[][] m = {new double[2], new double[3]}, v = {new double[2], new double[3]};
+            Reference torch = (index, p, g, t) -> { // torch/optim/adam.py, _single_tensor_adam
+                for (int i = 0; i < p.length; i++) {
+                    double gi = g[i];
+                    if (decoupled) p[i] *= 1 - lr * wd;
+                    else gi += wd * p[i];
+                    m[index][i] = b1 * m[index][i] + (1 - b1) * gi;
+                    v[index][i] = b2 * v[index][i] + (1 - b2) * gi * gi;
+                    double denominator = Math.sqrt(v[index][i]) / Math.sqrt(1 - Math.pow(b2, t)) + eps;
+                    p[i] -= lr / (1 - Math.pow(b1, t)) * m[index][i] / denominator;
+                }
+            };
+            joinsLate(new Adam(List.of(a, b), lr, b1, b2, eps, wd, decoupled), a, b, torch, decoupled ? "AdamW" : "Adam");
+        }
+    }
+
+    @Test
+    void aParameterThatJoinsLateStartsSgdsMomentumBufferUndampened() {
+        for (boolean nesterov : new boolean[] {false, true}) {
+            var a = late("a", 1, -2);
+            var b = late("b", 0.5, 1, -1.5);
+            double lr = 0.1, mu = 0.9, damp = nesterov ? 0 : 0.5, wd = 0.01;
+            double[][] buffers = new double[2][];
+            Reference torch = (index, p, g, t) -> { // torch/optim/sgd.py, _single_tensor_sgd
+                for (int i = 0; i < p.length; i++) g[i] += wd * p[i];
+                if (buffers[index] == null) buffers[index] = g.clone();
+                else for (int i = 0; i < p.length; i++) buffers[index][i] = mu * buffers[index][i] + (1 - damp) * g[i];
+                for (int i = 0; i < p.length; i++) p[i] -= lr * (nesterov ? g[i] + mu * buffers[index][i] : buffers[index][i]);
+            };
+            var sgd = new SGD(List.of(a, b), lr, mu, damp, wd, nesterov);
+            joinsLate(sgd, a, b, torch, "SGD, nesterov " + nesterov);
+            assertArrayEquals(buffers[1], sgd.state(1).getFirst().toDoubleArray(), 1e-12);
+        }
     }
 
     @Test
