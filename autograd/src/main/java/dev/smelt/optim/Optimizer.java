@@ -197,6 +197,11 @@ public abstract sealed class Optimizer permits SGD, Adam {
     /// each update fuses into few kernels.
     abstract List<Node> update(Nodes b, Node p, Node g, List<Node> state, List<Node> hyper);
 
+    /// Whether the step about to run keeps the new state and step counts it computes; when not,
+    /// [TrainStep] has the program write them into scratch tensors, so the state stays as it was
+    /// and no other program is needed.
+    boolean writesState() { return true; }
+
     /// Parameter `index`'s step count (a 0-d `i32`, written by the program), or none without state.
     List<Tensor> stepCount(int index) { return stepCounts.isEmpty() ? List.of() : List.of(stepCounts.get(index)); }
 

@@ -12,15 +12,16 @@ import java.util.List;
 /// dampening `τ` and optionally Nesterov momentum,
 /// ```
 /// g ← g + λ·p
-/// b ← g at the buffer's first step, else μ·b + (1-τ)·g   (no buffer when μ = 0: b = g)
-/// p ← p - lr·(nesterov ? g + μ·b : b)
+/// b ← g at the buffer's first step, else μ·b + (1-τ)·g
+/// p ← p - lr·(nesterov ? g + μ·b : b)                 (μ = 0: p ← p - lr·g, b left as it is)
 /// ```
 /// The buffer's first step is each parameter's own, as PyTorch starts a buffer at the first step
 /// that gives the parameter a gradient while the momentum is not 0; the parameter's step count
 /// (`Optimizer.steps(int)`) counts those steps. The first-step case is a runtime scalar of the
 /// parameter's own (`b ← a·b + c·g`), so step 1 and step 2 share a program. As in PyTorch, an SGD
 /// made without momentum keeps no buffer (no memory, no traffic); its momentum cannot be set
-/// later. One made with momentum may change it at any step.
+/// later. One made with momentum may change it at any step, 0 included: while it is 0 the step
+/// computes the direction as a fresh buffer (`g`) and does not keep it ([#writesState]).
 public final class SGD extends Optimizer {
     private double momentum, dampening;
     private final boolean nesterov;
@@ -75,6 +76,12 @@ public final class SGD extends Optimizer {
         values[0] = fresh ? 0 : momentum;
         values[1] = fresh ? 1 : 1 - dampening;
     }
+
+    /// While μ is 0 the step's new buffers (then `g`) and counts are not written back, as PyTorch
+    /// leaves the buffer alone: the same program runs, so changing μ never recompiles, and the
+    /// parameters are still written in place.
+    @Override
+    boolean writesState() { return momentum != 0; }
 
     @Override
     List<Node> update(Nodes b, Node p, Node g, List<Node> state, List<Node> h) {

@@ -40,6 +40,9 @@ public final class TrainStep {
     private final int batchArity;
     private final Tensor loss = Tensor.zeros(DType.F64);
     private final List<Tensor> targets = new ArrayList<>();
+    // The same, but for scratch tensors in place of the optimizer's state and step counts: made
+    // at the first step that keeps no state (Optimizer.writesState), then reused.
+    private List<Tensor> discarding;
     // Each step's arguments: the batch, then the hyper-parameters, rank-0 tensors whose values
     // each step sets in place, so that a step allocates nothing for them.
     private final Tensor[] arguments;
@@ -97,7 +100,7 @@ public final class TrainStep {
         for (int h = 0; h < hyperParameters.length; h++) arguments[batchArity + h].set(hyperParameters[h], RANK_0);
         System.arraycopy(batch, 0, arguments, 0, batchArity);
         try {
-            compiled.applyUpdating(targets, arguments);
+            compiled.applyUpdating(optimizer.writesState() ? targets : discarding(), arguments);
         } catch (RuntimeException e) {
             optimizer.steps--;
             throw e;
@@ -105,6 +108,15 @@ public final class TrainStep {
             Arrays.fill(arguments, 0, batchArity, null); // keeps no batch alive between steps
         }
         return loss.item();
+    }
+
+    private List<Tensor> discarding() {
+        if (discarding == null) {
+            int kept = 1 + optimizer.parameters().size();
+            discarding = new ArrayList<>(targets.subList(0, kept));
+            for (Tensor state : targets.subList(kept, targets.size())) discarding.add(Tensor.zeros(state.dtype(), state.shape().toArray()));
+        }
+        return discarding;
     }
 
     /// The program of the most recent batch signature: one graph, its kernels and decisions.

@@ -173,6 +173,10 @@ class TrainStepTest {
         withMomentum.apply(X, Y);
         explained = withMomentum.explain();
         assertEquals(12, explained.split("in the array of input", -1).length - 1, "parameters, buffers, step counts\n" + explained);
+        sgd.momentum(0);  // the buffers are left alone, the parameters still written in place
+        withMomentum.apply(X, Y);
+        explained = withMomentum.explain();
+        assertEquals(4, explained.split("in the array of input", -1).length - 1, explained);
     }
 
     @Test
@@ -262,6 +266,36 @@ class TrainStepTest {
             joinsLate(sgd, a, b, torch, "SGD, nesterov " + nesterov);
             assertArrayEquals(buffers[1], sgd.state(1).getFirst().toDoubleArray(), 1e-12);
         }
+    }
+
+    @Test
+    void sgdLeavesItsMomentumBufferAloneWhileTheMomentumIsZero() {
+        var p = new Parameter("w", Tensor.of(new double[] {0}, 1));
+        var sgd = new SGD(List.of(p), 1.0, 0.9, 0, 0, false);
+        var step = sgd.compile(x -> p.value().mul(x).sum());                    // g = x
+        step.apply(Tensor.of(new double[] {1}, 1));                            // buf = 1, w = -1
+        sgd.momentum(0);
+        step.apply(Tensor.of(new double[] {2}, 1));                            // w = -3, buf stays 1
+        assertArrayEquals(new double[] {1}, sgd.state(0).getFirst().toDoubleArray());
+        assertEquals(1, sgd.steps(0), "a step without momentum does not count for the buffer");
+        sgd.momentum(0.9);
+        step.apply(Tensor.of(new double[] {4}, 1));                            // buf = 0.9·1 + 4, w = -3 - 4.9
+        assertEquals(4.9, sgd.state(0).getFirst().item(), 1e-12);
+        assertEquals(-7.9, p.value().item(), 1e-12);
+        assertEquals(1, step.compiledSignatures());
+
+        sgd.momentum(0);                                                        // even a gradient that is not finite leaves it
+        step.apply(Tensor.of(new double[] {Double.POSITIVE_INFINITY}, 1));
+        assertEquals(4.9, sgd.state(0).getFirst().item(), 1e-12);
+
+        var q = new Parameter("q", Tensor.of(new double[] {0}, 1));            // momentum 0 from the start: no buffer yet,
+        var late = new SGD(List.of(q), 1.0, 0.9, 0.5, 0, false);              // so its first momentum step starts it at g
+        var lateStep = late.momentum(0).compile(x -> q.value().mul(x).sum());
+        lateStep.apply(Tensor.of(new double[] {2}, 1));
+        late.momentum(0.9);
+        lateStep.apply(Tensor.of(new double[] {4}, 1));
+        assertEquals(4, late.state(0).getFirst().item(), 1e-12, "undampened, as PyTorch's first buffer");
+        assertEquals(-6, q.value().item(), 1e-12);
     }
 
     @Test
