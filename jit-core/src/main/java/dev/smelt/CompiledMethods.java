@@ -24,11 +24,16 @@ final class CompiledMethods implements SubclassEmitter.MethodCalls {
     /// w.sub(step)` the methods trace again at their next call rather than run on the old tensor.
     private final List<Field> tensorFields;
     private volatile Tensor[] seen;
+    // Methods whose parameters are all tensors, which take Compiled's fast path for a call like the last
+    private final boolean[] tensorsOnly;
 
     CompiledMethods(MethodClass type) {
         this.type = type;
         this.compiled = fresh();
         this.tensorFields = tensorFields(type.model());
+        this.tensorsOnly = new boolean[type.methods().size()];
+        for (int i = 0; i < tensorsOnly.length; i++)
+            tensorsOnly[i] = Arrays.stream(type.methods().get(i).getParameterTypes()).allMatch(p -> p == Tensor.class);
     }
 
     private Compiled[] fresh() {
@@ -83,6 +88,11 @@ final class CompiledMethods implements SubclassEmitter.MethodCalls {
             if (arguments[i] == null) throw SmeltException.of(compiled[method].name(), "argument %d is null", i);
         if (Tracer.CURRENT.isBound()) return trace(compiled[method].name(), type.originals().get(method), Arrays.asList(arguments)); // called while tracing another method: inline it
         if (reassigned()) retrace();
+        if (tensorsOnly[method]) {
+            var tensors = new Tensor[arguments.length];
+            for (int i = 0; i < tensors.length; i++) tensors[i] = (Tensor) arguments[i];
+            return compiled[method].apply(tensors);
+        }
         return compiled[method].call(Arrays.asList(arguments)).getFirst();
     }
 
