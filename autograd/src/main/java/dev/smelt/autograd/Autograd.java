@@ -82,13 +82,21 @@ public final class Autograd {
         var nodes = new Nodes(graph);
         var outputs = new ArrayList<Node>();
         if (withValue) outputs.add(loss(graph));
-        for (Node gradient : gradients(graph, differentiable(graph, wrt), nodes)) outputs.add(fresh(gradient, outputs));
+        outputs.addAll(fresh(gradients(graph, differentiable(graph, wrt), nodes), outputs));
         return traced.withGraph(new Graph(graph.inputs(), outputs));
     }
 
-    /// A gradient is a new tensor, as in PyTorch, even where it is an argument (`∂(w·x)/∂w` is x)
-    /// or the same node as an earlier output (`∂(w + x)` is ones for both): a copy, which the
-    /// compiler keeps (a reshape to its own shape), so writing into one never changes the other.
+    /// `gradients`, each made [#fresh] against `earlier` outputs and the gradients before it.
+    static List<Node> fresh(List<Node> gradients, List<Node> earlier) {
+        var outputs = new ArrayList<>(earlier);
+        for (Node gradient : gradients) outputs.add(fresh(gradient, outputs));
+        return List.copyOf(outputs.subList(earlier.size(), outputs.size()));
+    }
+
+    /// A gradient is a new tensor, as in PyTorch, even where it is an argument (`∂(w·x)/∂w` is x; in
+    /// `valueAndGrad`'s backward, `∂(a + b)` is the cotangent) or the same node as an earlier output
+    /// (`∂(w + x)` is ones for both): a copy, which the compiler keeps (a reshape to its own shape),
+    /// so writing into one never changes the other.
     private static Node fresh(Node gradient, List<Node> earlier) {
         boolean shared = gradient instanceof Node.Input || earlier.stream().anyMatch(output -> output == gradient);
         return shared ? new Node.Reshape(gradient, gradient.shape()) : gradient;

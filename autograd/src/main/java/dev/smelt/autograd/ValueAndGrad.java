@@ -82,7 +82,8 @@ public final class ValueAndGrad {
         Graph primal = traced.graph();
         Node loss = Autograd.loss(primal);
         var cotangent = new Node.Input(primal.inputs().size(), loss.shape(), loss.dtype());
-        var gradients = Backward.gradients(primal.inputs(), List.of(loss), List.of(cotangent), Autograd.differentiable(primal, wrt), new Nodes(primal));
+        // fresh: a gradient that is the cotangent (`a + b`) was the seed's own storage, written into by a caller
+        var gradients = Autograd.fresh(Backward.gradients(primal.inputs(), List.of(loss), List.of(cotangent), Autograd.differentiable(primal, wrt), new Nodes(primal)), List.of());
         Partition partition = Partition.split(primal, List.of(cotangent), gradients);
         Compiled forward = Jit.compile(new Traced(partition.forward(), partition.forward().inputs().size(), List.of()));
         Compiled backward = Jit.compile(new Traced(partition.backward(), partition.backward().inputs().size(), List.of()));

@@ -72,6 +72,13 @@ class ValueAndGradTest {
         var split = Autograd.valueAndGrad((a, b) -> a.mul(b).sum(), 0).apply(w, x);
         split.gradients().getFirst().set(5, 1);
         assertEquals(20.0, x.get(1));
+        // valueAndGrad's backward takes the cotangent as an input: ∂(a + b) is that input itself
+        var sum = Autograd.valueAndGrad((a, b) -> a.add(b), 0, 1);
+        var once = sum.apply(Tensor.scalar(1), Tensor.scalar(2));
+        once.gradients().get(0).set(101);
+        assertEquals(List.of(101.0, 1.0), List.of(once.gradients().get(0).get(), once.gradients().get(1).get()));
+        var next = sum.apply(Tensor.scalar(3), Tensor.scalar(4));
+        assertEquals(List.of(7.0, 1.0, 1.0), List.of(next.value().get(), next.gradients().get(0).get(), next.gradients().get(1).get()));
     }
 
     @Test
