@@ -131,7 +131,7 @@ public final class DataParallel {
         if (batchSize % workers != 0) throw SmeltException.of("DataParallel.fit", "the batch size %d does not split evenly over %d workers", batchSize, workers);
         boolean integerLabels = labelType.equals(DataTypes.IntegerType) || labelType.equals(DataTypes.LongType)
                 || labelType.equals(DataTypes.ShortType) || labelType.equals(DataTypes.ByteType);
-        Dataset<Tuple2<float[], Double>> columns = data.select(Rows.asFloatArray(data.schema(), features), data.col(label).cast(DataTypes.DoubleType))
+        Dataset<Tuple2<float[], Double>> columns = data.select(Rows.asFloatArray("DataParallel.fit", data.schema(), features), Rows.asDouble("DataParallel.fit", label))
                 .as(Encoders.tuple(data.sparkSession().implicits().newFloatArrayEncoder(), Encoders.DOUBLE()));
         long rows = columns.count();
         long batches = rows / batchSize;

@@ -86,6 +86,8 @@ public final class Inference {
 
     // One program call for `rows`, each the same length: the first result, split by rows.
     private static List<float[]> run(Executables.Executable executable, List<float[]> rows) {
+        for (int i = 0; i < rows.size(); i++)
+            if (rows.get(i) == null) throw SmeltException.of("Inference", "row %d of a batch is null; drop or fill such rows first", i);
         int n = rows.size(), features = rows.getFirst().length;
         var data = new float[n * features];
         for (int i = 0; i < n; i++) {

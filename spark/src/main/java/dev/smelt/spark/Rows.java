@@ -31,10 +31,28 @@ final class Rows {
     }
 
     /// `column` of `schema` (checked by [#requireFeatures]) as `array<float>`, converted by Spark
-    /// itself, so that it reaches Java as a primitive `float[]` through Spark's encoder for it.
-    static Column asFloatArray(StructType schema, String column) {
-        return schema.apply(column).dataType() instanceof VectorUDT ? org.apache.spark.ml.functions.vector_to_array(functions.col(column), "float32")
-                : functions.col(column).cast(DataTypes.createArrayType(DataTypes.FloatType));
+    /// itself, so that it reaches Java as a primitive `float[]` through Spark's encoder for it. A
+    /// null row or element fails the task with `op`'s message: the encoder would refuse it naming
+    /// its own tuple's field, and a null row would reach Smelt as a NullPointerException.
+    static Column asFloatArray(String op, StructType schema, String column) {
+        Column floats = schema.apply(column).dataType() instanceof VectorUDT ? org.apache.spark.ml.functions.vector_to_array(named(column), "float32")
+                : named(column).cast(DataTypes.createArrayType(DataTypes.FloatType));
+        return functions.when(floats.isNull(), refused(op, "a row's features in column '%s' are null; drop or fill such rows first", column))
+                .when(functions.exists(floats, Column::isNull), refused(op, "a row's features in column '%s' hold a null; drop or fill such rows first", column))
+                .otherwise(floats);
+    }
+
+    /// `column` of `schema` as a double, a null failing the task with `op`'s message.
+    static Column asDouble(String op, String column) {
+        Column value = named(column).cast(DataTypes.DoubleType);
+        return functions.when(value.isNull(), refused(op, "a row's %s in column '%s' is null; drop or fill such rows first", "label", column)).otherwise(value);
+    }
+
+    /// The column called `name`, dots and all: `col("f.x")` would read field `x` of a struct `f`.
+    static Column named(String name) { return functions.col("`" + name.replace("`", "``") + "`"); }
+
+    private static Column refused(String op, String format, Object... values) {
+        return functions.raise_error(functions.lit(op + ": " + format.formatted(values)));
     }
 
     /// Whether `column` of `schema` is `array<float>` already, so that the cast gives back its values exactly.
@@ -45,7 +63,9 @@ final class Rows {
     /// `schema` with a new `array<float>` column `output`.
     static StructType withOutput(String op, StructType schema, String output) {
         if (output == null) throw SmeltException.of(op, "the output column is not set");
-        if (List.of(schema.fieldNames()).contains(output)) throw SmeltException.of(op, "the output column '%s' exists already", output);
+        // Spark matches names regardless of case by default, so `Features` beside `features` is ambiguous
+        for (String name : schema.fieldNames())
+            if (name.equalsIgnoreCase(output)) throw SmeltException.of(op, "the output column '%s' exists already (as '%s')", output, name);
         return schema.add(new StructField(output, DataTypes.createArrayType(DataTypes.FloatType, false), true, org.apache.spark.sql.types.Metadata.empty()));
     }
 

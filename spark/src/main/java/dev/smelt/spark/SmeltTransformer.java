@@ -102,12 +102,12 @@ public final class SmeltTransformer extends Transformer {
         transformSchema(dataset.schema());
         String input = $(inputCol), output = $(outputCol);
         boolean floats = Rows.isFloatArray(dataset.schema(), input);
-        Column features = Rows.asFloatArray(dataset.schema(), input);
+        Column features = Rows.asFloatArray("SmeltTransformer", dataset.schema(), input);
         var rest = new ArrayList<Column>();
         var restSchema = new StructType();
         for (StructField field : dataset.schema().fields())
             if (!(floats && field.name().equals(input))) {
-                rest.add(col(field.name()));
+                rest.add(Rows.named(field.name()));
                 restSchema = restSchema.add(field);
             }
         Encoder<float[]> array = dataset.sparkSession().implicits().newFloatArrayEncoder();

@@ -142,6 +142,30 @@ class InferenceTest {
         assertThrows(SmeltException.class, () -> new SmeltTransformer(shipped).setBatchSize(0));
     }
 
+    /// Column names with dots are names, not paths into a struct; a null row or feature fails
+    /// with Smelt's message, not a NullPointerException or the encoder's tuple field; an output
+    /// column that differs from another only by case is refused, as Spark would find it ambiguous.
+    @Test
+    void dottedNamesNullFeaturesAndCaseClashes() {
+        var shipped = ShippedFunction.batched(MODEL::forward, FEATURES);
+        var rows = rows(3, 5);
+        var schema = new StructType().add("id.x", DataTypes.IntegerType).add("f.x", DataTypes.createArrayType(DataTypes.FloatType));
+        var data = new ArrayList<Row>();
+        for (int i = 0; i < rows.size(); i++) data.add(RowFactory.create(i, rows.get(i)));
+        var scored = new SmeltTransformer(shipped).setInputCol("f.x").setOutputCol("out").transform(spark.createDataFrame(data, schema)).collectAsList();
+        for (Row row : scored) assertArrayEquals(eager(rows.get(row.getInt(0))), Rows.floats(row.getAs("out")), 1e-5f);
+        Float[] withNull = {1f, null, 2f, 3f};
+        for (Object features : new Object[] {null, withNull}) {
+            var bad = spark.createDataFrame(List.of(RowFactory.create(0, rows.get(0)), RowFactory.create(1, features)), schema);
+            var e = assertThrows(Exception.class, () -> new SmeltTransformer(shipped).setInputCol("f.x").setOutputCol("out").transform(bad).collectAsList());
+            assertTrue(String.valueOf(e.getMessage()).contains("SmeltTransformer: a row's features in column 'f.x'"), e.getMessage());
+        }
+        var inference = assertThrows(SmeltException.class, () -> Inference.predict(shipped, java.util.Arrays.asList(new float[FEATURES], null).iterator(), 4).forEachRemaining(r -> {}));
+        assertTrue(inference.getMessage().contains("row 1 of a batch is null"), inference.getMessage());
+        var clash = assertThrows(SmeltException.class, () -> new SmeltTransformer(shipped).setInputCol("f.x").setOutputCol("F.X").transformSchema(schema));
+        assertTrue(clash.getMessage().contains("exists already (as 'f.x')"), clash.getMessage());
+    }
+
     @Test
     void aFunctionThatMixesRowsIsRefused() {
         var e = assertThrows(SmeltException.class, () -> ShippedFunction.batched(x -> x.sub(x.mean(0)), FEATURES));
