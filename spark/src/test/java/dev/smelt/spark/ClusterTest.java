@@ -8,11 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -38,8 +36,7 @@ class ClusterTest {
         var model = InferenceTest.MODEL;
         var rows = InferenceTest.rows(64, 9);
         var schema = new StructType().add("id", DataTypes.IntegerType).add("features", DataTypes.createArrayType(DataTypes.FloatType));
-        var data = new ArrayList<Row>();
-        for (int i = 0; i < rows.size(); i++) data.add(RowFactory.create(i, rows.get(i)));
+        var data = InferenceTest.indexed(rows);
         var frame = spark.createDataFrame(data, schema).repartition(4);
         var stage = new SmeltTransformer(ShippedFunction.batched(model::forward, InferenceTest.FEATURES)).setOutputCol("out").setBatchSize(5);
         var scored = stage.transform(frame).collectAsList();

@@ -56,13 +56,19 @@ class InferenceTest {
 
     static float[] eager(float[] row) { return MODEL.forward(Tensor.of(row, 1, FEATURES)).toFloatArray(); }
 
+    /// Rows of (index, features): the index says which eager result a scored row must equal.
+    static List<Row> indexed(List<float[]> rows) {
+        var data = new ArrayList<Row>();
+        for (int i = 0; i < rows.size(); i++) data.add(RowFactory.create(i, rows.get(i)));
+        return data;
+    }
+
     @Test
     void theTransformerGivesEachRowTheEagerResultForAnyBatchSizeAndPartitioning() {
         var shipped = ShippedFunction.batched(MODEL::forward, FEATURES);
         var rows = rows(41, 1);
         var schema = new StructType().add("id", DataTypes.IntegerType).add("features", DataTypes.createArrayType(DataTypes.FloatType));
-        var data = new ArrayList<Row>();
-        for (int i = 0; i < rows.size(); i++) data.add(RowFactory.create(i, rows.get(i)));
+        var data = indexed(rows);
         for (int partitions : new int[] {1, 3, 41})
             for (int batch : new int[] {1, 4, 7, 64}) {
                 Dataset<Row> frame = spark.createDataFrame(data, schema).repartition(partitions);
@@ -150,8 +156,7 @@ class InferenceTest {
         var shipped = ShippedFunction.batched(MODEL::forward, FEATURES);
         var rows = rows(3, 5);
         var schema = new StructType().add("id.x", DataTypes.IntegerType).add("f.x", DataTypes.createArrayType(DataTypes.FloatType));
-        var data = new ArrayList<Row>();
-        for (int i = 0; i < rows.size(); i++) data.add(RowFactory.create(i, rows.get(i)));
+        var data = indexed(rows);
         var scored = new SmeltTransformer(shipped).setInputCol("f.x").setOutputCol("out").transform(spark.createDataFrame(data, schema)).collectAsList();
         for (Row row : scored) assertArrayEquals(eager(rows.get(row.getInt(0))), Rows.floats(row.getAs("out")), 1e-5f);
         Float[] withNull = {1f, null, 2f, 3f};
