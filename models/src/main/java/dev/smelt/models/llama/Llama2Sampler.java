@@ -32,25 +32,27 @@ public final class Llama2Sampler {
     /// The next token for `logits` (one position's, over the vocabulary).
     public int sample(float[] logits) {
         if (logits == null || logits.length == 0) throw SmeltException.of("Llama2Sampler.sample", "no logits");
-        for (int i = 0; i < logits.length; i++)
-            if (Float.isNaN(logits[i])) throw SmeltException.of("Llama2Sampler.sample", "logit %d is NaN (of %d); the model produced it", i, logits.length);
-        if (temperature == 0) return argmax(logits);
-        double[] probabilities = softmax(logits, temperature);
+        int best = argmax(logits);
+        if (temperature == 0) return best;
+        double[] probabilities = softmax(logits, logits[best], temperature);
         double coin = randomFloat();
         return topP <= 0 || topP >= 1 ? fromDistribution(probabilities, coin) : fromNucleus(probabilities, topP, coin);
     }
 
-    static int argmax(float[] values) {
+    // The first largest logit, in the one pass that also refuses a NaN.
+    private static int argmax(float[] values) {
         int best = 0;
-        for (int i = 1; i < values.length; i++) if (values[i] > values[best]) best = i;
+        for (int i = 0; i < values.length; i++) {
+            if (Float.isNaN(values[i])) throw SmeltException.of("Llama2Sampler.sample", "logit %d is NaN (of %d); the model produced it", i, values.length);
+            if (values[i] > values[best]) best = i;
+        }
         return best;
     }
 
     // exp(logit / temperature - max), normalised. Where max is infinite, exp(∞ - ∞) is NaN and the
     // limit stands in: the tokens at the largest logit share the mass. A logit below it by d would
     // get exp(-d / temperature) of a share, and d / temperature overflows too (d is an ulp or more).
-    private static double[] softmax(float[] logits, double temperature) {
-        float largest = logits[argmax(logits)];
+    private static double[] softmax(float[] logits, float largest, double temperature) {
         double max = largest / temperature, sum = 0;
         boolean limit = Double.isInfinite(max);
         double[] probabilities = new double[logits.length];
