@@ -101,13 +101,18 @@ public record Builder(Tracer tracer, String operation, List<Node> operands) {
         return axis < 0 ? axis + rank : axis;
     }
 
-    /// Normalised, ascending, distinct axes; no axes means all of them. A 0-d tensor's axis is
-    /// checked as a vector's and names no axis (PyTorch's `sum(0)` of a scalar is the scalar).
+    /// Checks the axis given to an op on a 0-d tensor, which takes 0 or -1 as PyTorch's ops do (a
+    /// scalar's axis is checked as a vector's) and reduces or sorts along none.
+    static void scalarAxis(String op, int axis) {
+        if (axis != 0 && axis != -1) throw SmeltException.of(op, "axis %d is out of range for a 0-d tensor; expected 0 or -1", axis);
+    }
+
+    /// Normalised, ascending, distinct axes; no axes means all of them. A 0-d tensor's axis
+    /// ([#scalarAxis]) names no axis: PyTorch's `sum(0)` of a scalar is the scalar.
     static List<Integer> axes(String op, int[] axes, int rank) {
         if (axes.length == 0) return java.util.stream.IntStream.range(0, rank).boxed().toList();
         if (rank == 0) {
-            for (int axis : axes)
-                if (axis != 0 && axis != -1) throw SmeltException.of(op, "axis %d is out of range for a 0-d tensor; expected 0 or -1", axis);
+            for (int axis : axes) scalarAxis(op, axis);
             return List.of();
         }
         var sorted = new TreeSet<Integer>();

@@ -83,8 +83,8 @@ public final class Reductions {
 
     public static Value arg(ReduceOp op, Value x, int axis, boolean keepDims) {
         Ops.nonNull(op.toString(), x);
-        if (x.rank() == 0) { // the axis of a 0-d tensor is checked as a vector's, as in PyTorch
-            Builder.axis(op.toString(), axis, 1);
+        if (x.rank() == 0) {
+            Builder.scalarAxis(op.toString(), axis);
             return argFlat(op, x);
         }
         return Dispatch.apply(op.toString(), List.of(x), (b, in) -> reduce(b, op, in.getFirst(), List.of(Builder.axis(op.toString(), axis, x.rank())), keepDims));
