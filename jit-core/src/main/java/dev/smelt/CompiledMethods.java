@@ -84,16 +84,18 @@ final class CompiledMethods implements SubclassEmitter.MethodCalls {
     @Override
     public Object call(int method, Object self, Object[] arguments) {
         this.self = self;
+        String name = compiled[method].name();
         for (int i = 0; i < arguments.length; i++)
-            if (arguments[i] == null) throw SmeltException.of(compiled[method].name(), "argument %d is null", i);
-        if (Tracer.CURRENT.isBound()) return trace(compiled[method].name(), type.originals().get(method), Arrays.asList(arguments)); // called while tracing another method: inline it
+            if (arguments[i] == null) throw SmeltException.of(name, "argument %d is null", i);
+        if (Tracer.CURRENT.isBound()) return trace(name, type.originals().get(method), Arrays.asList(arguments)); // called while tracing another method: inline it
         if (reassigned()) retrace();
+        Compiled function = compiled[method];
         if (tensorsOnly[method]) {
             var tensors = new Tensor[arguments.length];
             for (int i = 0; i < tensors.length; i++) tensors[i] = (Tensor) arguments[i];
-            return compiled[method].apply(tensors);
+            return function.apply(tensors);
         }
-        return compiled[method].call(Arrays.asList(arguments)).getFirst();
+        return function.call(Arrays.asList(arguments)).getFirst();
     }
 
     private boolean reassigned() {
