@@ -45,7 +45,7 @@ final class Rows {
     /// `column` of `schema` as a double, a null failing the task with `op`'s message.
     static Column asDouble(String op, String column) {
         Column value = named(column).cast(DataTypes.DoubleType);
-        return functions.when(value.isNull(), refused(op, "a row's %s in column '%s' is null; drop or fill such rows first", "label", column)).otherwise(value);
+        return functions.when(value.isNull(), refused(op, "a row's label in column '%s' is null; drop or fill such rows first", column)).otherwise(value);
     }
 
     /// The column called `name`, dots and all: `col("f.x")` would read field `x` of a struct `f`.
