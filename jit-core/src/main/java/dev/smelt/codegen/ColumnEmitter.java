@@ -19,7 +19,7 @@ import org.objectweb.asm.Type;
 /// ```
 /// public void run(Object[] buffers, int start, int end) {
 ///     float[] in0 = (float[]) buffers[0], out0 = (float[]) buffers[1];
-///     float[] acc0 = new float[512];                             // r0 of each row of a tile
+///     float[] acc0 = new float[Math.min(512, end - start)];     // r0 of each row of a tile
 ///     for (int row = start; row < end; ) {
 ///         int i0 = row, j = i0;                                  // the row's indices; j: the column axis
 ///         int innerEnd = Math.min(F, j + (end - row));           // this line of rows ends at F or at `end`
@@ -89,7 +89,10 @@ final class ColumnEmitter {
     }
 
     // float[] element1 = new float[rowLength * tile]; …   (a LoopEmitter row uses the first rowLength)
-    // float[] acc0 = new float[tile]; …   (an arg-reduction: int[] acc0 = new int[tile]; float[] best0 = new float[tile])
+    // float[] acc0 = new float[Math.min(tile, end - start)]; …   (an arg-reduction: int[] acc0 and float[] best0)
+    // A tile never holds more rows than the call has, and a small kernel's call has few: sized by
+    // the tile alone, the accumulators of an Adam step's bias sums were most of what the step
+    // allocated. Element arrays keep the tile as their stride.
     private void allocateArrays() {
         for (int k = 0; k < kernel.reductions().size(); k++) {
             var dtype = kernel.reductions().get(k).dtype();
@@ -98,15 +101,24 @@ final class ColumnEmitter {
                 code.newArray(kernel.reductions().get(k).value().dtype());
                 code.store(Type.getType(Object.class), layout.elements().get(k));
             }
-            code.pushInt(plan.tile());
+            pushAccumulatorLength();
             code.newArray(dtype);
             code.store(Type.getType(Object.class), layout.vectorAccumulators().get(k));
             if (kernel.reductions().get(k).op().isArg()) {
-                code.pushInt(plan.tile());
+                pushAccumulatorLength();
                 code.newArray(kernel.reductions().get(k).value().dtype());
                 code.store(Type.getType(Object.class), layout.secondAccumulators().get(k));
             }
         }
+    }
+
+    // Math.min(tile, end - start)
+    private void pushAccumulatorLength() {
+        code.pushInt(plan.tile());
+        code.loadInt(layout.end());
+        code.loadInt(layout.start());
+        code.op(ISUB);
+        JavaApi.MIN_INT.invoke(code.mv);
     }
 
     /// The rows from `row` to the end of its line along the column axis (or to `end`):
