@@ -6,6 +6,7 @@ import static dev.smelt.TensorAssertions.F64_FEW_ULPS;
 import static dev.smelt.TensorAssertions.assertClose;
 import static dev.smelt.TensorAssertions.assertTensor;
 import static dev.smelt.TensorAssertions.shape;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.ir.DType;
 import org.junit.jupiter.api.Test;
@@ -112,6 +113,16 @@ class CompositesTest {
         var vector = Tensor.of(new float[] {1, 2, 3});
         assertClose(vector.crossEntropy(Tensor.of(new float[] {0.5f, 0.5f, 0})), DType.F32, shape(), F32_COMPOSITE, LSE - 1.5);
         assertClose(logits.crossEntropy(probabilities.to(DType.F64)), DType.F64, shape(), F32_COMPOSITE, LSE - 2.25);
+    }
+
+    @Test
+    void crossEntropyWithProbabilitiesOverNoClassesIsNaN() { // as PyTorch's: -Σ over an empty input / 0
+        for (int[] shape : new int[][] {{2, 0}, {0, 3}, {0}}) {
+            Tensor logits = Tensor.zeros(shape), probabilities = Tensor.zeros(shape);
+            assertTrue(Double.isNaN(logits.crossEntropy(probabilities).item()), java.util.Arrays.toString(shape));
+            var compiled = Jit.compile((Tensor l, Tensor p) -> l.crossEntropy(p));
+            for (int call = 0; call < 3; call++) assertTrue(Double.isNaN(compiled.apply(logits, probabilities).item()));
+        }
     }
 
     @Test

@@ -259,6 +259,20 @@ class IndexingTest {
         }
     }
 
+    @Test
+    void aScalarSortsAlongAxisZeroOrMinusOneOnly() {
+        Tensor scalar = Tensor.scalar(2.5);
+        assertEquals(2.5, scalar.topk(1, -1).getFirst().item());
+        assertEquals(0, scalar.argsort(-1, false).item());
+        for (int axis : new int[] {1, -2, 5}) { // PyTorch: dim must lie in [-1, 0] for a 0-d tensor
+            var topk = assertThrows(SmeltException.class, () -> scalar.topk(1, axis));
+            assertTrue(topk.getMessage().contains("axis " + axis + " is out of range for a 0-d tensor"), topk.getMessage());
+            assertThrows(SmeltException.class, () -> scalar.argsort(axis, true));
+            assertThrows(SmeltException.class, () -> Jit.compile(t -> t.topk(1, axis).getFirst()).apply(scalar));
+            assertThrows(SmeltException.class, () -> Jit.compile(t -> t.argsort(axis, false)).apply(scalar));
+        }
+    }
+
     // ---- helpers ----
 
     private Shape randomShape(int rank) {

@@ -166,6 +166,9 @@ final class Vjp {
             case PROD -> prod(r, g, b);
             case MAX, MIN -> {                                                       // g / #ties on each tie, 0 elsewhere
                 Node ties = b.binary(BinaryOp.EQ, x, b.expand(r, shape));
+                // A NaN result is made by the NaNs, which tie with it (PyTorch's max(): its gradient goes
+                // to them), rather than by nothing, which would give every element 0.
+                if (x.dtype().isFloating()) ties = b.where(b.binary(BinaryOp.NE, x, x), b.constant(1, shape, DType.BOOL), ties);
                 Node count = b.sum(b.cast(ties, x.dtype()), r.axes());
                 yield b.where(ties, b.expand(b.div(g, count), shape), b.constant(0, shape, x.dtype()));
             }

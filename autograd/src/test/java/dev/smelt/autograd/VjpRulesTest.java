@@ -210,6 +210,16 @@ class VjpRulesTest {
     }
 
     @Test
+    void aNaNMaximumSendsTheGradientToItsNaNs() { // as torch.max(): the NaNs are what the result is
+        double nan = Double.NaN;
+        var max = Autograd.grad((Tensor t) -> t.max(1, false).sum());
+        Tensor x = Tensor.of(new double[] {1, nan, 3, nan, 2, 5, 5, 0}, 2, 4);
+        for (int call = 0; call < 3; call++) assertArrayEquals(new double[] {0, 0.5, 0, 0.5, 0, 0.5, 0.5, 0}, max.apply(x).toDoubleArray(), 0);
+        var min = Autograd.grad((Tensor t) -> t.min());
+        assertArrayEquals(new float[] {0, 1, 0}, min.apply(Tensor.of(new float[] {-1, Float.NaN, 3})).toFloatArray(), 0);
+    }
+
+    @Test
     void prodHandlesZeros() {
         var grad = Autograd.grad((Tensor t) -> t.prod(1, false).sum());
         Tensor x = Tensor.of(new double[] {2, 0, 3, 0, 0, 3, 2, 5, 7}, 3, 3);

@@ -114,7 +114,8 @@ public final class Composites {
             DType dtype = DType.promote(logp.dtype(), in.get(1).dtype());
             Node product = b.binary(BinaryOp.MUL, b.cast(logp, dtype), b.cast(in.get(1), dtype));
             Node total = Reductions.reduce(b, ReduceOp.SUM, product, IntStream.range(0, logits.rank()).boxed().toList(), false);
-            double rows = logits.rank() == 2 ? logits.dim(0) : 1;
+            // PyTorch divides an empty input's sum by 0: NaN over no classes too, not a loss of 0
+            double rows = logits.size() == 0 ? 0 : logits.rank() == 2 ? logits.dim(0) : 1;
             return b.binary(BinaryOp.DIV, b.unary(UnaryOp.NEG, total), b.constant(rows, Shape.SCALAR, dtype));
         });
     }

@@ -36,7 +36,9 @@ public final class Sorting {
 
     private static int lineAxis(String op, Value x, int axis) {
         Ops.nonNull(op, x);
-        return x.rank() == 0 ? 0 : Builder.axis(op, axis, x.rank());
+        if (x.rank() > 0) return Builder.axis(op, axis, x.rank());
+        Builder.scalarAxis(op, axis);
+        return 0;
     }
 
     // A 0-d tensor sorts as a line of one.
