@@ -10,6 +10,8 @@ import dev.smelt.ops.RandomStream;
 /// function: there the tensor is a graph node whose key (seed and position) is an input of each
 /// call, so each call draws fresh values, the generator advances exactly as the eager function
 /// would advance it, and a backward regenerates a dropout mask from the key instead of storing it.
+/// A generator made inside the traced function is new in every eager call, so its draws are the
+/// same in every compiled call too.
 /// Advancing is atomic; a generator shared by threads still gives each call its own draws, but
 /// which call gets which depends on their order.
 public final class Generator {

@@ -69,6 +69,20 @@ class RandomTest {
         assertEquals(eagerB.position(), b.position());
     }
 
+    /// A generator the function makes itself is made afresh by every eager call, which then draws
+    /// the same values; so does every compiled call, while a generator from outside still advances.
+    @Test
+    void aGeneratorMadeInsideTheFunctionDrawsTheSameValuesOnEveryCall() {
+        var tracedOutside = new Generator(2);
+        var eagerOutside = new Generator(2);
+        var traced = Jit.compile(x -> x.add(Tensor.rand(new Generator(1), 6)).dropout(0.5, new Generator(7)).add(Tensor.rand(tracedOutside, 6)));
+        Jit.Function1 eager = x -> x.add(Tensor.rand(new Generator(1), 6)).dropout(0.5, new Generator(7)).add(Tensor.rand(eagerOutside, 6));
+        var x = Tensor.ones(6);
+        for (int call = 0; call < 3; call++) assertArrayEquals(eager.apply(x).toFloatArray(), traced.apply(x).toFloatArray(), "call " + call);
+        assertEquals(eagerOutside.position(), tracedOutside.position());
+        assertEquals(1, traced.compiledSignatures());
+    }
+
     /// A random tensor read through views (transposed, reshaped, broadcast, sliced) is fused into its
     /// consumer and still draws element i of its own row-major order.
     @Test

@@ -50,7 +50,7 @@ public final class Dropout implements Module {
 
     public double p() { return p; }
 
-    /// `Dropout(p=0.5)`, as PyTorch prints it, with ` eval` in evaluation mode.
+    /// `Dropout(p=0.5, inplace=False)`, as PyTorch prints it, with ` eval` in evaluation mode.
     @Override
-    public String toString() { return "Dropout(p=%s)%s".formatted(p, isTraining() ? "" : " eval"); }
+    public String toString() { return "Dropout(p=%s, inplace=False)%s".formatted(Repr.of(p), isTraining() ? "" : " eval"); }
 }

@@ -29,8 +29,9 @@ class DropoutTest {
         long position = g.position();
         assertSame(x, layer.forward(x));
         assertEquals(position, g.position(), "eager evaluation draws nothing");
-        assertEquals("Dropout(p=0.5) eval", layer.toString());
-        assertEquals("Dropout(p=0.5)", layer.train().toString());
+        assertEquals("Dropout(p=0.5, inplace=False) eval", layer.toString());
+        assertEquals("Dropout(p=0.5, inplace=False)", layer.train().toString());
+        assertEquals("Dropout(p=1e-05, inplace=False)", new Dropout(1e-5, g).toString()); // Python's float repr, not Java's 1.0E-5
     }
 
     /// A function compiled in training mode follows a switch to evaluation and back, without a retrace.

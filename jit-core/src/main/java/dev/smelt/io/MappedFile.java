@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.atomic.AtomicLong;
 
 /// Whole files as memory segments. Reading maps the file, so a tensor's bytes are copied once,
 /// from the page cache into its array, and files past 2 GB need no special path. Writing maps a
@@ -17,6 +18,8 @@ import java.nio.file.StandardOpenOption;
 /// interrupted save leaves the previous file whole.
 final class MappedFile {
     private MappedFile() {}
+
+    private static final AtomicLong SAVES = new AtomicLong();
 
     interface Reader<T> {
         T read(MemorySegment file) throws IOException;
@@ -38,8 +41,10 @@ final class MappedFile {
 
     /// Writes a file of `size` bytes at `path`, whose contents `writer` fills in.
     static void write(Path path, long size, Writer writer) throws IOException {
-        // Not Files.createTempFile: its owner-only permissions would become the saved file's.
-        Path temporary = path.resolveSibling(path.getFileName() + ".partial");
+        // Not Files.createTempFile: its owner-only permissions would become the saved file's. A name
+        // of each save's own (process and count): saves to one path from two threads or processes
+        // sharing one would truncate each other's mapped file (a JVM fault) or rename it away.
+        Path temporary = path.resolveSibling(path.getFileName() + "." + ProcessHandle.current().pid() + "-" + SAVES.incrementAndGet() + ".partial");
         try {
             try (var channel = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.READ, StandardOpenOption.WRITE);
                  var arena = Arena.ofConfined()) {

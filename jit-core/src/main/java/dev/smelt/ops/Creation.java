@@ -89,7 +89,9 @@ public final class Creation {
 
     /// Eagerly, the next draws of `generator`. Inside a trace, a [Node.Random] whose key is a
     /// capture the compiled function fills in for each call ([Traced#callCaptures]), starting after
-    /// the draws this trace took from `generator` before.
+    /// the draws this trace took from `generator` before; but a generator the function made itself
+    /// is made afresh by every eager call, which then draws the same values, so its key is a
+    /// constant capture and the generator advances now, as eagerly.
     public static Value random(RandomStream generator, Distribution distribution, DType dtype, int... dims) {
         String op = distribution.toString();
         Ops.nonNull(op, generator, dtype);
@@ -97,7 +99,9 @@ public final class Creation {
         Shape shape = shape(op, dims);
         if (Tracer.CURRENT.isBound()) {
             Tracer tracer = Tracer.CURRENT.get();
-            Node key = tracer.capture(new Draw(generator, drawnBefore(tracer, generator), distribution.draws(shape.size())), Shape.of(2), DType.I32);
+            long draws = distribution.draws(shape.size());
+            Object source = tracer.isMadeHere(generator) ? generator.key(generator.advance(draws)) : new Draw(generator, drawnBefore(tracer, generator), draws);
+            Node key = tracer.capture(source, Shape.of(2), DType.I32);
             return new Value(tracer.record(new Node.Random(distribution, key, shape, dtype)), tracer);
         }
         Storage storage = Storage.allocate(dtype, shape.size());

@@ -6,6 +6,7 @@ import dev.smelt.ir.Distribution;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
+import dev.smelt.trace.Tracer;
 
 /// A `dev.smelt.Generator`'s state and draws, for the ops: counter-based, draw `n` a pure function of
 /// `(seed, n)` ([Distribution]), so the state is the position alone. [#owner] is the generator.
@@ -14,10 +15,12 @@ public final class RandomStream {
     private final Object owner;
     private long position;
 
-    /// The stream of `seed` at position 0, standing for `owner`.
+    /// The stream of `seed` at position 0, standing for `owner`; made inside a trace, it is the
+    /// trace's own (see [Creation#random]).
     public RandomStream(long seed, Object owner) {
         this.seed = seed;
         this.owner = owner;
+        if (Tracer.CURRENT.isBound()) Tracer.CURRENT.get().madeHere(this);
     }
 
     public long seed() { return seed; }

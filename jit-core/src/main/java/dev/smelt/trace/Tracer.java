@@ -7,9 +7,11 @@ import dev.smelt.ir.Interner;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.Shape;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /// Records the nodes a traced function builds. The tracer of the running trace is bound to
@@ -27,6 +29,7 @@ public final class Tracer {
     private final List<Node.Input> inputs = new ArrayList<>();
     private final List<Object> sources = new ArrayList<>();
     private final Map<Object, Node.Input> captured = new IdentityHashMap<>();
+    private final Set<Object> madeHere = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Interner interned = new Interner();
     private boolean finished;
 
@@ -55,6 +58,13 @@ public final class Tracer {
         captured.put(key, input);
         return input;
     }
+
+    /// Notes a random generator's stream made while this trace runs: the function makes it afresh
+    /// on every call, so its draws are the same on every call.
+    public void madeHere(Object stream) { madeHere.add(stream); }
+
+    /// Whether `stream` was made while this trace runs ([#madeHere]).
+    public boolean isMadeHere(Object stream) { return madeHere.contains(stream); }
 
     /// `node`, or the equal node recorded before it.
     public Node record(Node node) {

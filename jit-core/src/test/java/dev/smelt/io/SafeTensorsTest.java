@@ -135,6 +135,27 @@ class SafeTensorsTest {
         }
     }
 
+    /// Concurrent saves to one path each write a temporary file of their own: every save succeeds
+    /// and the file left is one of them, whole.
+    @Test
+    void concurrentSavesToOnePathLeaveOneWholeFile() throws Exception {
+        Path file = directory.resolve("model.safetensors");
+        List<Map<String, Tensor>> versions = List.of(Map.of("w", Tensor.ones(10)), Map.of("w", Tensor.full(2, 1 << 20)));
+        try (var pool = java.util.concurrent.Executors.newFixedThreadPool(4)) {
+            var saves = new java.util.ArrayList<java.util.concurrent.Future<?>>();
+            for (int i = 0; i < 64; i++) {
+                var version = versions.get(i % 2);
+                saves.add(pool.submit(() -> SafeTensors.save(file, version)));
+            }
+            for (var save : saves) save.get();
+        }
+        float[] left = SafeTensors.load(file).get("w").toFloatArray();
+        assertTrue(left.length == 10 && left[9] == 1 || left.length == 1 << 20 && left[(1 << 20) - 1] == 2, "a file of " + left.length);
+        try (var files = Files.list(directory)) {
+            assertEquals(List.of(file), files.toList());
+        }
+    }
+
     @Test
     void badArgumentsToSaveAreRefused() {
         Path file = directory.resolve("x.safetensors");

@@ -64,6 +64,9 @@ public final class Gpt implements Module {
     /// Mean cross-entropy of each position's logits against `targets` (`i32`, the shape of `x`).
     public Tensor loss(Tensor x, Tensor targets) {
         if (targets == null) throw SmeltException.of("Gpt.loss", "the targets are null");
+        // Both are flattened, so a transposed or reshaped target of the same size would pair tokens with wrong targets
+        if (x != null && !targets.shape().equals(x.shape()))
+            throw SmeltException.of("Gpt.loss", "expected targets of the tokens' shape %s, got %s", x.shape(), targets.shape());
         Tensor logits = forward(x);
         return logits.reshape(-1, config.vocab()).crossEntropy(targets.reshape(-1));
     }

@@ -71,7 +71,9 @@ class GptTest {
         var badConfig = assertThrows(SmeltException.class, () -> new Gpt.Config(10, 8, 15, 2, 1));
         var nullTargets = assertThrows(SmeltException.class, () -> model.loss(tokens(new Random(7), 1, 4), null));
         var nullConfig = assertThrows(SmeltException.class, () -> new Gpt(null, new Generator(1)));
-        for (var error : List.of(tooLong, badConfig, nullTargets, nullConfig))  // the caller's line, not the model's
+        var transposedTargets = assertThrows(SmeltException.class, () -> model.loss(tokens(new Random(7), 2, 3), tokens(new Random(8), 3, 2)));
+        assertTrue(transposedTargets.getMessage().contains("expected targets of the tokens' shape [2,3], got [3,2]"), transposedTargets.getMessage());
+        for (var error : List.of(tooLong, badConfig, nullTargets, nullConfig, transposedTargets))  // the caller's line, not the model's
             assertTrue(error.getMessage().contains("(at dev.smelt.models.gpt.GptTest"), error.getMessage());
     }
 }
