@@ -163,8 +163,10 @@ final class Gemv {
     private static int start(float[] x) { return (L - HeapLayout.lineOffset(x) / Float.BYTES % L) % L; }
 
     // A fresh JVM's rows: GemvScalar's, the vector code's on a sampled row (timed against the
-    // scalar row), while the warm-up thread drives the vector code to C2 (GemvWarmUp).
-    private static void cold(GemvScalar.Tier tier, float[] a, int aAt, int lda, Object w, int bAt, int ldb, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
+    // scalar row), while the warm-up thread drives the vector code to C2 (GemvWarmUp). No rows of
+    // x, no work: the sampled row's timing would read x's first row.
+    static void cold(GemvScalar.Tier tier, float[] a, int aAt, int lda, Object w, int bAt, int ldb, float[] c, int cAt, int ldc, int rows, int depth, int first, int last) {
+        if (rows == 0) return;
         tier.warmUp(w, bAt, ldb, depth, first, last);
         for (int n = first; n < last; n++) {
             if (GemvScalar.sampled(n)) {

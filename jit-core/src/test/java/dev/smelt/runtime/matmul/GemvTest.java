@@ -256,6 +256,14 @@ class GemvTest {
         assertTrue(limited.vector(), "past the row limit");
     }
 
+    /// x with no rows (M = 0) against a W with rows: a fresh JVM's tier times a sampled row, which
+    /// read x's first row and threw (a planned program of a random graph, run alone).
+    @Test
+    void noRowsOfXInAFreshTierWriteNothing() {
+        float[] w = new float[3 * 2], c = {};
+        Gemv.cold(new GemvScalar.Tier(), new float[0], 0, 2, w, 0, 2, c, 0, 3, 0, 2, 0, 3);
+    }
+
     private static float[] values(Random random, int count) {
         float[] values = new float[count];
         for (int i = 0; i < count; i++) values[i] = (float) random.nextGaussian();
