@@ -61,8 +61,9 @@ final class RecentCall {
     /// The result of a one-result function, or null when `arguments` do not match: one pass
     /// over them both checks and binds them, as [#matches] then a call would.
     Tensor first(Tensor[] arguments) {
-        if (arguments == null || arguments.length != types.length) return null;
         var program = version.program();
+        // An argument returned unchanged is its storage, which only the full call binds.
+        if (arguments == null || arguments.length != types.length || program.returnsAnInput(0)) return null;
         var buffers = program.newBuffers();
         for (int i = 0; i < arguments.length; i++) {
             Tensor argument = arguments[i];

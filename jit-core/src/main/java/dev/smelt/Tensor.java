@@ -192,8 +192,9 @@ public final class Tensor implements TensorValues, TensorIndexing, TensorFormats
     /// -1, 0 or 1; NaN stays NaN (as NumPy).
     public Tensor sign() { return wrap(Ops.unary(UnaryOp.SIGN, value)); }
     /// The same values, through which gradients do not flow (PyTorch's `detach`, JAX's
-    /// `stop_gradient`); an integer or bool tensor, which has no gradient, is returned as it is.
-    public Tensor detach() { return dtype().isFloating() ? wrap(Ops.unary(UnaryOp.STOP_GRADIENT, value)) : this; }
+    /// `stop_gradient`). Outside a trace no gradient flows anyway, so this tensor is returned as it
+    /// is, its storage shared as PyTorch's `detach` shares it; so is an integer or bool tensor.
+    public Tensor detach() { return dtype().isFloating() && (isTraced() || Jit.isTracing()) ? wrap(Ops.unary(UnaryOp.STOP_GRADIENT, value)) : this; }
 
     // ---- elementwise binary: shapes broadcast as NumPy's (else SmeltException naming both), dtypes
     //      promote as PyTorch's; a Java scalar is weakly typed (see DType) and must fit the dtype ----

@@ -153,6 +153,9 @@ class CompiledTest {
         assertThrows(SmeltException.class, () -> compiled.applyInto(Tensor.zeros(3, 2), x));
         assertThrows(SmeltException.class, () -> compiled.applyInto(Tensor.zeros(DType.F64, 2, 3), x));
         assertThrows(SmeltException.class, () -> compiled.applyInto(Tensor.zeros(3, 2).t(), x));
+        // A block of rows is contiguous already, so contiguous() would return the same view.
+        var rows = assertThrows(SmeltException.class, () -> compiled.applyInto(Tensor.zeros(4, 3).slice(0, 1, 3), x));
+        assertTrue(rows.getMessage().contains("not a view (f32[2,3]); pass a new tensor, then copy it into the view with copyFrom"), rows.getMessage());
         var alias = assertThrows(SmeltException.class, () -> compiled.applyInto(x, x));
         assertTrue(alias.getMessage().contains("shares memory"), alias.getMessage());
     }

@@ -84,6 +84,22 @@ class CopyFromTest {
         rejects(() -> Jit.trace(x -> concrete.copyFrom(x), Tensor.zeros(2)), "traced tensor");
     }
 
+    /// A write inside a traced function would happen once, when tracing: compiled calls would
+    /// skip it where eager calls repeat it, so it is refused, and the tensor keeps its values.
+    @Test
+    void aConcreteTensorCannotBeWrittenWhileAFunctionIsTraced() {
+        var counter = Tensor.zeros(2);
+        rejects(() -> Jit.compile((Tensor x) -> x.add(counter.copyFrom(new float[] {1, 2}))).apply(Tensor.zeros(2)),
+                "cannot write into the tensor f32[2] while a function is traced");
+        rejects(() -> Jit.trace(x -> x.add(counter.copyFrom(Tensor.of(new float[] {1, 2}))), Tensor.zeros(2)), "while a function is traced");
+        var set = assertThrows(SmeltException.class, () -> Jit.compile((Tensor x) -> {
+            counter.set(counter.get(0) + 1, 0);
+            return x.add(counter);
+        }).apply(Tensor.zeros(2)));
+        assertTrue(set.getMessage().startsWith("set: cannot write into the tensor f32[2] while a function is traced"), set.getMessage());
+        assertArrayEquals(new float[2], counter.toFloatArray());
+    }
+
     @Test
     void compiledFunctionsSeeNewValuesAtTheirNextCall() {
         var weight = Tensor.zeros(3, 4);

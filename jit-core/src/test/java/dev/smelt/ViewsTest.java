@@ -173,6 +173,14 @@ class ViewsTest {
         assertTensor(Tensor.ones(1, 3).expand(2, 3).contiguous(), DType.F32, shape(2, 3), 1, 1, 1, 1, 1, 1);
     }
 
+    /// As PyTorch's, an eager `detach` shares the tensor's storage: a write through it is seen by the tensor.
+    @Test
+    void detachOutsideATraceSharesStorage() {
+        var x = Tensor.of(new float[] {1, 2, 3});
+        x.detach().set(7, 0);
+        assertTensor(x, DType.F32, shape(3), 7, 2, 3);
+    }
+
     @Test
     void toConvertsBetweenDtypes() {
         var x = Tensor.of(new float[] {-2.7f, -0.5f, 0, 2.7f, Float.NaN});

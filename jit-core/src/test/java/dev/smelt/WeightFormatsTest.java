@@ -134,6 +134,30 @@ class WeightFormatsTest {
         assertEquals(1, packed.get(2, 3)); // unchanged
     }
 
+    /// A compiled function that returns a packed weight (an argument, or a capture its GEMV also
+    /// reads packed) returns the weight itself, read-only as eager `contiguous()` does: not the
+    /// f32 copy every other reader shares, writable, nor a PackedMatrix wrapped as an array.
+    @Test
+    void aReturnedPackedWeightIsTheWeight() {
+        Tensor packed = Tensor.of(gaussian(new Random(7), 8 * 64), 8, 64).toWeightFormat(WeightFormat.BF16);
+        float[] values = packed.toFloatArray();
+        Tensor x = Tensor.ones(1, 64);
+        Compiled identity = Jit.compile((Tensor w) -> w);
+        Compiled withProduct = Jit.compile((Jit.FunctionN) arguments -> List.of(arguments.getFirst().matmul(packed.t()), packed), 1);
+        for (int call = 0; call < 3; call++) {
+            Tensor returned = identity.apply(packed);
+            assertEquals(WeightFormat.BF16, returned.weightFormat());
+            assertRefused("read-only BF16 weight", () -> returned.set(1000, 0, 0));
+            List<Tensor> results = withProduct.applyAll(x);
+            assertArrayEquals(x.matmul(Tensor.of(values, 8, 64).t()).toFloatArray(), results.get(0).toFloatArray());
+            assertEquals(WeightFormat.BF16, results.get(1).weightFormat());
+            Tensor product = Tensor.zeros(1, 8), copy = Tensor.zeros(8, 64);
+            withProduct.applyInto(List.of(product, copy), x);
+            assertArrayEquals(values, copy.toFloatArray());
+        }
+        assertArrayEquals(values, packed.mul(1).toFloatArray());
+    }
+
     private static void assertRefused(String expected, org.junit.jupiter.api.function.Executable call) {
         var error = assertThrows(SmeltException.class, call);
         assertTrue(error.getMessage().contains(expected), error::getMessage);

@@ -61,7 +61,7 @@ public final class Calls {
         if (!output.shape().equals(result.shape()) || output.dtype() != result.dtype())
             throw SmeltException.of(op, "output %d is %s%s but the result is %s%s", index, output.dtype(), output.shape(), result.dtype(), result.shape());
         if (!Views.isDense(output))
-            throw SmeltException.of(op, "output %d must be a dense tensor, not a view; use contiguous() or a new tensor", index);
+            throw SmeltException.of(op, "output %d must be a dense tensor that is its whole storage, not a view (%s%s); pass a new tensor, then copy it into the view with copyFrom", index, output.dtype(), output.shape());
         Storage storage = output.storage();
         Formats.requireWritable(op, output);
         if (Program.indexOfArray(inputs, storage.array()) >= 0 || Program.indexOfArray(earlier, storage.array()) >= 0)

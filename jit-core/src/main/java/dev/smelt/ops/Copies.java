@@ -80,6 +80,7 @@ public final class Copies {
 
     // Writes `values`, a dense row-major array of the target's dtype and size, through its strides.
     private static Value write(String op, Value target, Object values) {
+        Values.requireNotTracing(op, target);
         int[] strides = target.strides();
         for (int axis = 0; axis < target.rank(); axis++)
             if (strides[axis] == 0 && target.shape().dim(axis) > 1)

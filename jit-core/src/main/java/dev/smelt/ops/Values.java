@@ -5,6 +5,7 @@ import dev.smelt.ir.DType;
 import dev.smelt.ir.Shape;
 import dev.smelt.ir.SmeltException;
 import dev.smelt.ir.Storage;
+import dev.smelt.trace.Tracer;
 
 /// Reading a concrete tensor's values back into Java. A traced tensor has no values: asking for
 /// them is the data-dependent control flow a trace cannot record, and is refused with that reason.
@@ -17,7 +18,9 @@ public final class Values {
     /// their next call, as they see weights an optimizer updated.
     public static void set(Value x, double value, int... index) {
         Formats.requireWritable("set", x);
-        x.storage().set(position("set", x, index), value);
+        int at = position("set", x, index);
+        requireNotTracing("set", x);
+        x.storage().set(at, value);
     }
 
     // Where element `index` of `x` lives in its storage.
@@ -105,6 +108,13 @@ public final class Values {
         if (x == null) throw SmeltException.of(op, "argument 0 is null"); // as Ops.nonNull words it, without a varargs array per call
         if (x.isTraced())
             throw SmeltException.of(op, "cannot read the values of a traced tensor %s%s: a trace records operations, not data, so Java control flow cannot depend on tensor values; use Tensor.where for data-dependent choices", x.dtype(), x.shape());
+    }
+
+    /// Refuses to write into concrete `x` while a function is traced: the trace records operations,
+    /// so the write would happen once, when tracing, and no compiled call would repeat it.
+    public static void requireNotTracing(String op, Value x) {
+        if (Tracer.CURRENT.isBound())
+            throw SmeltException.of(op, "cannot write into the tensor %s%s while a function is traced: the write would happen once, when tracing, not at each call; return the new values and write them after the call (Compiled.applyUpdating writes them in place)", x.dtype(), x.shape());
     }
 
 }

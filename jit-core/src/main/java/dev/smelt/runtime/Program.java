@@ -38,6 +38,7 @@ public final class Program {
     private final int[] inputBuffers, launchBuffers;
     private final boolean[] packedReads; // per input: every kernel reading it takes a PackedMatrix
     private final int singleOutput; // the buffer of the only output, or -1
+    private final int[] returnedInputs; // per output: the input it is, unchanged, or -1
     private final MemoryPlan.Slot loneOutput; // that output's slot when it is a one-kernel program's only buffer besides inputs, else null
 
     /// One launch as a call runs it, worked out once: a tiny program's calls cost no more than its
@@ -90,6 +91,8 @@ public final class Program {
         this.inputBuffers = ints(schedule.inputs());
         this.packedReads = packedReads(schedule, this.functions, inputBuffers);
         this.singleOutput = schedule.outputs().size() == 1 ? schedule.outputs().getFirst().buffer() : -1;
+        this.returnedInputs = new int[schedule.outputs().size()];
+        for (int o = 0; o < returnedInputs.length; o++) returnedInputs[o] = schedule.inputs().indexOf(schedule.outputs().get(o).buffer());
         this.loneOutput = singleOutput >= 0 && calls.length == 1 && calls[0].identity() && plain.slotOf.length == inputBuffers.length + 1
                 && plain.memory.slots().size() == 1 && plain.slotOf[singleOutput] == 0 && plain.noIntermediates ? plain.memory.slots().getFirst() : null;
     }
@@ -140,7 +143,7 @@ public final class Program {
             guard.check(inputs); // after bind's checks of the inputs' types, before anything is written
             launch(frame.arrays, frame);
             copyResults(inputs, outputs, frame, copies);
-            return outputs != null ? outputs : results(frame.arrays);
+            return outputs != null ? outputs : results(inputs, frame.arrays);
         } finally {
             layout.giveBack(frame);
         }
@@ -149,7 +152,8 @@ public final class Program {
     // Sources first: a result that is an input must be read before another result overwrites it.
     private void copyResults(List<Storage> inputs, List<Storage> outputs, Layout.Frame frame, int copies) {
         for (int c = 0; c < copies; c++) {
-            Object source = frame.arrays[schedule.outputs().get(frame.copies[c]).buffer()];
+            int input = returnedInputs[frame.copies[c]];
+            Object source = input >= 0 ? inputs.get(input).array() : frame.arrays[schedule.outputs().get(frame.copies[c]).buffer()];
             frame.sources[c] = indexOfArray(inputs, source) >= 0 ? copy(source) : source;
         }
         for (int c = 0; c < copies; c++) {
@@ -158,12 +162,22 @@ public final class Program {
         }
     }
 
-    private List<Storage> results(Object[] arrays) {
-        if (schedule.outputs().size() == 1) return List.of(Storage.wrapArray(arrays[schedule.outputs().getFirst().buffer()]));
+    // An output that is an input is that input's storage, not a new one over the array it was bound
+    // as: a packed weight's array is its f32 copy, made once and read-only (or a PackedMatrix).
+    private List<Storage> results(List<Storage> inputs, Object[] arrays) {
+        if (schedule.outputs().size() == 1) return List.of(result(0, inputs, arrays));
         var results = new ArrayList<Storage>(schedule.outputs().size());
-        for (var output : schedule.outputs()) results.add(Storage.wrapArray(arrays[output.buffer()]));
+        for (int o = 0; o < schedule.outputs().size(); o++) results.add(result(o, inputs, arrays));
         return results;
     }
+
+    private Storage result(int output, List<Storage> inputs, Object[] arrays) {
+        int input = returnedInputs[output];
+        return input >= 0 ? inputs.get(input) : Storage.wrapArray(arrays[schedule.outputs().get(output).buffer()]);
+    }
+
+    /// Whether output `output` is one of the inputs, unchanged.
+    public boolean returnsAnInput(int output) { return returnedInputs[output] >= 0; }
 
     /// The table of buffers a call to [#runOne] fills: one entry per buffer, inputs at [#inputBuffer].
     public Object[] newBuffers() { return new Object[plain.slotOf.length]; }
