@@ -38,6 +38,23 @@ class TrianglesAndPiecesTest {
         }
     }
 
+    /// A diagonal near the ends of the int range keeps everything or nothing, as in PyTorch: row + k
+    /// must not wrap around (tril(Integer.MAX_VALUE) once zeroed every row but the first).
+    @Test
+    void diagonalsAtTheEndsOfTheIntRangeKeepAllOrNothing() {
+        Tensor x = EinsumTest.random(new Random(5), DType.F32, 3, 4);
+        for (int k : new int[] {Integer.MAX_VALUE, Integer.MAX_VALUE - 2, Integer.MIN_VALUE, Integer.MIN_VALUE + 2})
+            for (boolean lower : new boolean[] {true, false}) {
+                Tensor eager = lower ? x.tril(k) : x.triu(k);
+                Tensor compiled = Jit.compile((Tensor t) -> lower ? t.tril(k) : t.triu(k)).apply(x);
+                boolean keepsAll = lower == k > 0;
+                for (Tensor result : List.of(eager, compiled))
+                    for (int i = 0; i < 3; i++)
+                        for (int j = 0; j < 4; j++)
+                            assertEquals(keepsAll ? x.get(i, j) : 0, result.get(i, j), "k=" + k + " lower=" + lower + " at " + i + "," + j);
+            }
+    }
+
     @Test
     void aCausalMaskLeavesNoWeightAboveTheDiagonal() {
         var scores = EinsumTest.random(new Random(4), DType.F32, 6, 6);

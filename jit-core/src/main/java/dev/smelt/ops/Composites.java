@@ -83,8 +83,8 @@ public final class Composites {
         List<Integer> axes = IntStream.range(first, x.rank()).boxed().toList();
         return Dispatch.apply("layerNorm", operands, (b, in) -> {
             Node value = b.toFloat(in.getFirst());
-            Node centred = b.binary(BinaryOp.SUB, value, b.broadcast(Reductions.mean(b, value, axes, true), value.shape()));
-            Node variance = Reductions.var(b, value, axes, 0, true);
+            Node centred = Reductions.centred(b, value, axes);
+            Node variance = Reductions.varOfCentred(b, centred, axes, 0, true);
             Node scale = b.unary(UnaryOp.RSQRT, b.binary(BinaryOp.ADD, variance, b.constant(eps, variance.shape(), variance.dtype())));
             Node result = b.binary(BinaryOp.MUL, centred, b.broadcast(scale, value.shape()));
             int next = 1;

@@ -26,8 +26,11 @@ public final class Masks {
             Shape shape = value.shape();
             int rank = shape.rank();
             Node rows = b.iota(shape, rank - 2, DType.I32), columns = b.iota(shape, rank - 1, DType.I32);
-            // column − row against k, as column against row + k: no overflow for any k within ±2^31 − sizes
-            Node shifted = b.binary(BinaryOp.ADD, rows, b.constant(k, shape, DType.I32));
+            // column − row against k, as column against row + k. column − row lies in
+            // [1 − rows, columns − 1], so k clamped to [−rows, columns] keeps the same elements, and
+            // row + k cannot wrap (tril(Integer.MAX_VALUE) keeps everything, as PyTorch's).
+            int bounded = Math.clamp(k, -shape.dim(rank - 2), shape.dim(rank - 1));
+            Node shifted = b.binary(BinaryOp.ADD, rows, b.constant(bounded, shape, DType.I32));
             Node inside = b.binary(lower ? BinaryOp.LE : BinaryOp.GE, columns, shifted);
             return b.where(inside, value, b.constant(0, shape, value.dtype()));
         });

@@ -53,13 +53,30 @@ public final class Reductions {
         return Dispatch.apply("var", List.of(x), (b, in) -> var(b, in.getFirst(), Builder.axes("var", axes, x.rank()), correction, keepDims));
     }
 
-    /// Σ(x - mean)² / (n - correction), two-pass for accuracy.
+    /// Σ(x - mean)² / (n - correction), two-pass for accuracy, over [#centred] values.
     public static Node var(Builder b, Node x, List<Integer> axes, int correction, boolean keepDims) {
-        Node value = b.toFloat(x);
-        Node centred = b.binary(BinaryOp.SUB, value, b.broadcast(mean(b, value, axes, true), value.shape()));
+        return varOfCentred(b, centred(b, b.toFloat(x), axes), axes, correction, keepDims);
+    }
+
+    /// Σ centred² / (n - correction), n the elements `axes` hold.
+    static Node varOfCentred(Builder b, Node centred, List<Integer> axes, int correction, boolean keepDims) {
         Node sum = reduce(b, ReduceOp.SUM, b.unary(UnaryOp.SQUARE, centred), axes, keepDims);
-        double divisor = Math.max(0, count(x.shape(), axes) - correction);
+        double divisor = Math.max(0, count(centred.shape(), axes) - correction);
         return b.binary(BinaryOp.DIV, sum, b.constant(divisor, sum.shape(), sum.dtype()));
+    }
+
+    /// x - mean(x) over `axes`, as (x - p) - mean(x - p) with p the first element of each group
+    /// (detached: the result does not depend on it). A sum in f32 of values far from 0 loses their
+    /// spread: over 1031 values 1e6 + U(0, 1) the plain mean was off by 0.26 and var came out 0.15
+    /// for 0.08, where PyTorch, accumulating in double, is exact; the deviations from p are small.
+    static Node centred(Builder b, Node value, List<Integer> axes) {
+        Node shifted = value;
+        if (axes.stream().allMatch(axis -> value.shape().dim(axis) > 0)) {
+            Node first = value;
+            for (int axis : axes) first = b.slice(first, axis, 0, 1, 1);
+            shifted = b.binary(BinaryOp.SUB, value, b.broadcast(b.unary(UnaryOp.STOP_GRADIENT, first), value.shape()));
+        }
+        return b.binary(BinaryOp.SUB, shifted, b.broadcast(mean(b, shifted, axes, true), value.shape()));
     }
 
     public static Value logsumexp(Value x, int[] axes, boolean keepDims) {
