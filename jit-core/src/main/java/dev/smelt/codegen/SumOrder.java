@@ -12,7 +12,8 @@ import org.objectweb.asm.Type;
 /// - row loops ([VectorPlan] `lanes`): where the vector loop folds a sum, point `j < dim & -LANES`
 ///   of each line goes to lane `j & (2·LANES - 1)` (two chains of lanes, a loop unrolled by two),
 ///   in the dtype; the points past the last whole vector add to a scalar accumulator, in double for
-///   `f32`; the lanes end in [LaneSums#sum]'s fixed order, added to it.
+///   `f32`; the lanes end in [LaneSums#sum]'s fixed order, added to it, at the end of the row and
+///   after every [#BLOCK] points of a line (then they start again from 0).
 /// - column reductions ([ColumnPlan], `columns`): each row adds its points in sequence in the dtype,
 ///   as the lane that holds the row does.
 /// - no vector variant (`lanes` null): in sequence, `f32` in double, as the interpreter does.
@@ -20,6 +21,10 @@ import org.objectweb.asm.Type;
 /// Products, `max`, `min` and integer sums do not depend on it: products run scalar in double in
 /// both variants, the others are exact in any order.
 record SumOrder(VectorPlan lanes, boolean columns) {
+    /// Points of a line after which a sum's lanes are added to its accumulator: a multiple of any
+    /// two chains of lanes, long enough that the lanes' sum costs nothing measurable.
+    static final int BLOCK = 4096;
+
     /// Whether `kernel` has a floating-point sum, whose order this fixes.
     static boolean matters(Kernel kernel) {
         for (var reduction : kernel.reductions())

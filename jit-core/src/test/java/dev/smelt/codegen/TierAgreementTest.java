@@ -52,7 +52,8 @@ class TierAgreementTest {
 
     static Stream<Arguments> rows() {
         return Stream.of(new int[] {3, 15}, new int[] {3, 16}, new int[] {5, 17}, new int[] {2, 31}, new int[] {2, 33}, new int[] {4, 100},
-                new int[] {2, 1027}, new int[] {1, 4099}).map(Arguments::of);
+                new int[] {2, 1027}, new int[] {1, 4099}, new int[] {2, SumOrder.BLOCK}, new int[] {1, 2 * SumOrder.BLOCK - 1},
+                new int[] {2, 3 * SumOrder.BLOCK + 45}).map(Arguments::of);
     }
 
     /// Sums fold in lanes of the dtype in both variants, then in one fixed order ([SumOrder], [LaneSums#sum]).
