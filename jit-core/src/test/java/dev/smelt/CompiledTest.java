@@ -4,6 +4,7 @@ package dev.smelt;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.ir.DType;
@@ -92,6 +93,20 @@ class CompiledTest {
         for (var result : results) assertArrayEquals(first, result.get());
         pool.shutdown();
         assertEquals(1, traces.get());
+    }
+
+    /// A trace that calls its own function with the same signature never ends (eagerly, a stack
+    /// overflow): refused, where it waited for itself forever; the function compiles afterwards.
+    @Test
+    void aTraceCallingItsOwnFunctionWithTheSameSignatureIsRefused() {
+        var x = Tensor.ones(2, 2);
+        var recursing = new boolean[] {true};
+        var compiled = new Compiled[1];
+        compiled[0] = Jit.compile((Tensor y) -> recursing[0] ? y.add(compiled[0].apply(x)) : y.mul(3));
+        var error = assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> assertThrows(SmeltException.class, () -> compiled[0].apply(x)));
+        assertTrue(error.getMessage().startsWith("compile: [argument 0: f32[2,2]] is needed while this thread is making it: the function calls itself"), error.getMessage());
+        recursing[0] = false;
+        assertArrayEquals(new float[] {3, 3, 3, 3}, compiled[0].apply(x).toFloatArray());
     }
 
     @Test

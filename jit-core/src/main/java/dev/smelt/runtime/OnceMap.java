@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt.runtime;
 
+import dev.smelt.ir.SmeltException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -16,18 +17,20 @@ public final class OnceMap<K, V> {
 
     public OnceMap(int capacity) { this.entries = new LruMap<>(capacity); }
 
-    /// The value for `key`, made by `make` if it is neither cached nor being made.
+    /// The value for `key`, made by `make` if it is neither cached nor being made. Refused when this
+    /// thread is making it already: `make` asked for its own value (a compiled function that calls
+    /// itself with the same signature while it is traced), which would wait for itself forever.
     public V get(K key, Supplier<V> make) {
         CompletableFuture<V> future;
         synchronized (this) {
             future = entries.get(key);
         }
-        if (future != null) return await(future); // the common case allocates nothing
-        var mine = new CompletableFuture<V>();
+        if (future != null) return await(key, future); // the common case allocates nothing
+        var mine = new Making<V>();
         synchronized (this) {
             future = entries.putIfAbsent(key, mine);
         }
-        if (future != null) return await(future);
+        if (future != null) return await(key, future);
         try {
             mine.complete(make.get());
         } catch (RuntimeException | Error e) {
@@ -38,6 +41,11 @@ public final class OnceMap<K, V> {
             throw e;
         }
         return mine.join();
+    }
+
+    /// A value being made, and by which thread (its id: a cached value keeps no thread alive).
+    private static final class Making<V> extends CompletableFuture<V> {
+        final long maker = Thread.currentThread().threadId();
     }
 
     /// Caches `value` for `key`, made elsewhere.
@@ -55,7 +63,9 @@ public final class OnceMap<K, V> {
     public synchronized int size() { return entries.size(); }
 
     // The making thread's own exception, not a CompletionException around it.
-    private static <V> V await(CompletableFuture<V> future) {
+    private static <V> V await(Object key, CompletableFuture<V> future) {
+        if (future instanceof Making<V> making && making.maker == Thread.currentThread().threadId() && !making.isDone())
+            throw SmeltException.of("compile", "%s is needed while this thread is making it: the function calls itself with these arguments while it is traced, a recursion that never ends", key);
         try {
             return future.join();
         } catch (CompletionException e) {

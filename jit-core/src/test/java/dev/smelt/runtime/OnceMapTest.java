@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.smelt.ir.SmeltException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -70,6 +73,18 @@ class OnceMapTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /// A maker that asks for its own key would wait for itself: refused, and the key is made by
+    /// the next call as if the failed making had not happened.
+    @Test
+    void aMakerAskingForItsOwnKeyIsRefusedInsteadOfWaitingForItself() {
+        var map = new OnceMap<String, String>(8);
+        var error = assertTimeoutPreemptively(java.time.Duration.ofSeconds(10),
+                () -> assertThrows(SmeltException.class, () -> map.get("k", () -> map.get("k", () -> "inner"))));
+        assertTrue(error.getMessage().startsWith("compile: k is needed while this thread is making it"), error.getMessage());
+        assertEquals("made", map.get("k", () -> "made"));
+        assertEquals("other", map.get("k2", () -> map.get("k3", () -> "other")), "another key is made inside");
     }
 
     @Test
