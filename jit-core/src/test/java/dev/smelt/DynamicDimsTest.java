@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -110,6 +112,25 @@ class DynamicDimsTest {
         assertEquals("[argument 0: f32[?,5]]", compiled.recompiles().getFirst().signature().toString());
         compiled.apply(Tensor.ones(DType.F64, 2, 5));
         assertEquals("argument 0: dtype f32 → f64", compiled.recompiles().getLast().changes().getFirst().toString());
+    }
+
+    /// A trace that calls its own function at another size of a dynamic axis (a recursion's base
+    /// case) compiles that size, as an unmarked function compiles the other signature, rather than
+    /// waiting for the signature it is tracing; at its own size it is refused, not a hang.
+    @Test
+    void aTraceCallingItsFunctionAtAnotherSizeCompilesThatSize() {
+        var base = Tensor.ones(3, 2);
+        var compiled = new Compiled[1];
+        compiled[0] = Jit.compile((Tensor x) -> x.dim(0) == 3 ? x.mul(2) : x.add(compiled[0].apply(base).sum(0))).dynamic(0, 0);
+        var x = Tensor.of(new float[] {1, 2, 3, 4}, 2, 2);
+        var result = assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> compiled[0].apply(x));
+        assertArrayEquals(new float[] {7, 8, 9, 10}, result.toFloatArray());
+        assertEquals(List.of(), compiled[0].recompiles());
+
+        var itself = new Compiled[1];
+        itself[0] = Jit.compile((Tensor y) -> y.add(itself[0].apply(x))).dynamic(0, 0);
+        var error = assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> assertThrows(SmeltException.class, () -> itself[0].apply(x)));
+        assertTrue(error.getMessage().contains("the function calls itself with these arguments while it is traced"), error.getMessage());
     }
 
     @Test
