@@ -109,6 +109,27 @@ class CompiledTest {
         assertArrayEquals(new float[] {3, 3, 3, 3}, compiled[0].apply(x).toFloatArray());
     }
 
+    /// A traced function that throws a checked exception (as Kotlin's and Scala's may) fails that
+    /// call only: the signature compiles at the next call, where it hung for good.
+    @Test
+    void aCheckedExceptionWhileTracingFailsOnlyThatCall() {
+        var x = Tensor.ones(3);
+        var failing = new boolean[] {true};
+        var compiled = Jit.compile((Tensor y) -> {
+            if (failing[0]) throw CompiledTest.<RuntimeException>sneaky(new java.io.IOException("disk full"));
+            return y.add(1);
+        });
+        assertThrows(java.io.IOException.class, () -> compiled.apply(x));
+        failing[0] = false;
+        var result = assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> compiled.apply(x));
+        assertArrayEquals(new float[] {2, 2, 2}, result.toFloatArray());
+        assertEquals(List.of(), compiled.recompiles());
+    }
+
+    // Throws `e`, checked or not, as code in languages without checked exceptions does.
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> E sneaky(Throwable e) throws E { throw (E) e; }
+
     @Test
     void explainShowsOneFusedKernelAndTheBytesSaved() {
         var compiled = Jit.compile(CHAIN);

@@ -33,7 +33,7 @@ public final class OnceMap<K, V> {
         if (future != null) return await(key, future);
         try {
             mine.complete(make.get());
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) { // checked ones too (a Kotlin lambda's, a sneaky throw): left in the map, the key's future never completes
             synchronized (this) {
                 entries.remove(key, mine);
             }

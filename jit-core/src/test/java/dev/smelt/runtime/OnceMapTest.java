@@ -87,6 +87,21 @@ class OnceMapTest {
         assertEquals("other", map.get("k2", () -> map.get("k3", () -> "other")), "another key is made inside");
     }
 
+    /// A checked exception (a Kotlin lambda throws one without declaring it) fails the making as
+    /// an unchecked one does; left in the map, its future never completed and every later caller
+    /// waited for good.
+    @Test
+    void aCheckedExceptionFailsTheMakingAndTheNextCallTriesAgain() {
+        var map = new OnceMap<String, String>(8);
+        var failure = new java.io.IOException("disk full");
+        assertSame(failure, assertThrows(java.io.IOException.class, () -> map.get("k", () -> sneakyThrow(failure))));
+        assertEquals("second try", assertTimeoutPreemptively(java.time.Duration.ofSeconds(10), () -> map.get("k", () -> "second try")));
+    }
+
+    // Throws `e`, checked or not, as code in languages without checked exceptions does.
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> String sneakyThrow(Throwable e) throws E { throw (E) e; }
+
     @Test
     void theLeastRecentlyUsedKeyIsDroppedPastTheCapacity() {
         var map = new OnceMap<Integer, Integer>(2);
