@@ -2,6 +2,7 @@
 package dev.smelt.runtime;
 
 import dev.smelt.ir.SmeltException;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -17,9 +18,8 @@ public final class OnceMap<K, V> {
 
     public OnceMap(int capacity) { this.entries = new LruMap<>(capacity); }
 
-    /// The value for `key`, made by `make` if it is neither cached nor being made. Refused when this
-    /// thread is making it already: `make` asked for its own value (a compiled function that calls
-    /// itself with the same signature while it is traced), which would wait for itself forever.
+    /// The value for `key`, made by `make` if it is neither cached nor being made. Refused when
+    /// waiting for it would never end (see [#await]).
     public V get(K key, Supplier<V> make) {
         CompletableFuture<V> future;
         synchronized (this) {
@@ -62,10 +62,34 @@ public final class OnceMap<K, V> {
 
     public synchronized int size() { return entries.size(); }
 
-    // The making thread's own exception, not a CompletionException around it.
+    /// Per waiting thread (by id), the unfinished making it waits for.
+    private static final Map<Long, Making<?>> WAITING = new HashMap<>();
+
+    /// `future`'s value. Refused when waiting would never end: the chain of makers, each waiting
+    /// for the next making, leads back to this thread (a trace that calls its own function, or
+    /// two functions whose traces call each other on two threads, with the same arguments).
     private static <V> V await(Object key, CompletableFuture<V> future) {
-        if (future instanceof Making<V> making && making.maker == Thread.currentThread().threadId() && !making.isDone())
-            throw SmeltException.of("compile", "%s is needed while this thread is making it: the function calls itself with these arguments while it is traced, a recursion that never ends", key);
+        if (!(future instanceof Making<V> making) || making.isDone()) return join(future);
+        long me = Thread.currentThread().threadId();
+        synchronized (WAITING) { // whichever thread closes a cycle sees every other wait in it
+            int steps = 0;
+            for (Making<?> wanted = making; wanted != null && !wanted.isDone() && steps++ <= WAITING.size(); wanted = WAITING.get(wanted.maker))
+                if (wanted.maker == me)
+                    throw SmeltException.of("compile", "%s is needed while this thread, or one waiting for it, is making it: the function calls itself with "
+                            + "these arguments while it is traced, directly or through another compiled function, a recursion that never ends", key);
+            WAITING.put(me, making);
+        }
+        try {
+            return join(future);
+        } finally {
+            synchronized (WAITING) {
+                WAITING.remove(me);
+            }
+        }
+    }
+
+    // The making thread's own exception, not a CompletionException around it.
+    private static <V> V join(CompletableFuture<V> future) {
         try {
             return future.join();
         } catch (CompletionException e) {

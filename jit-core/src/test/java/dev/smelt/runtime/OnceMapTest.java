@@ -82,9 +82,36 @@ class OnceMapTest {
         var map = new OnceMap<String, String>(8);
         var error = assertTimeoutPreemptively(java.time.Duration.ofSeconds(10),
                 () -> assertThrows(SmeltException.class, () -> map.get("k", () -> map.get("k", () -> "inner"))));
-        assertTrue(error.getMessage().startsWith("compile: k is needed while this thread is making it"), error.getMessage());
+        assertTrue(error.getMessage().startsWith("compile: k is needed while this thread, or one waiting for it, is making it"), error.getMessage());
         assertEquals("made", map.get("k", () -> "made"));
         assertEquals("other", map.get("k2", () -> map.get("k3", () -> "other")), "another key is made inside");
+    }
+
+    /// Two makers each asking for the other's key would wait for each other forever: the one that
+    /// closes the cycle is refused, and its failure reaches the other.
+    @Test
+    void makersWaitingForEachOtherAreRefusedInsteadOfDeadlocking() throws Exception {
+        var map = new OnceMap<String, String>(8);
+        var bothMaking = new CountDownLatch(2);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<String> a = pool.submit(() -> map.get("a", () -> {
+                bothMaking.countDown();
+                await(bothMaking);
+                return map.get("b", () -> "b from a");
+            }));
+            Future<String> b = pool.submit(() -> map.get("b", () -> {
+                bothMaking.countDown();
+                await(bothMaking);
+                return map.get("a", () -> "a from b");
+            }));
+            for (Future<String> call : List.of(a, b)) {
+                var thrown = assertThrows(java.util.concurrent.ExecutionException.class, () -> call.get(10, TimeUnit.SECONDS));
+                assertTrue(thrown.getCause() instanceof SmeltException, thrown.toString());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     /// A checked exception (a Kotlin lambda throws one without declaring it) fails the making as
