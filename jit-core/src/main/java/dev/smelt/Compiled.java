@@ -73,15 +73,11 @@ public final class Compiled {
 
     /// A signature with dynamic dims: a program per concrete size (the latest [#SIZES] kept), each
     /// traced and planned for its size once, their kernels shared through the kernel cache. None of
-    /// them is a recompile.
+    /// them is a recompile. Cached before its first size is compiled, so that a trace that calls the
+    /// function at another size (its own recursion's base case) compiles that size instead of
+    /// waiting for the signature it is tracing.
     private record Sizes(OnceMap<Signature, Version> versions) implements Compilation {
         static final int SIZES = 32;
-
-        static Sizes of(Signature concrete, Version first) {
-            var versions = new OnceMap<Signature, Version>(SIZES);
-            versions.put(concrete, first);
-            return new Sizes(versions);
-        }
     }
 
     /// `function` of `arity` tensors, with `transform` applied to each signature's trace before the
@@ -287,7 +283,7 @@ public final class Compiled {
             if (!(cache.cached(signature) instanceof Version fixed)) throw SmeltException.of(name, "compiled from a graph for arguments %s only, but called with %s", cache.signatures(), signature);
             return fixed;
         }
-        Version entry = switch (cache.get(signature, () -> signature.isDynamic() ? Sizes.of(concrete(arguments), compile(signature, arguments)) : compile(signature, arguments))) {
+        Version entry = switch (cache.get(signature, () -> signature.isDynamic() ? new Sizes(new OnceMap<>(Sizes.SIZES)) : compile(signature, arguments))) {
             case Version version -> version;
             case Sizes sizes -> sizes.versions().get(concrete(arguments), () -> compile(signature, arguments));
         };

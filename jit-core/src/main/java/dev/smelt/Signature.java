@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /// What selects a compiled program among a function's cached ones: for each argument, a tensor's
-/// dtype, shape and whether it needs a gradient, or the value of a non-tensor argument (an `int`,
+/// dtype and shape, or the value of a non-tensor argument (an `int`,
 /// `double`, `boolean`, enum or string of a [Compile] method, which the trace bakes in). Two calls
 /// with equal signatures run the same kernels.
 public record Signature(List<Argument> arguments) {

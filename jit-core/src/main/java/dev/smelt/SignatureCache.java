@@ -42,7 +42,7 @@ final class SignatureCache<V> {
             V value;
             try {
                 value = compile.get();
-            } catch (RuntimeException | Error e) {
+            } catch (Throwable e) {
                 synchronized (this) {
                     started--;
                 }

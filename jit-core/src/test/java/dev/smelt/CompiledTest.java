@@ -4,6 +4,7 @@ package dev.smelt;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.smelt.ir.DType;
@@ -93,6 +94,41 @@ class CompiledTest {
         pool.shutdown();
         assertEquals(1, traces.get());
     }
+
+    /// A trace that calls its own function with the same signature never ends (eagerly, a stack
+    /// overflow): refused, where it waited for itself forever; the function compiles afterwards.
+    @Test
+    void aTraceCallingItsOwnFunctionWithTheSameSignatureIsRefused() {
+        var x = Tensor.ones(2, 2);
+        var recursing = new boolean[] {true};
+        var compiled = new Compiled[1];
+        compiled[0] = Jit.compile((Tensor y) -> recursing[0] ? y.add(compiled[0].apply(x)) : y.mul(3));
+        var error = assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> assertThrows(SmeltException.class, () -> compiled[0].apply(x)));
+        assertTrue(error.getMessage().startsWith("compile: [argument 0: f32[2,2]] is needed while this thread, or one waiting for it, is making it: the function calls itself"), error.getMessage());
+        recursing[0] = false;
+        assertArrayEquals(new float[] {3, 3, 3, 3}, compiled[0].apply(x).toFloatArray());
+    }
+
+    /// A traced function that throws a checked exception (as Kotlin's and Scala's may) fails that
+    /// call only: the signature compiles at the next call, where it hung for good.
+    @Test
+    void aCheckedExceptionWhileTracingFailsOnlyThatCall() {
+        var x = Tensor.ones(3);
+        var failing = new boolean[] {true};
+        var compiled = Jit.compile((Tensor y) -> {
+            if (failing[0]) throw CompiledTest.<RuntimeException>sneaky(new java.io.IOException("disk full"));
+            return y.add(1);
+        });
+        assertThrows(java.io.IOException.class, () -> compiled.apply(x));
+        failing[0] = false;
+        var result = assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> compiled.apply(x));
+        assertArrayEquals(new float[] {2, 2, 2}, result.toFloatArray());
+        assertEquals(List.of(), compiled.recompiles());
+    }
+
+    // Throws `e`, checked or not, as code in languages without checked exceptions does.
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> E sneaky(Throwable e) throws E { throw (E) e; }
 
     @Test
     void explainShowsOneFusedKernelAndTheBytesSaved() {

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 package dev.smelt;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -14,11 +16,13 @@ import dev.smelt.ops.Dispatch;
 import dev.smelt.ref.Interpreter;
 import dev.smelt.runtime.KernelLoader;
 import dev.smelt.testing.GraphTolerance;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
@@ -110,6 +114,52 @@ class DynamicDimsTest {
         assertEquals("[argument 0: f32[?,5]]", compiled.recompiles().getFirst().signature().toString());
         compiled.apply(Tensor.ones(DType.F64, 2, 5));
         assertEquals("argument 0: dtype f32 → f64", compiled.recompiles().getLast().changes().getFirst().toString());
+    }
+
+    /// A trace that calls its own function at another size of a dynamic axis (a recursion's base
+    /// case) compiles that size, as an unmarked function compiles the other signature, rather than
+    /// waiting for the signature it is tracing; at its own size it is refused, not a hang.
+    @Test
+    void aTraceCallingItsFunctionAtAnotherSizeCompilesThatSize() {
+        var base = Tensor.ones(3, 2);
+        var compiled = new Compiled[1];
+        compiled[0] = Jit.compile((Tensor x) -> x.dim(0) == 3 ? x.mul(2) : x.add(compiled[0].apply(base).sum(0))).dynamic(0, 0);
+        var x = Tensor.of(new float[] {1, 2, 3, 4}, 2, 2);
+        var result = assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> compiled[0].apply(x));
+        assertArrayEquals(new float[] {7, 8, 9, 10}, result.toFloatArray());
+        assertEquals(List.of(), compiled[0].recompiles());
+
+        var itself = new Compiled[1];
+        itself[0] = Jit.compile((Tensor y) -> y.add(itself[0].apply(x))).dynamic(0, 0);
+        var error = assertTimeoutPreemptively(java.time.Duration.ofSeconds(20), () -> assertThrows(SmeltException.class, () -> itself[0].apply(x)));
+        assertTrue(error.getMessage().contains("the function calls itself with these arguments while it is traced"), error.getMessage());
+    }
+
+    /// Each size keeps a program, and each program its intermediates between calls: held softly,
+    /// so calls at 32 sizes, each with a 16 MB intermediate, run in a 160 MB heap (held strongly,
+    /// the ninth ran out of memory), as the same calls do eagerly.
+    @Test
+    void callsAtManySizesKeepNoMoreIntermediatesThanTheHeapHolds() throws Exception {
+        var java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        var process = new ProcessBuilder(java, "-Xmx160m", "--add-modules", "jdk.incubator.vector", "-cp", System.getProperty("java.class.path"),
+                "-Dsmelt.kernelFiles=off", ManySizes.class.getName()).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes());
+        assertTrue(process.waitFor(120, TimeUnit.SECONDS));
+        assertEquals(0, process.exitValue(), output);
+    }
+
+    /// The program of [#callsAtManySizesKeepNoMoreIntermediatesThanTheHeapHolds], in its own JVM.
+    static final class ManySizes {
+        public static void main(String[] arguments) {
+            var random = new Generator(1);
+            Tensor w = Tensor.randn(random, 8, 4096), w2 = Tensor.randn(random, 4096, 8);
+            Jit.Function1 f = x -> x.matmul(w).softmax(-1).matmul(w2); // the [rows, 4096] product is an intermediate
+            var compiled = Jit.compile(f).dynamic(0, 0);
+            for (int rows = 1000; rows < 1032; rows++) {
+                var x = Tensor.randn(random, rows, 8);
+                if (!compiled.apply(x).allClose(f.apply(x), 1e-4, 1e-5, false)) throw new AssertionError("rows " + rows);
+            }
+        }
     }
 
     @Test

@@ -140,16 +140,27 @@ public final class KernelFiles {
 
     /// Removes the directories beside `directory` (other jars') in which no file was written for
     /// [#STALE_MILLIS]: called when a jar's directory is made, so old versions' classes do not pile
-    /// up. A jar still in use whose directory goes generates its classes again, once.
+    /// up. A jar still in use whose directory goes generates its classes again, once. Only names
+    /// this class gives are removed: `-Dsmelt.kernelFiles` may name a directory that also holds
+    /// the user's own files and folders.
     static void prune(File directory, long now) {
         File[] siblings = directory.getParentFile().listFiles();
         if (siblings == null) return;
         for (File sibling : siblings) {
-            if (sibling.equals(directory) || !sibling.isDirectory() || now - sibling.lastModified() < STALE_MILLIS) continue;
+            String name = sibling.getName();
+            if (sibling.equals(directory) || name.length() != 16 || !hashed(name) || !sibling.isDirectory()
+                    || now - sibling.lastModified() < STALE_MILLIS) continue;
             File[] files = sibling.listFiles();
-            if (files != null) for (File file : files) file.delete();
-            sibling.delete();
+            if (files != null) for (File file : files) if (hashed(file.getName()) && file.getName().startsWith(".class", 16)) file.delete();
+            sibling.delete(); // fails, keeping it, where anything else is left in it
         }
+    }
+
+    /// Whether `name` starts with a [#hash]: 16 lowercase hex digits.
+    private static boolean hashed(String name) {
+        if (name.length() < 16) return false;
+        for (int i = 0; i < 16; i++) if ("0123456789abcdef".indexOf(name.charAt(i)) < 0) return false;
+        return true;
     }
 
     private static void string(DataOutputStream out, String text) throws IOException {

@@ -3,13 +3,17 @@ package dev.smelt.runtime;
 
 import dev.smelt.ir.Storage;
 import dev.smelt.plan.MemoryPlan;
+import java.lang.ref.SoftReference;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /// A [MemoryPlan] worked out for [Program]'s calls: each buffer's slot, the first buffer of each
 /// slot, the donations it was planned for, and a pool of idle [Frame]s taking no lock (a tiny
-/// call's whole budget is a few dozen nanoseconds).
+/// call's whole budget is a few dozen nanoseconds). The pool holds its frames softly: a function
+/// keeps a program per signature and per dynamic size, and held strongly, each idle frame's
+/// intermediates would stay allocated as long as its program is cached, so calls at many batch
+/// sizes would hold many times what one call needs; the collector frees them when memory runs short.
 final class Layout {
     /// Idle frames kept per layout: one per core serves as many concurrent calls as can run at
     /// once; calls beyond that make a frame and drop it afterwards.
@@ -24,7 +28,7 @@ final class Layout {
     final boolean noIntermediates;
     private final int outputs;
     private final int[] launchBuffers;
-    private final AtomicReferenceArray<Frame> frames = new AtomicReferenceArray<>(FRAMES);
+    private final AtomicReferenceArray<SoftReference<Frame>> frames = new AtomicReferenceArray<>(FRAMES);
 
     /// `launchBuffers`: per launch, how many buffers it binds, or 0 when it takes the program's
     /// whole table ([Program]'s `Call.identity`).
@@ -53,6 +57,8 @@ final class Layout {
         final Object[] arena, slots, arrays, sources;
         final Object[][] launches;
         final int[] copies;
+        /// How the pool holds this frame while it is idle; made once, so a call allocates nothing for it.
+        final SoftReference<Frame> idle = new SoftReference<>(this);
 
         Frame(Layout layout) {
             this.arena = layout.memory.newArena();
@@ -80,7 +86,8 @@ final class Layout {
     /// A pooled frame, or a new one when every pooled frame is in use.
     Frame take() {
         for (int i = 0; i < FRAMES; i++) {
-            Frame frame = frames.getAndSet(i, null);
+            SoftReference<Frame> idle = frames.getAndSet(i, null);
+            Frame frame = idle == null ? null : idle.get();
             if (frame != null) return frame;
         }
         return new Frame(this);
@@ -88,7 +95,7 @@ final class Layout {
 
     void giveBack(Frame frame) {
         frame.clear();
-        for (int i = 0; i < FRAMES; i++) if (frames.compareAndSet(i, null, frame)) return;
+        for (int i = 0; i < FRAMES; i++) if (frames.compareAndSet(i, null, frame.idle)) return;
     }
 
     /// Whether this layout was planned for exactly the donations of `outputs` to `inputs`: each

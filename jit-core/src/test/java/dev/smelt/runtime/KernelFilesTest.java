@@ -90,18 +90,38 @@ class KernelFilesTest {
     @Test
     void aNewJarsDirectoryRemovesOtherJarsStaleOnes() throws Exception {
         long now = System.currentTimeMillis();
-        var current = new File(directory, "current");
-        var recent = new File(directory, "recent");
-        var stale = new File(directory, "stale");
+        var current = new File(directory, "00000000000000c0");
+        var recent = new File(directory, "00000000000000e0");
+        var stale = new File(directory, "00000000000000f0");
         for (var jar : new File[] {current, recent, stale}) {
             assertTrue(jar.mkdir());
-            Files.write(new File(jar, "k.class").toPath(), new byte[] {1, 2, 3});
+            Files.write(new File(jar, "0123456789abcdef.class").toPath(), new byte[] {1, 2, 3});
         }
+        Files.write(new File(stale, "0123456789abcdef.class.1.2.tmp").toPath(), new byte[] {1});
         assertTrue(recent.setLastModified(now - KernelFiles.STALE_MILLIS + 60_000));
         assertTrue(stale.setLastModified(now - KernelFiles.STALE_MILLIS - 60_000));
         KernelFiles.prune(current, now);
         assertTrue(current.isDirectory() && recent.isDirectory());
         assertFalse(stale.exists());
+    }
+
+    /// `-Dsmelt.kernelFiles` may name a directory of the user's: pruning removes only the jar
+    /// directories and kernel files it names itself, however old the rest is.
+    @Test
+    void pruningLeavesTheUsersOwnFilesAlone() throws Exception {
+        long old = System.currentTimeMillis() - KernelFiles.STALE_MILLIS - 60_000;
+        var current = new File(directory, "00000000000000c0");
+        var notes = new File(directory, "notes");
+        var stale = new File(directory, "00000000000000f0");
+        for (var folder : new File[] {current, notes, stale}) assertTrue(folder.mkdir());
+        Files.write(new File(notes, "0123456789abcdef.class").toPath(), new byte[] {1});
+        Files.write(new File(stale, "0123456789abcdef.class").toPath(), new byte[] {1});
+        Files.write(new File(stale, "todo.txt").toPath(), new byte[] {2});
+        assertTrue(notes.setLastModified(old) && stale.setLastModified(old));
+        KernelFiles.prune(current, System.currentTimeMillis());
+        assertTrue(new File(notes, "0123456789abcdef.class").isFile(), "another folder's files stay");
+        assertFalse(new File(stale, "0123456789abcdef.class").exists());
+        assertTrue(new File(stale, "todo.txt").isFile(), "a file Smelt did not name stays, and so does its folder");
     }
 
     /// Classes loaded from a directory (this test run's target/classes) have no jar to name their

@@ -80,6 +80,24 @@ class KernelLoaderTest {
         assertEquals(generated.kernelText(), Files.readString(directory.resolve(generated.sourceFile())));
     }
 
+    /// A dump directory that cannot be made (a file's path) is reported, not thrown: every compile
+    /// failed with an UncheckedIOException.
+    @Test
+    void aDumpDirectoryThatCannotBeWrittenLeavesTheKernelRunning(@TempDir Path directory) throws Exception {
+        var generated = emit(Variant.SCALAR);
+        Path file = Files.writeString(directory.resolve("a-file"), "not a directory");
+        String previous = System.getProperty("smelt.dump");
+        System.setProperty("smelt.dump", file.toString());
+        float[] in = java.util.Arrays.copyOf(new float[] {1.5f, -2, 3}, 40), out = new float[40], expected = new float[40];
+        try {
+            KernelLoader.load(generated).run(new Object[] {in, out}, 0, 40);
+        } finally {
+            restore("smelt.dump", previous);
+        }
+        KernelLoader.load(generated).run(new Object[] {in, expected}, 0, 40);
+        assertArrayEquals(expected, out);
+    }
+
     @Test
     void readsTheDumpDirectoryFromEitherProperty() {
         String smelt = System.getProperty("smelt.dump"), jit = System.getProperty("jit.dump"), dir = System.getProperty("jit.dump.dir");

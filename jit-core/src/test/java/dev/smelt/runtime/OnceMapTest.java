@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.smelt.ir.SmeltException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -71,6 +74,60 @@ class OnceMapTest {
             pool.shutdownNow();
         }
     }
+
+    /// A maker that asks for its own key would wait for itself: refused, and the key is made by
+    /// the next call as if the failed making had not happened.
+    @Test
+    void aMakerAskingForItsOwnKeyIsRefusedInsteadOfWaitingForItself() {
+        var map = new OnceMap<String, String>(8);
+        var error = assertTimeoutPreemptively(java.time.Duration.ofSeconds(10),
+                () -> assertThrows(SmeltException.class, () -> map.get("k", () -> map.get("k", () -> "inner"))));
+        assertTrue(error.getMessage().startsWith("compile: k is needed while this thread, or one waiting for it, is making it"), error.getMessage());
+        assertEquals("made", map.get("k", () -> "made"));
+        assertEquals("other", map.get("k2", () -> map.get("k3", () -> "other")), "another key is made inside");
+    }
+
+    /// Two makers each asking for the other's key would wait for each other forever: the one that
+    /// closes the cycle is refused, and its failure reaches the other.
+    @Test
+    void makersWaitingForEachOtherAreRefusedInsteadOfDeadlocking() throws Exception {
+        var map = new OnceMap<String, String>(8);
+        var bothMaking = new CountDownLatch(2);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<String> a = pool.submit(() -> map.get("a", () -> {
+                bothMaking.countDown();
+                await(bothMaking);
+                return map.get("b", () -> "b from a");
+            }));
+            Future<String> b = pool.submit(() -> map.get("b", () -> {
+                bothMaking.countDown();
+                await(bothMaking);
+                return map.get("a", () -> "a from b");
+            }));
+            for (Future<String> call : List.of(a, b)) {
+                var thrown = assertThrows(java.util.concurrent.ExecutionException.class, () -> call.get(10, TimeUnit.SECONDS));
+                assertTrue(thrown.getCause() instanceof SmeltException, thrown.toString());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /// A checked exception (a Kotlin lambda throws one without declaring it) fails the making as
+    /// an unchecked one does; left in the map, its future never completed and every later caller
+    /// waited for good.
+    @Test
+    void aCheckedExceptionFailsTheMakingAndTheNextCallTriesAgain() {
+        var map = new OnceMap<String, String>(8);
+        var failure = new java.io.IOException("disk full");
+        assertSame(failure, assertThrows(java.io.IOException.class, () -> map.get("k", () -> sneakyThrow(failure))));
+        assertEquals("second try", assertTimeoutPreemptively(java.time.Duration.ofSeconds(10), () -> map.get("k", () -> "second try")));
+    }
+
+    // Throws `e`, checked or not, as code in languages without checked exceptions does.
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> String sneakyThrow(Throwable e) throws E { throw (E) e; }
 
     @Test
     void theLeastRecentlyUsedKeyIsDroppedPastTheCapacity() {
