@@ -116,6 +116,9 @@ final class Workers {
                 } else {
                     parked = true;
                     if (slot.get() == null) LockSupport.park(this);
+                    // An interrupt asks nothing of Smelt's own thread, and left set it would make
+                    // every park return at once: the worker would spin for good.
+                    Thread.interrupted();
                     parked = false;
                     idleSince = System.nanoTime();
                 }

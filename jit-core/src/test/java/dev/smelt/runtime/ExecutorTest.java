@@ -127,6 +127,20 @@ class ExecutorTest {
         assertEquals(0, calls.get(0)[1] % 64, "a piece ends on the granule");
     }
 
+    /// An interrupted worker parks again once idle: with its interrupt flag left set, every park
+    /// returned at once, and the idle worker took a core for good.
+    @Test
+    void anInterruptedWorkerStillParks() throws InterruptedException {
+        new Executor(2).run((buffers, start, end) -> {}, new Object[0], sine(2 * Executor.PARALLEL_THRESHOLD)); // starts the worker
+        Thread worker = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("smelt-worker-0")).findFirst().orElseThrow();
+        worker.interrupt();
+        Thread.sleep(50); // the interrupt wakes it; then it spins for SPIN_NANOS and parks
+        for (long until = System.nanoTime() + 2_000_000_000L; worker.getState() != Thread.State.WAITING && System.nanoTime() < until; ) Thread.sleep(1);
+        int parked = 0;
+        for (int sample = 0; sample < 50; sample++, Thread.sleep(2)) if (worker.getState() == Thread.State.WAITING) parked++;
+        assertTrue(parked >= 25, "the interrupted worker should be parked while idle, but was parked at %d of 50 samples".formatted(parked));
+    }
+
     /// A mid-sized kernel that finds the worker parked soon after a split runs alone but wakes it,
     /// so that the kernels after it split again: a worker that parked while the caller was away
     /// stayed parked until the next large kernel. Up to 20 attempts, as above.
