@@ -80,6 +80,7 @@ class ShippedFunctionTest {
                 "SafeTensors.fromBytes");
         var generator = new Generator(1); // advanced by every call; one made inside the function draws the same values each call
         Training.assertRefused(() -> ShippedFunction.batched(x -> x.dropout(0.5, generator), 4), "draws random numbers");
+        ShippedFunction.batched(x -> x.dropout(0.5, new Generator(1)), 4).validate("test");
         assertFalse(new ShippedFunction(ShippedFunction.FORMAT, good.graph(4), 1, good.captureNames(), weights).isBatched());
     }
 }
