@@ -35,12 +35,14 @@ public final class Dropout implements Module {
     }
 
     /// Training mode: drop elements. Returns this layer.
+    @Override
     public Dropout train() {
         training.set(1);
         return this;
     }
 
     /// Evaluation mode: the identity. Returns this layer.
+    @Override
     public Dropout eval() {
         training.set(0);
         return this;

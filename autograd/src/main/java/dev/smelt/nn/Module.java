@@ -14,6 +14,24 @@ public interface Module {
     /// The layer applied to `x`: eager on concrete tensors, recorded inside a trace.
     Tensor forward(Tensor x);
 
+    /// The modules this one is made of, in order, as PyTorch's `children()`: none for a layer; a
+    /// module holding others overrides it, so that [#train] and [#eval] reach every layer.
+    default List<Module> children() { return List.of(); }
+
+    /// Training mode for this module and every module under it, as PyTorch's `train()`: a
+    /// [Dropout] drops elements again. Returns this module.
+    default Module train() {
+        for (Module child : children()) child.train();
+        return this;
+    }
+
+    /// Evaluation mode for this module and every module under it, as PyTorch's `eval()`: a
+    /// [Dropout] becomes the identity. Returns this module.
+    default Module eval() {
+        for (Module child : children()) child.eval();
+        return this;
+    }
+
     /// The trainable parameters, in a fixed order, each once: a layer used twice (tied weights)
     /// gives its parameters at their first place only, as PyTorch's `parameters()`, so the list
     /// can go to an optimizer as it is.

@@ -57,6 +57,9 @@ public final class MultiHeadAttention implements Module {
     @Override
     public List<Parameter> parameters() { return List.copyOf(namedParameters().values()); }
 
+    @Override
+    public List<Module> children() { return List.of(q, k, v, o); }
+
     /// `q.weight`, `q.bias`, `k.weight`, … `o.bias`.
     @Override
     public Map<String, Parameter> namedParameters() { return Module.nest(List.of("q", "k", "v", "o"), List.of(q, k, v, o)); }

@@ -27,6 +27,9 @@ public record Sequential(List<Module> layers) implements Module {
     }
 
     @Override
+    public List<Module> children() { return layers; }
+
+    @Override
     public List<Parameter> parameters() { return List.copyOf(namedParameters().values()); }
 
     /// Each layer's parameters prefixed by its index: `0.weight`, `0.bias`, `2.weight`, ….

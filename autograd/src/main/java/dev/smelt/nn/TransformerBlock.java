@@ -34,6 +34,9 @@ public final class TransformerBlock implements Module {
     @Override
     public List<Parameter> parameters() { return List.copyOf(namedParameters().values()); }
 
+    @Override
+    public List<Module> children() { return List.of(norm1, attention, norm2, mlp); }
+
     /// `norm1.weight`, `attention.q.weight`, …, `mlp.2.bias`.
     @Override
     public Map<String, Parameter> namedParameters() {

@@ -51,6 +51,26 @@ class DropoutTest {
         assertEquals(1, f.compiledSignatures());
     }
 
+    /// `eval()` and `train()` of a model reach the dropout layers inside it, nested too, as
+    /// PyTorch's: before, only the layer's own switch did, and `model.eval()` did not exist.
+    @Test
+    void aModelsModeReachesItsDropoutLayers() {
+        var g = new Generator(3);
+        var inner = new Dropout(0.5, g);
+        var outer = new Dropout(0.5, g);
+        var model = new Sequential(new Linear(8, 8, g), outer, new Sequential(new Activations.ReLU(), inner));
+        var f = Jit.compile(model::forward);
+        var x = Tensor.rand(new Generator(1), 4, 8);
+        assertSame(model, model.eval());
+        assertFalse(inner.isTraining() || outer.isTraining());
+        var expected = new Linear(8, 8, new Generator(3)).forward(x).relu();
+        assertArrayEquals(expected.toFloatArray(), model.forward(x).toFloatArray(), 1e-6f);
+        assertArrayEquals(expected.toFloatArray(), f.apply(x).toFloatArray(), 1e-6f);
+        model.train();
+        assertTrue(inner.isTraining() && outer.isTraining());
+        assertFalse(Arrays.equals(expected.toFloatArray(), f.apply(x).toFloatArray()));
+    }
+
     @Test
     void rejectsBadArguments() {
         for (double p : new double[] {-1, 1.01, Double.NaN}) {
