@@ -33,7 +33,7 @@ public final class Compiled {
     public static final int CAPACITY = 64;
     /// Recompiles of one function before the warning, unless [#withRecompileLimit] says otherwise:
     /// the system property `smelt.recompileLimit`, else 8 (torch.compile's default cache size limit).
-    public static final int DEFAULT_RECOMPILE_LIMIT = Integer.getInteger("smelt.recompileLimit", 8);
+    public static final int DEFAULT_RECOMPILE_LIMIT = dev.smelt.ir.Settings.integer("smelt.recompileLimit", 8, 0);
 
     private final Function<List<Object>, List<Tensor>> function;
     private final String name;

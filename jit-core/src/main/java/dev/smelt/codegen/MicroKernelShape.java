@@ -18,8 +18,8 @@ import jdk.incubator.vector.FloatVector;
 public record MicroKernelShape(DType dtype, int rows, int vectors, int lanes) {
     /// Vector registers: `-Dsmelt.vectorRegisters=N`, else 32 where the preferred vectors are
     /// 512 bits wide (AVX-512 has 32 zmm registers) and 16 otherwise (AVX2 has 16 ymm).
-    public static final int REGISTERS = Integer.getInteger("smelt.vectorRegisters",
-            FloatVector.SPECIES_PREFERRED.vectorBitSize() >= 512 ? 32 : 16);
+    public static final int REGISTERS = dev.smelt.ir.Settings.integer("smelt.vectorRegisters",
+            FloatVector.SPECIES_PREFERRED.vectorBitSize() >= 512 ? 32 : 16, 16);
 
     public MicroKernelShape {
         if (!dtype.isFloating()) throw new IllegalArgumentException("micro-kernel of " + dtype + ": f32 or f64 only");

@@ -35,7 +35,7 @@ public final class Kernels {
     /// this size a vector variant saves tens of microseconds a call (`SmallKernelBench` times one
     /// eight times smaller) and costs a background compile and warm-up, which a kernel called a
     /// few times never repays. The value is a choice, not a measured break-even.
-    static final int VECTOR_THRESHOLD = Integer.getInteger("smelt.vectorThreshold", 1 << 14);
+    static final int VECTOR_THRESHOLD = dev.smelt.ir.Settings.integer("smelt.vectorThreshold", 1 << 14, 0);
 
     /// Products of at least this many multiply-adds start the tile's warm-up when traced.
     static final long EARLY_TILE_WORK = 1L << 22;

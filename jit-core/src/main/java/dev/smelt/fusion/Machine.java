@@ -20,7 +20,7 @@ public record Machine(int vectorRegisters, int vectorBits) {
         String arch = System.getProperty("os.arch", ""); // not String.matches: a regex compiles interpreted on every first compile
         boolean x86 = arch.equals("amd64") || arch.equals("x86_64");
         int registers = !x86 || bits >= 512 ? 32 : 16;
-        return new Machine(Integer.getInteger("smelt.vectorRegisters", registers), bits);
+        return new Machine(dev.smelt.ir.Settings.integer("smelt.vectorRegisters", registers, 16), bits);
     }
 
     /// Lanes of one vector of `bytes`-wide elements.

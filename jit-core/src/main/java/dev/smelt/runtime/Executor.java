@@ -45,7 +45,7 @@ public final class Executor {
 
     /// Threads a kernel may use: `-Dsmelt.threads=N`, else one per core.
     public static Executor shared() {
-        return new Executor(Integer.getInteger("smelt.threads", Runtime.getRuntime().availableProcessors()));
+        return new Executor(dev.smelt.ir.Settings.integer("smelt.threads", Runtime.getRuntime().availableProcessors(), 1));
     }
 
     public static Executor sequential() { return new Executor(1); }

@@ -13,7 +13,7 @@ import java.util.function.Supplier;
 /// once no program holds them. The only global state of the runtime.
 public final class KernelCache {
     /// How many kernels stay cached; each is one or two small hidden classes.
-    public static final int CAPACITY = Integer.getInteger("smelt.kernelCache", 2048);
+    public static final int CAPACITY = dev.smelt.ir.Settings.integer("smelt.kernelCache", 2048, 1);
 
     private static final Map<String, KernelFunction> KERNELS = new LruMap<>(CAPACITY);
 

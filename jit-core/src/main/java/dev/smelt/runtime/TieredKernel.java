@@ -64,7 +64,7 @@ public final class TieredKernel implements KernelFunction {
     static final int COMPILED_LOSSES = 3;
     /// Warm-ups that may wait for the warming thread at once.
     static final int QUEUE = 4;
-    static final String FORCED = System.getProperty("smelt.tier", "auto");
+    static final String FORCED = dev.smelt.ir.Settings.choice("smelt.tier", "auto", "auto", "scalar", "vector");
 
     /// The warming thread, in a holder: a program's first call starts no warm-up, so it need not
     /// load the pool's classes either (a small kernel has them loaded aside: [#loadWarmUpClasses]).

@@ -16,7 +16,7 @@ final class Workers {
     /// two split ones (a Llama decode layer's attention, ~90 µs at stories110M), so that the next
     /// split kernel finds the worker awake; a caller's process that stops calling pays at most this
     /// much of one core.
-    static final long SPIN_NANOS = Long.getLong("smelt.spinNanos", 400_000);
+    static final long SPIN_NANOS = dev.smelt.ir.Settings.longValue("smelt.spinNanos", 400_000, 0);
     private static final int MAX = 256;
     /// How recent a split must be for [#wake] to wake a parked worker: a program is then between
     /// its split kernels, and the next one will find the worker spinning.

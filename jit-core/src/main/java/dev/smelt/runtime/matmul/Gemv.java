@@ -58,7 +58,7 @@ final class Gemv {
     /// W 768×768 from memory, one thread, medians, load 4.5–6.8, 2026-11-26): GEMV 183, 156, 356,
     /// 556, 677 µs at M = 1, 2, 4, 6, 8 against packed 917, 541, 533, 554, 606. `-Dsmelt.gemvRows`
     /// sets it for that benchmark, which measures both paths at each M; nothing else should.
-    static final int MAX_ROWS = Integer.getInteger("smelt.gemvRows", 4);
+    static final int MAX_ROWS = dev.smelt.ir.Settings.integer("smelt.gemvRows", 4, 0);
 
     /// What explain() adds about the heap's pages: a weight in the Java heap streams from 4 KB pages
     /// at about 60% of the read bandwidth, the hardware prefetchers stopping at each page, and from
