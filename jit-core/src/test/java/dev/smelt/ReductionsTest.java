@@ -47,6 +47,20 @@ class ReductionsTest {
             assertEquals(exact, got, exact * 1e-5, "sum of ten million 0.1f");
     }
 
+    /// A column sum over many rows adds each column's running f32 sum to a double every 1,024 rows:
+    /// a [100000, 40] sum(0) of 0.1f was 9,998.56 for 10,000 before.
+    @Test
+    void aLongColumnSumStaysAccurate() {
+        int rows = 100_000, columns = 40;
+        float[] values = new float[rows * columns];
+        java.util.Arrays.fill(values, 0.1f);
+        Tensor x = Tensor.of(values, rows, columns);
+        double exact = rows * (double) 0.1f;
+        var compiled = Jit.compile((Tensor t) -> t.sum(0));
+        for (Tensor sums : new Tensor[] {x.sum(0), compiled.apply(x), compiled.apply(x)})
+            for (float sum : sums.toFloatArray()) assertEquals(exact, sum, exact * 1e-5, "a column of 100,000 0.1f");
+    }
+
     @Test
     void keepDimsKeepsReducedAxesWithSizeOne() {
         assertTensor(X.sum(0, true), DType.F32, shape(1, 3), 5, 7, 9);

@@ -62,6 +62,7 @@ final class ColumnEmitter {
     private final int lanes;
     private final LoopEmitter rowLoops, columnLoops;
     private final VectorEmitter vector;
+    private final SumOrder order;
 
     ColumnEmitter(Code code, Kernel kernel, LoopSpace space, ColumnPlan plan, KernelLayout layout, VectorPlan vectorPlan,
                   String className, Set<Integer> strideMaps) {
@@ -71,7 +72,7 @@ final class ColumnEmitter {
         this.columns = plan.columns();
         this.layout = layout;
         this.lanes = vectorPlan.lanes();
-        var order = SumOrder.of(vectorPlan, plan);
+        this.order = SumOrder.of(vectorPlan, plan);
         this.rowLoops = new LoopEmitter(code, kernel, space, layout, new ScalarEmitter(code, kernel, space, layout), null, vectorPlan, order, new ArrayList<>());
         var scalar = new ScalarEmitter(code, kernel, columns, layout);
         this.vector = new VectorEmitter(code, kernel, columns, layout, vectorPlan, scalar, className, strideMaps, layout.vectorAccumulators());
@@ -104,6 +105,11 @@ final class ColumnEmitter {
             pushAccumulatorLength();
             code.newArray(dtype);
             code.store(Type.getType(Object.class), layout.vectorAccumulators().get(k));
+            if (order.blocked(kernel, k)) { // double[] blocks0 = new double[Math.min(tile, end - start)], in the slot of row loops' lanes, which column kernels do not use
+                pushAccumulatorLength();
+                code.newArray(DType.F64);
+                code.store(Type.getType(Object.class), layout.laneArrays().get(k));
+            }
             if (kernel.reductions().get(k).op().isArg()) {
                 pushAccumulatorLength();
                 code.newArray(kernel.reductions().get(k).value().dtype());
@@ -218,18 +224,84 @@ final class ColumnEmitter {
         var values = pass.stream().map(k -> kernel.reductions().get(k).value()).toList();
         var buffers = new BitSet();
         values.forEach(value -> buffers.or(LoopSpace.loads(value)));
-        overPoints(buffers, () -> overTile(() -> {
-            vector.computeShared(values);
-            for (int k : pass) {
-                int lanesOfRows = layout.secondAccumulators().get(k);
-                code.line(2 + kernel.inputs().size() + k);
-                vector.emit(new Expr.Accumulated(k, kernel.reductions().get(k).dtype()));
-                code.store(Type.getType(Object.class), lanesOfRows);
-                vector.folds.foldValues(k, lanesOfRows);
-                vector.loadTemp(lanesOfRows);
-                storeRowVector(layout.vectorAccumulators().get(k), kernel.reductions().get(k).dtype());
-            }
+        var blocked = pass.stream().filter(k -> order.blocked(kernel, k)).toList();
+        if (!blocked.isEmpty()) overTileRows(() -> blocked.forEach(k -> { // blocks<k>[accumulatorLine + j] = 0.0
+            pushRow(layout.laneArrays().get(k));
+            code.pushConstant(DType.F64, 0);
+            code.op(DASTORE);
         }));
+        overPoints(buffers, () -> {
+            overTile(() -> {
+                vector.computeShared(values);
+                for (int k : pass) {
+                    int lanesOfRows = layout.secondAccumulators().get(k);
+                    code.line(2 + kernel.inputs().size() + k);
+                    vector.emit(new Expr.Accumulated(k, kernel.reductions().get(k).dtype()));
+                    code.store(Type.getType(Object.class), lanesOfRows);
+                    vector.folds.foldValues(k, lanesOfRows);
+                    vector.loadTemp(lanesOfRows);
+                    storeRowVector(layout.vectorAccumulators().get(k), kernel.reductions().get(k).dtype());
+                }
+            });
+            if (!blocked.isEmpty()) flushBlocks(blocked);
+        });
+        // acc<k>[accumulatorLine + j] = (float) (blocks<k>[accumulatorLine + j] + (double) acc<k>[accumulatorLine + j])
+        if (!blocked.isEmpty()) overTileRows(() -> blocked.forEach(k -> {
+            pushRow(layout.vectorAccumulators().get(k));
+            pushRow(layout.laneArrays().get(k));
+            code.op(DALOAD);
+            pushRow(layout.vectorAccumulators().get(k));
+            code.op(FALOAD);
+            code.op(F2D);
+            code.op(DADD);
+            code.op(D2F);
+            code.op(FASTORE);
+        }));
+    }
+
+    /// A blocked column sum ([SumOrder#blocked]) adds each row's running `f32` sum to its `double`
+    /// of finished blocks after every [SumOrder#COLUMN_BLOCK] points, as the scalar twin does:
+    /// ```
+    /// if (((i1 + 1) & (COLUMN_BLOCK - 1)) == 0)
+    ///     for (j = -accumulatorLine; j < tileEnd; j++) { blocks0[accumulatorLine + j] += (double) acc0[accumulatorLine + j]; acc0[accumulatorLine + j] = 0f; }
+    /// ```
+    private void flushBlocks(List<Integer> blocked) {
+        code.loadInt(layout.axis(columns.outerRank()));
+        code.pushInt(1);
+        code.op(IADD);
+        code.pushInt(SumOrder.COLUMN_BLOCK - 1);
+        code.op(IAND);
+        code.ifThen(IFNE, () -> overTileRows(() -> blocked.forEach(k -> {
+            int blocks = layout.laneArrays().get(k), acc = layout.vectorAccumulators().get(k);
+            pushRow(blocks);
+            code.op(DUP2);
+            code.op(DALOAD);
+            pushRow(acc);
+            code.op(FALOAD);
+            code.op(F2D);
+            code.op(DADD);
+            code.op(DASTORE);
+            pushRow(acc);
+            code.pushConstant(DType.F32, 0);
+            code.op(FASTORE);
+        })));
+    }
+
+    // <array>, accumulatorLine + j   (the current row's place in a tile's array)
+    private void pushRow(int array) {
+        code.load(Type.getType(Object.class), array);
+        code.loadInt(layout.accumulatorLine());
+        code.loadInt(layout.axis(plan.columnAxis()));
+        code.op(IADD);
+    }
+
+    // for (j = -accumulatorLine; j < Math.min(-accumulatorLine + tile, innerBound); j++) <body>
+    private void overTileRows(Runnable body) {
+        int j = layout.axis(plan.columnAxis());
+        code.loadInt(layout.accumulatorLine());
+        code.op(INEG);
+        code.storeInt(j);
+        code.forLoop(j, this::pushTileEnd, 1, body);
     }
 
     /// `argmax`, with NaN the extreme and the first of ties, as [LoopEmitter]'s scalar update (which

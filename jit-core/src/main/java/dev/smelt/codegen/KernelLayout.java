@@ -37,10 +37,12 @@ import org.objectweb.asm.Type;
 /// @param firstTemp   where the vector emitter's temporaries start
 /// @param accumulatorLine in a [ColumnEmitter] tile, minus the tile's first row, so that row `j`'s
 ///                    result is at `accumulatorLine + j` in each reduction's accumulator array
+/// @param blockSums   each blocked column sum's `double` of its finished blocks ([SumOrder#blocked]),
+///                    two slots wide (a [ColumnEmitter] keeps a tile's in the `laneArrays` slot)
 record KernelLayout(int buffers, int start, int end, List<Integer> elements, int row, int rest, int innerEnd, int innerBound,
                     int elementLine, int accumulatorLine, List<Integer> arrays, List<Integer> lines, List<Integer> axes, List<Integer> accumulators,
                     List<Integer> bestIndices, List<Integer> results, List<Integer> vectorAccumulators,
-                    List<Integer> secondAccumulators, List<Integer> laneArrays, int candidate, List<Integer> shared, int firstTemp) {
+                    List<Integer> secondAccumulators, List<Integer> laneArrays, List<Integer> blockSums, int candidate, List<Integer> shared, int firstTemp) {
 
     static KernelLayout of(Kernel kernel, LoopSpace space, boolean instance, int resultParameters) {
         var slots = new int[] {instance ? 1 : 0};
@@ -62,10 +64,11 @@ record KernelLayout(int buffers, int start, int end, List<Integer> elements, int
         var vectorAccumulators = repeat(slots, reductions.size(), 1);
         var secondAccumulators = repeat(slots, reductions.size(), 1);
         var laneArrays = repeat(slots, reductions.size(), 1);
+        var blockSums = repeat(slots, reductions.size(), 2);
         int candidate = take(slots, 2);
         var shared = repeat(slots, sharedCount(kernel), 2);
         return new KernelLayout(buffers, start, end, List.copyOf(elements), row, rest, innerEnd, innerBound, elementLine, accumulatorLine, arrays, lines, axes,
-                accumulators, bestIndices, List.copyOf(results), vectorAccumulators, secondAccumulators, laneArrays, candidate, shared, slots[0]);
+                accumulators, bestIndices, List.copyOf(results), vectorAccumulators, secondAccumulators, laneArrays, blockSums, candidate, shared, slots[0]);
     }
 
     private static int sharedCount(Kernel kernel) {

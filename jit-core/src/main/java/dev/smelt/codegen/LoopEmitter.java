@@ -149,6 +149,7 @@ final class LoopEmitter {
             scalar.computeShared(values);
             for (int k : pass) folds.fold(k, order.striped(kernel, space, k) && !vectorized);
             if (!vectorized) flushAtBlockEnds(pass, false);
+            columnBlocks(pass);
         }, vectorized ? () -> {
             vector.computeShared(values);
             for (int k : pass) vector.folds.fold(k, layout.vectorAccumulators().get(k));
@@ -190,12 +191,43 @@ final class LoopEmitter {
         });
     }
 
+    /// A blocked column sum ([SumOrder#blocked]) adds its running `f32` sum to a `double` after every
+    /// [SumOrder#COLUMN_BLOCK] points, as the column lanes do (`ColumnEmitter`):
+    /// ```
+    /// if (((j + 1) & (COLUMN_BLOCK - 1)) == 0) { blocks = blocks + (double) acc; acc = 0f; }
+    /// ```
+    private void columnBlocks(List<Integer> pass) {
+        var blocked = pass.stream().filter(k -> order.blocked(kernel, k)).toList();
+        if (blocked.isEmpty()) return;
+        code.loadInt(layout.axis(space.inner()));
+        code.pushInt(1);
+        code.op(IADD);
+        code.pushInt(SumOrder.COLUMN_BLOCK - 1);
+        code.op(IAND);
+        code.ifThen(IFNE, () -> {
+            for (int k : blocked) {
+                int blocks = layout.blockSums().get(k), acc = layout.accumulators().get(k);
+                code.load(Type.DOUBLE_TYPE, blocks);
+                code.load(Type.FLOAT_TYPE, acc);
+                code.op(F2D);
+                code.op(DADD);
+                code.store(Type.DOUBLE_TYPE, blocks);
+                code.pushConstant(DType.F32, 0);
+                code.store(Type.FLOAT_TYPE, acc);
+            }
+        });
+    }
+
     // acc = identity; bestIndex = 0; vacc = vacc2 = identity (or Arrays.fill(lanes<k>, 0f))
     private void start(int k, boolean vectorized) {
         var reduction = kernel.reductions().get(k);
         var accumulator = order.accumulator(reduction);
         code.pushConstant(dtypeOf(accumulator), reduction.op().isArg() ? 0 : reduction.op().identity());
         code.store(accumulator, layout.accumulators().get(k));
+        if (order.blocked(kernel, k)) { // blocks = 0.0
+            code.pushConstant(DType.F64, 0);
+            code.store(Type.DOUBLE_TYPE, layout.blockSums().get(k));
+        }
         code.pushInt(0);
         code.storeInt(layout.bestIndices().get(k));
         boolean striped = order.striped(kernel, space, k);
@@ -222,6 +254,14 @@ final class LoopEmitter {
             code.store(accumulator, layout.accumulators().get(k));
         }
         if (striped) folds.addLanes(k, vectorized ? () -> vector.folds.sumLanes(reduction, lanes, second, plan.lanes()) : null);
+        if (order.blocked(kernel, k)) { // acc = (float) (blocks + (double) acc)
+            code.load(Type.DOUBLE_TYPE, layout.blockSums().get(k));
+            code.load(Type.FLOAT_TYPE, layout.accumulators().get(k));
+            code.op(F2D);
+            code.op(DADD);
+            code.op(D2F);
+            code.store(Type.FLOAT_TYPE, layout.accumulators().get(k));
+        }
         folds.finish(k);
     }
 

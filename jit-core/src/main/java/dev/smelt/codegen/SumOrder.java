@@ -15,7 +15,9 @@ import org.objectweb.asm.Type;
 ///   `f32`; the lanes end in [LaneSums#sum]'s fixed order, added to it, at the end of the row and
 ///   after every [#BLOCK] points of a line (then they start again from 0).
 /// - column reductions ([ColumnPlan], `columns`): each row adds its points in sequence in the dtype,
-///   as the lane that holds the row does.
+///   as the lane that holds the row does; an `f32` sum over one reduced axis of at least
+///   [#COLUMN_BLOCK] points ([#blocked]) adds that running sum to a `double` after every
+///   [#COLUMN_BLOCK] points and starts it again from 0, and ends as `(float) (blocks + sum)`.
 /// - no vector variant (`lanes` null): in sequence, `f32` in double, as the interpreter does.
 ///
 /// Products, `max`, `min` and integer sums do not depend on it: products run scalar in double in
@@ -24,6 +26,10 @@ record SumOrder(VectorPlan lanes, boolean columns) {
     /// Points of a line after which a sum's lanes are added to its accumulator: a multiple of any
     /// two chains of lanes, long enough that the lanes' sum costs nothing measurable.
     static final int BLOCK = 4096;
+
+    /// Points after which a column sum's running `f32` value is added to a `double`: each lane runs
+    /// one row's sum, so a block is that many adds in `f32`, not 4,096 / 32 as in a row's lanes.
+    static final int COLUMN_BLOCK = 1024;
 
     /// Whether `kernel` has a floating-point sum, whose order this fixes.
     static boolean matters(Kernel kernel) {
@@ -51,6 +57,14 @@ record SumOrder(VectorPlan lanes, boolean columns) {
         var reduction = kernel.reductions().get(k);
         return lanes != null && reduction.op() == ReduceOp.SUM && reduction.dtype().isFloating()
                 && space.dim(space.inner()) >= lanes.lanes() && lanes.whyScalar(kernel, space, k).isEmpty();
+    }
+
+    /// Whether reduction `k` of `kernel` is a column sum whose running `f32` value is added to a
+    /// `double` every [#COLUMN_BLOCK] points: one reduced axis, long enough to hold a block.
+    boolean blocked(Kernel kernel, int k) {
+        var reduction = kernel.reductions().get(k);
+        return columns && reduction.op() == ReduceOp.SUM && reduction.dtype() == dev.smelt.ir.DType.F32
+                && kernel.reducedRank() == 1 && kernel.rowLength() >= COLUMN_BLOCK;
     }
 
     /// How many places a striped sum folds into: two chains of [VectorPlan#lanes].

@@ -224,6 +224,20 @@ class ColumnEmitterTest {
         checkAllWidths(softmax, variant);
     }
 
+    /// A column sum over at least a block of points ([SumOrder#COLUMN_BLOCK]) adds each row's running `f32`
+    /// sum to a `double` after every block, in both variants at the same points: the same bits from
+    /// each, in random pieces of rows, and within the interpreter's bounds.
+    @Test
+    void longColumnSumsAddTheirBlocksInDoubleInBothVariants() {
+        for (int batch : new int[] {SumOrder.COLUMN_BLOCK, 2 * SumOrder.COLUMN_BLOCK + 7, 5 * SumOrder.COLUMN_BLOCK - 1}) {
+            var kernel = columnReduce(ReduceOp.SUM, DType.F32, batch, 37);
+            assertNotNull(plan(kernel));
+            assertTrue(new SumOrder(null, true).blocked(kernel, 0));
+            for (var variant : Variant.values()) checkAllWidths(kernel, variant);
+            for (int lanes : new int[] {0, 4, 8}) Differential.agree(batch + lanes, kernel, RandomData.buffers(batch, kernel), lanes);
+        }
+    }
+
     /// The column `run` holds the vector blocks and the rows left over; over the method limit, the
     /// kernel has no vector variant (row loops would add up its sums in another order than its
     /// scalar variant, see `SumOrder`), and the scalar one, split into helpers, stays correct.
