@@ -32,6 +32,8 @@ final class MappedFile {
     /// `reader`'s result over the mapped `path`; the mapping ends when it returns, so it must copy
     /// out what it keeps.
     static <T> T read(Path path, Reader<T> reader) throws IOException {
+        // A directory opens for reading on Linux, then fails with "No such device" when mapped.
+        if (java.nio.file.Files.isDirectory(path)) throw new FormatException("a directory, not a file");
         try (var channel = FileChannel.open(path, StandardOpenOption.READ); var arena = Arena.ofConfined()) {
             long size = channel.size();
             // A zero-length mapping is refused on some platforms; an empty segment says the same.

@@ -171,6 +171,8 @@ class SafeTensorsTest {
         rejects(() -> SafeTensors.save(file, Map.of(), Map.of("k", "\udc00")), "not valid Unicode");
         rejects(() -> SafeTensors.save(directory.resolve("no/such/dir/x.safetensors"), Map.of("w", Tensor.ones(1))), "no such file or directory");
         rejects(() -> SafeTensors.load(directory.resolve("missing.safetensors")), "missing.safetensors", "no such file");
+        rejects(() -> SafeTensors.load(directory), "a directory, not a file"); // was "java.io.IOException: No such device"
+        rejects(() -> dev.smelt.Npy.load(directory), "a directory, not a file");
         assertFalse(Files.exists(file));
     }
 
