@@ -225,11 +225,6 @@ final class ColumnEmitter {
         var buffers = new BitSet();
         values.forEach(value -> buffers.or(LoopSpace.loads(value)));
         var blocked = pass.stream().filter(k -> order.blocked(kernel, k)).toList();
-        if (!blocked.isEmpty()) overTileRows(() -> blocked.forEach(k -> { // blocks<k>[accumulatorLine + j] = 0.0
-            pushRow(layout.laneArrays().get(k));
-            code.pushConstant(DType.F64, 0);
-            code.op(DASTORE);
-        }));
         overPoints(buffers, () -> {
             overTile(() -> {
                 vector.computeShared(values);
@@ -245,7 +240,8 @@ final class ColumnEmitter {
             });
             if (!blocked.isEmpty()) flushBlocks(blocked);
         });
-        // acc<k>[accumulatorLine + j] = (float) (blocks<k>[accumulatorLine + j] + (double) acc<k>[accumulatorLine + j])
+        // acc<k>[accumulatorLine + j] = (float) (blocks<k>[accumulatorLine + j] + (double) acc<k>[accumulatorLine + j]);
+        // blocks<k>[accumulatorLine + j] = 0.0   (ready for the next tile: the array starts as zeros)
         if (!blocked.isEmpty()) overTileRows(() -> blocked.forEach(k -> {
             pushRow(layout.vectorAccumulators().get(k));
             pushRow(layout.laneArrays().get(k));
@@ -256,21 +252,31 @@ final class ColumnEmitter {
             code.op(DADD);
             code.op(D2F);
             code.op(FASTORE);
+            pushRow(layout.laneArrays().get(k));
+            code.pushConstant(DType.F64, 0);
+            code.op(DASTORE);
         }));
     }
 
     /// A blocked column sum ([SumOrder#blocked]) adds each row's running `f32` sum to its `double`
     /// of finished blocks after every [SumOrder#COLUMN_BLOCK] points, as the scalar twin does:
     /// ```
-    /// if (((i1 + 1) & (COLUMN_BLOCK - 1)) == 0)
+    /// if (((i1 + 1) & (COLUMN_BLOCK - 1)) == 0 && i1 + 1 != dim1)
     ///     for (j = -accumulatorLine; j < tileEnd; j++) { blocks0[accumulatorLine + j] += (double) acc0[accumulatorLine + j]; acc0[accumulatorLine + j] = 0f; }
     /// ```
+    /// Not after the last point, where the scalar twin's flush leaves `(float) (blocks + 0f)`, the
+    /// same value as the tile's end gives without it.
     private void flushBlocks(List<Integer> blocked) {
-        code.loadInt(layout.axis(columns.outerRank()));
+        int i1 = layout.axis(columns.outerRank());
+        code.loadInt(i1);
         code.pushInt(1);
         code.op(IADD);
         code.pushInt(SumOrder.COLUMN_BLOCK - 1);
         code.op(IAND);
+        code.loadInt(i1);
+        code.pushInt(kernel.rowLength() - 1);
+        code.bool(IF_ICMPNE);
+        code.op(IOR);
         code.ifThen(IFNE, () -> overTileRows(() -> blocked.forEach(k -> {
             int blocks = layout.laneArrays().get(k), acc = layout.vectorAccumulators().get(k);
             pushRow(blocks);

@@ -229,7 +229,7 @@ class ColumnEmitterTest {
     /// each, in random pieces of rows, and within the interpreter's bounds.
     @Test
     void longColumnSumsAddTheirBlocksInDoubleInBothVariants() {
-        for (int batch : new int[] {SumOrder.COLUMN_BLOCK, 2 * SumOrder.COLUMN_BLOCK + 7, 5 * SumOrder.COLUMN_BLOCK - 1}) {
+        for (int batch : new int[] {SumOrder.COLUMN_BLOCK, 2 * SumOrder.COLUMN_BLOCK, 2 * SumOrder.COLUMN_BLOCK + 7, 5 * SumOrder.COLUMN_BLOCK - 1}) {
             var kernel = columnReduce(ReduceOp.SUM, DType.F32, batch, 37);
             assertNotNull(plan(kernel));
             assertTrue(new SumOrder(null, true).blocked(kernel, 0));
