@@ -108,6 +108,21 @@ class AttentionTest {
         }
     }
 
+    // A mask broadcasting the scores to more axes or batches made a bigger result; PyTorch adds the
+    // mask to its scores in place and refuses it. Eager and compiled.
+    @Test
+    void aMaskMayNotGrowTheResult() {
+        Tensor q = Tensor.ones(1, 3, 4, 8), k = Tensor.ones(1, 3, 5, 8);
+        var compiled = Jit.compile((Jit.Function4) (a, b, c, m) -> Tensor.scaledDotProductAttention(a, b, c, m));
+        for (Tensor mask : java.util.List.of(Tensor.ones(DType.BOOL, 2, 1, 4, 5), Tensor.zeros(2, 1, 3, 4, 5))) {
+            var eager = assertThrows(SmeltException.class, () -> Tensor.scaledDotProductAttention(q, k, k, mask));
+            var fromCompiled = assertThrows(SmeltException.class, () -> compiled.apply(q, k, k, mask));
+            for (var e : java.util.List.of(eager, fromCompiled))
+                assertTrue(e.getMessage().contains("the mask " + mask.shape() + " must broadcast to the scores [1,3,4,5] without growing them"), e.getMessage());
+        }
+        assertEquals(dev.smelt.ir.Shape.of(1, 3, 4, 8), Tensor.scaledDotProductAttention(q, k, k, Tensor.ones(DType.BOOL, 1, 1, 1, 5)).shape());
+    }
+
     static float[] reference(Tensor q, Tensor k, Tensor v, Tensor mask, boolean causal, double scale, int group) {
         int batch = q.dim(0), heads = q.dim(1), tokens = q.dim(2), d = q.dim(3), sources = k.dim(2), dv = v.dim(3);
         float[] out = new float[batch * heads * tokens * dv];

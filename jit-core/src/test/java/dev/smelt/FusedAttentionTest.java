@@ -112,6 +112,21 @@ class FusedAttentionTest {
         }
     }
 
+    // full(-inf).triu(1) of another shape than the scores' [T, S] was taken for the causal mask: a
+    // [1, S] one (every query sees key 0 only), a [T, 1] one (no key masked), an [S, T] one reshaped
+    // to [T, S]. Each must give what the ops give eagerly (the bias made while tracing, as iotas).
+    @Test
+    void aTriuBiasOfAnotherShapeIsNoCausalMask() {
+        var random = new Random(12);
+        Tensor q = EinsumTest.random(random, DType.F32, 1, 2, 4, 8), k = EinsumTest.random(random, DType.F32, 1, 2, 6, 8), v = EinsumTest.random(random, DType.F32, 1, 2, 6, 3);
+        double inf = Double.NEGATIVE_INFINITY;
+        List<java.util.function.Supplier<Tensor>> biases = List.of(() -> Tensor.full(inf, 1, 6).triu(1), () -> Tensor.full(inf, 4, 1).triu(1), () -> Tensor.full(inf, 6, 4).triu(1).reshape(4, 6));
+        for (var bias : biases) {
+            Jit.Function3 f = (x, y, z) -> x.matmul(y.transpose(-1, -2)).mul(0.3).add(bias.get()).softmax(-1).matmul(z);
+            assertArrayEquals(f.apply(q, k, v).toFloatArray(), Jit.compile(f).apply(q, k, v).toFloatArray(), 1e-5f, bias.get().shape().toString());
+        }
+    }
+
     @Test
     void probabilitiesReadElsewhereAreNotFusedTwice() {
         var random = new Random(4);

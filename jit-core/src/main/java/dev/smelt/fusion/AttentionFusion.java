@@ -8,6 +8,7 @@ import dev.smelt.ir.BinaryOp;
 import dev.smelt.ir.Graph;
 import dev.smelt.ir.Node;
 import dev.smelt.ir.ReduceOp;
+import dev.smelt.ir.Shape;
 import dev.smelt.ir.UnaryOp;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -89,7 +90,7 @@ public final class AttentionFusion {
             boolean leftScores = product(left) != null;
             scores = leftScores ? left : right;
             Node bias = leftScores ? right : left;
-            causal = isCausal(bias);
+            causal = isCausal(bias, x.shape());
             if (!causal) mask = underExpand(bias);
         }
         addOnce(large, scores);
@@ -178,15 +179,20 @@ public final class AttentionFusion {
         return kv;
     }
 
-    // where(iota₁ ≥ iota₀ + 1, -inf, 0) or where(iota₁ > iota₀, -inf, 0), under reshapes and expands.
-    private static boolean isCausal(Node bias) {
+    // where(iota₁ ≥ iota₀ + 1, -inf, 0) or where(iota₁ > iota₀, -inf, 0) of the scores' [T, S], under
+    // reshapes and expands that keep it as the last two axes: one of [1, S], [T, 1], or [S, T] reshaped,
+    // masks other keys than the causal mask.
+    private static boolean isCausal(Node bias, Shape scores) {
         Node base = bias;
-        while (base instanceof Node.Expand || base instanceof Node.Reshape) base = base.inputs().getFirst();
+        while (lastTwo(base.shape()).equals(lastTwo(scores)) && (base instanceof Node.Expand || base instanceof Node.Reshape)) base = base.inputs().getFirst();
+        if (!lastTwo(base.shape()).equals(lastTwo(scores))) return false;
         if (!(base instanceof Node.Where(Node.Binary(var op, Node.Iota column, var row, var _, var _), var above, var below, var _, var _))
                 || value(above) != Double.NEGATIVE_INFINITY || value(below) != 0 || base.shape().rank() != 2 || column.axis() != 1) return false;
         if (op == BinaryOp.GT) return row instanceof Node.Iota r && r.axis() == 0;
         return op == BinaryOp.GE && row instanceof Node.Binary(var add, Node.Iota r, var one, var _, var _) && add == BinaryOp.ADD && r.axis() == 0 && value(one) == 1;
     }
+
+    private static List<Integer> lastTwo(Shape shape) { return shape.rank() < 2 ? List.of() : shape.dims().subList(shape.rank() - 2, shape.rank()); }
 
     private static void addOnce(List<Node> nodes, Node node) {
         if (nodes.stream().noneMatch(n -> n == node)) nodes.add(node);

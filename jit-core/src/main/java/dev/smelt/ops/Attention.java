@@ -36,7 +36,9 @@ public final class Attention {
         if (causal) // top-left aligned, as PyTorch's is_causal
             scores = Ops.binary(BinaryOp.ADD, scores, Masks.keep("triu", Creation.full(scores.dtype(), Double.NEGATIVE_INFINITY, tokens, sources), 1, false));
         if (mask != null) {
-            Builder.broadcastShapes(op, mask.shape(), scores.shape());
+            // as PyTorch, whose scores take the mask in place: a mask cannot add axes or batches to the result
+            if (!Builder.broadcastShapes(op, mask.shape(), scores.shape()).equals(scores.shape()))
+                throw SmeltException.of(op, "the mask %s must broadcast to the scores %s without growing them", mask.shape(), scores.shape());
             // as PyTorch: an i32 0/1 "keep" mask would be added to the scores and mask nothing
             if (mask.dtype() != DType.BOOL && mask.dtype() != scores.dtype())
                 throw SmeltException.of(op, "the mask is %s%s; expected bool (true keeps a key) or an additive mask of the scores' dtype %s",
