@@ -63,6 +63,7 @@ final class ColumnEmitter {
     private final LoopEmitter rowLoops, columnLoops;
     private final VectorEmitter vector;
     private final SumOrder order;
+    private final ColumnTileBlocks tileBlocks;
 
     ColumnEmitter(Code code, Kernel kernel, LoopSpace space, ColumnPlan plan, KernelLayout layout, VectorPlan vectorPlan,
                   String className, Set<Integer> strideMaps) {
@@ -77,6 +78,7 @@ final class ColumnEmitter {
         var scalar = new ScalarEmitter(code, kernel, columns, layout);
         this.vector = new VectorEmitter(code, kernel, columns, layout, vectorPlan, scalar, className, strideMaps, layout.vectorAccumulators());
         this.columnLoops = new LoopEmitter(code, kernel, columns, layout, scalar, vector, vectorPlan, order, new ArrayList<>());
+        this.tileBlocks = new ColumnTileBlocks(code, kernel, layout, layout.axis(plan.columnAxis()), layout.axis(columns.outerRank()), body -> overTile(1, body));
     }
 
     // <arrays>; <element and accumulator arrays>; for (row = start; row < end; ) <segment>; return
@@ -105,7 +107,7 @@ final class ColumnEmitter {
             pushAccumulatorLength();
             code.newArray(dtype);
             code.store(Type.getType(Object.class), layout.vectorAccumulators().get(k));
-            if (order.blocked(kernel, k)) { // double[] blocks0 = new double[Math.min(tile, end - start)], in the slot of row loops' lanes, which column kernels do not use
+            if (order.blocked(kernel, k)) { // double[] blocks0 = new double[Math.min(tile, end - start)]   (ColumnTileBlocks)
                 pushAccumulatorLength();
                 code.newArray(DType.F64);
                 code.store(Type.getType(Object.class), layout.laneArrays().get(k));
@@ -238,76 +240,9 @@ final class ColumnEmitter {
                     storeRowVector(layout.vectorAccumulators().get(k), kernel.reductions().get(k).dtype());
                 }
             });
-            if (!blocked.isEmpty()) flushBlocks(blocked);
+            if (!blocked.isEmpty()) tileBlocks.flush(blocked);
         });
-        // acc<k>[accumulatorLine + j] = (float) (blocks<k>[accumulatorLine + j] + (double) acc<k>[accumulatorLine + j]);
-        // blocks<k>[accumulatorLine + j] = 0.0   (ready for the next tile: the array starts as zeros)
-        if (!blocked.isEmpty()) overTileRows(() -> blocked.forEach(k -> {
-            pushRow(layout.vectorAccumulators().get(k));
-            pushRow(layout.laneArrays().get(k));
-            code.op(DALOAD);
-            pushRow(layout.vectorAccumulators().get(k));
-            code.op(FALOAD);
-            code.op(F2D);
-            code.op(DADD);
-            code.op(D2F);
-            code.op(FASTORE);
-            pushRow(layout.laneArrays().get(k));
-            code.pushConstant(DType.F64, 0);
-            code.op(DASTORE);
-        }));
-    }
-
-    /// A blocked column sum ([SumOrder#blocked]) adds each row's running `f32` sum to its `double`
-    /// of finished blocks after every [SumOrder#COLUMN_BLOCK] points, as the scalar twin does:
-    /// ```
-    /// if (((i1 + 1) & (COLUMN_BLOCK - 1)) == 0 && i1 + 1 != dim1)
-    ///     for (j = -accumulatorLine; j < tileEnd; j++) { blocks0[accumulatorLine + j] += (double) acc0[accumulatorLine + j]; acc0[accumulatorLine + j] = 0f; }
-    /// ```
-    /// Not after the last point, where the scalar twin's flush leaves `(float) (blocks + 0f)`, the
-    /// same value as the tile's end gives without it.
-    private void flushBlocks(List<Integer> blocked) {
-        int i1 = layout.axis(columns.outerRank());
-        code.loadInt(i1);
-        code.pushInt(1);
-        code.op(IADD);
-        code.pushInt(SumOrder.COLUMN_BLOCK - 1);
-        code.op(IAND);
-        code.loadInt(i1);
-        code.pushInt(kernel.rowLength() - 1);
-        code.bool(IF_ICMPNE);
-        code.op(IOR);
-        code.ifThen(IFNE, () -> overTileRows(() -> blocked.forEach(k -> {
-            int blocks = layout.laneArrays().get(k), acc = layout.vectorAccumulators().get(k);
-            pushRow(blocks);
-            code.op(DUP2);
-            code.op(DALOAD);
-            pushRow(acc);
-            code.op(FALOAD);
-            code.op(F2D);
-            code.op(DADD);
-            code.op(DASTORE);
-            pushRow(acc);
-            code.pushConstant(DType.F32, 0);
-            code.op(FASTORE);
-        })));
-    }
-
-    // <array>, accumulatorLine + j   (the current row's place in a tile's array)
-    private void pushRow(int array) {
-        code.load(Type.getType(Object.class), array);
-        code.loadInt(layout.accumulatorLine());
-        code.loadInt(layout.axis(plan.columnAxis()));
-        code.op(IADD);
-    }
-
-    // for (j = -accumulatorLine; j < Math.min(-accumulatorLine + tile, innerBound); j++) <body>
-    private void overTileRows(Runnable body) {
-        int j = layout.axis(plan.columnAxis());
-        code.loadInt(layout.accumulatorLine());
-        code.op(INEG);
-        code.storeInt(j);
-        code.forLoop(j, this::pushTileEnd, 1, body);
+        if (!blocked.isEmpty()) tileBlocks.finish(blocked);
     }
 
     /// `argmax`, with NaN the extreme and the first of ties, as [LoopEmitter]'s scalar update (which
@@ -391,12 +326,15 @@ final class ColumnEmitter {
     }
 
     // for (j = -accumulatorLine; j < Math.min(-accumulatorLine + tile, innerBound); j += LANES) <body>
-    private void overTile(Runnable body) {
+    private void overTile(Runnable body) { overTile(lanes, body); }
+
+    // for (j = -accumulatorLine; j < Math.min(-accumulatorLine + tile, innerBound); j += step) <body>
+    private void overTile(int step, Runnable body) {
         int j = layout.axis(plan.columnAxis());
         code.loadInt(layout.accumulatorLine());
         code.op(INEG);
         code.storeInt(j);
-        code.forLoop(j, this::pushTileEnd, lanes, body);
+        code.forLoop(j, this::pushTileEnd, step, body);
     }
 
     // Math.min(-accumulatorLine + tile, innerBound)

@@ -30,6 +30,7 @@ final class LoopEmitter {
     private final SumOrder order;
     private final List<String> fallbacks;
     private final ScalarFolds folds;
+    private final BlockedSums blocks;
 
     LoopEmitter(Code code, Kernel kernel, LoopSpace space, KernelLayout layout, ScalarEmitter scalar, VectorEmitter vector,
                 VectorPlan plan, SumOrder order, List<String> fallbacks) {
@@ -43,6 +44,7 @@ final class LoopEmitter {
         this.scalar = scalar;
         this.vector = vector;
         this.plan = plan;
+        this.blocks = new BlockedSums(code, kernel, space, layout, order, folds, vector, plan);
     }
 
     // float[] in0 = (float[]) buffers[0]; …   for each buffer in `buffers`
@@ -148,74 +150,17 @@ final class LoopEmitter {
         overRow(buffers, values, new Body(() -> {
             scalar.computeShared(values);
             for (int k : pass) folds.fold(k, order.striped(kernel, space, k) && !vectorized);
-            if (!vectorized) flushAtBlockEnds(pass, false);
-            columnBlocks(pass);
+            if (!vectorized) blocks.flushLanes(pass, false);
+            blocks.flushColumn(pass);
         }, vectorized ? () -> {
             vector.computeShared(values);
             for (int k : pass) vector.folds.fold(k, layout.vectorAccumulators().get(k));
         } : null, vectorized ? () -> {
             vector.computeShared(values);
             for (int k : pass) vector.folds.fold(k, layout.secondAccumulators().get(k));
-            flushAtBlockEnds(pass, true);
+            blocks.flushLanes(pass, true);
         } : null));
         for (int k : pass) end(k, vectorized);
-    }
-
-    /// A sum in lanes adds its lanes to its accumulator at the end of every [SumOrder#BLOCK]
-    /// points of a line, and starts them again from 0, so that no lane adds more than a block's
-    /// share of the line in its dtype (in one chain of lanes, a 10⁷-point `f32` sum was off by
-    /// 2.7·10⁻³). Vector code checks after each pair of vectors, scalar code after each point, both
-    /// at the same points:
-    /// ```
-    /// if (((j + LANES) & (BLOCK - 1)) == 0) { acc = acc + (double) total(vacc.add(vacc2)); vacc = vacc2 = 0 }   // vector code, j at the second vector
-    /// if (((j + 1) & (BLOCK - 1)) == 0) { acc = acc + (double) LaneSums.sum(lanes0); Arrays.fill(lanes0, 0f) } // scalar code
-    /// ```
-    private void flushAtBlockEnds(List<Integer> pass, boolean vectorized) {
-        var striped = pass.stream().filter(k -> order.striped(kernel, space, k)).toList();
-        if (striped.isEmpty() || space.dim(space.inner()) < SumOrder.BLOCK) return;
-        code.loadInt(layout.axis(space.inner()));
-        code.pushInt(vectorized ? plan.lanes() : 1);
-        code.op(IADD);
-        code.pushInt(SumOrder.BLOCK - 1);
-        code.op(IAND);
-        code.ifThen(IFNE, () -> {
-            for (int k : striped) {
-                var reduction = kernel.reductions().get(k);
-                int lanes = layout.vectorAccumulators().get(k), second = layout.secondAccumulators().get(k);
-                folds.addLanes(k, vectorized ? () -> vector.folds.sumLanes(reduction, lanes, second, plan.lanes()) : null);
-                if (vectorized) {
-                    vector.folds.initAccumulator(reduction, lanes);
-                    vector.folds.initAccumulator(reduction, second);
-                } else folds.fillLanes(k);
-            }
-        });
-    }
-
-    /// A blocked column sum ([SumOrder#blocked]) adds its running `f32` sum to a `double` after every
-    /// [SumOrder#COLUMN_BLOCK] points, as the column lanes do (`ColumnEmitter`):
-    /// ```
-    /// if (((j + 1) & (COLUMN_BLOCK - 1)) == 0) { blocks = blocks + (double) acc; acc = 0f; }
-    /// ```
-    private void columnBlocks(List<Integer> pass) {
-        var blocked = pass.stream().filter(k -> order.blocked(kernel, k)).toList();
-        if (blocked.isEmpty()) return;
-        code.loadInt(layout.axis(space.inner()));
-        code.pushInt(1);
-        code.op(IADD);
-        code.pushInt(SumOrder.COLUMN_BLOCK - 1);
-        code.op(IAND);
-        code.ifThen(IFNE, () -> {
-            for (int k : blocked) {
-                int blocks = layout.blockSums().get(k), acc = layout.accumulators().get(k);
-                code.load(Type.DOUBLE_TYPE, blocks);
-                code.load(Type.FLOAT_TYPE, acc);
-                code.op(F2D);
-                code.op(DADD);
-                code.store(Type.DOUBLE_TYPE, blocks);
-                code.pushConstant(DType.F32, 0);
-                code.store(Type.FLOAT_TYPE, acc);
-            }
-        });
     }
 
     // acc = identity; bestIndex = 0; vacc = vacc2 = identity (or Arrays.fill(lanes<k>, 0f))
@@ -224,10 +169,7 @@ final class LoopEmitter {
         var accumulator = order.accumulator(reduction);
         code.pushConstant(dtypeOf(accumulator), reduction.op().isArg() ? 0 : reduction.op().identity());
         code.store(accumulator, layout.accumulators().get(k));
-        if (order.blocked(kernel, k)) { // blocks = 0.0
-            code.pushConstant(DType.F64, 0);
-            code.store(Type.DOUBLE_TYPE, layout.blockSums().get(k));
-        }
+        blocks.startColumn(k);
         code.pushInt(0);
         code.storeInt(layout.bestIndices().get(k));
         boolean striped = order.striped(kernel, space, k);
@@ -254,14 +196,7 @@ final class LoopEmitter {
             code.store(accumulator, layout.accumulators().get(k));
         }
         if (striped) folds.addLanes(k, vectorized ? () -> vector.folds.sumLanes(reduction, lanes, second, plan.lanes()) : null);
-        if (order.blocked(kernel, k)) { // acc = (float) (blocks + (double) acc)
-            code.load(Type.DOUBLE_TYPE, layout.blockSums().get(k));
-            code.load(Type.FLOAT_TYPE, layout.accumulators().get(k));
-            code.op(F2D);
-            code.op(DADD);
-            code.op(D2F);
-            code.store(Type.FLOAT_TYPE, layout.accumulators().get(k));
-        }
+        blocks.endColumn(k);
         folds.finish(k);
     }
 
