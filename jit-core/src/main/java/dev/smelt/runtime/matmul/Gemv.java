@@ -268,10 +268,14 @@ final class Gemv {
             }
     }
 
-    // L bf16 values widened to f32: sign-extended to int, shifted into the upper half.
+    // L bf16 values widened to f32: sign-extended to int, shifted into the upper half. The shift is
+    // IntVector's final lanewise(op, int), as FloatExp's is, not the Vector interface's, which C2
+    // reaches through type profiles: once, compiling bf16 in a test run beside two busy threads, it
+    // inlined the shift with a float element type and the JVM stopped ("fatal error: LSHIFT:
+    // float", vectorSupport.cpp).
     private static FloatVector widen(short[] w, int at) {
-        return (FloatVector) ShortVector.fromArray(S, w, at).convertShape(VectorOperators.S2I, I, 0)
-                .lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        var ints = (IntVector) ShortVector.fromArray(S, w, at).convertShape(VectorOperators.S2I, I, 0);
+        return ints.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
     }
 
     // Four chains of groups (group g feeds chain g % 4), each group's sum of q·x scaled once, so that
